@@ -1,0 +1,79 @@
+#include "core/base/mapped_file.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace xt {
+
+MappedFile::~MappedFile() {
+    unmap();
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : m_path(std::move(other.m_path)), m_fd(std::exchange(other.m_fd, -1)),
+      m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+        unmap();
+        if (m_fd >= 0) ::close(m_fd);
+        m_path = std::move(other.m_path);
+        m_fd = std::exchange(other.m_fd, -1);
+        m_data = std::exchange(other.m_data, nullptr);
+        m_size = std::exchange(other.m_size, 0);
+    }
+    return *this;
+}
+
+Result<MappedFile> MappedFile::open(const std::string& path) {
+    MappedFile f;
+    f.m_path = path;
+    f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.m_fd < 0) return errnoStatus("cannot open " + path, errno);
+    struct stat st {};
+    if (::fstat(f.m_fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);
+    if (!S_ISREG(st.st_mode)) return Status(ErrorCode::InvalidArgument, path + " is not a file");
+    XT_RETURN_IF_ERROR(f.map(static_cast<std::uint64_t>(st.st_size)));
+    return f;
+}
+
+Result<bool> MappedFile::refresh() {
+    struct stat st {};
+    if (::fstat(m_fd, &st) != 0) return errnoStatus("cannot stat " + m_path, errno);
+    auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size == m_size) return false;
+    if (size < m_size)
+        return Status(ErrorCode::Corrupt, m_path + " shrank from " + std::to_string(m_size) +
+                                              " to " + std::to_string(size) + " bytes");
+    unmap();
+    XT_RETURN_IF_ERROR(map(size));
+    return true;
+}
+
+void MappedFile::adviseSequential() const {
+    if (m_data) ::madvise(const_cast<std::uint8_t*>(m_data), m_size, MADV_SEQUENTIAL);
+}
+
+Status MappedFile::map(std::uint64_t size) {
+    m_size = size;
+    if (size == 0) return Status::ok();
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, m_fd, 0);
+    if (p == MAP_FAILED) {
+        m_size = 0;
+        return errnoStatus("cannot map " + m_path, errno);
+    }
+    m_data = static_cast<const std::uint8_t*>(p);
+    return Status::ok();
+}
+
+void MappedFile::unmap() {
+    if (m_data) ::munmap(const_cast<std::uint8_t*>(m_data), m_size);
+    m_data = nullptr;
+}
+
+} // namespace xt

@@ -1,0 +1,46 @@
+#pragma once
+// A read-only memory-mapped file. Empty files map to an empty span. `refresh()` remaps a file
+// that has grown (a live trace being written), keeping the old view valid until it returns.
+
+#include "core/base/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace xt {
+
+class MappedFile {
+public:
+    MappedFile() = default;
+    ~MappedFile();
+    MappedFile(MappedFile&& other) noexcept;
+    MappedFile& operator=(MappedFile&& other) noexcept;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    static Result<MappedFile> open(const std::string& path);
+
+    // Re-reads the file size and remaps when it grew. Returns true when the size changed.
+    // A file that shrank is an error (ErrorCode::Corrupt): trace files only ever grow.
+    Result<bool> refresh();
+
+    const std::string& path() const { return m_path; }
+    std::uint64_t size() const { return m_size; }
+    std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
+
+    // Hints the kernel that the whole file will be read front to back.
+    void adviseSequential() const;
+
+private:
+    Status map(std::uint64_t size);
+    void unmap();
+
+    std::string m_path;
+    int m_fd = -1;
+    const std::uint8_t* m_data = nullptr;
+    std::uint64_t m_size = 0;
+};
+
+} // namespace xt
