@@ -1,0 +1,21 @@
+// xtrace: the command-line face of xtview. Links core only; works with no display.
+#include "app/xtrace/commands.h"
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    CLI::App app{"xtrace: inspect and analyze XDL tensor traces and Chrome traces"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("xtrace ") + XT_VERSION);
+    int exitCode = 0;
+    xt::cli::addInfoCommand(app, exitCode);
+    xt::cli::addDumpCommand(app, exitCode);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : 1; // usage errors are exit status 1
+    }
+    std::fflush(stdout);
+    return exitCode;
+}
