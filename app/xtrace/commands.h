@@ -9,5 +9,8 @@ namespace xt::cli {
 
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
+void addStatsCommand(CLI::App& app, int& exitCode);
+void addHistCommand(CLI::App& app, int& exitCode);
+void addDiffCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli
