@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     xt::cli::addStatsCommand(app, exitCode);
     xt::cli::addHistCommand(app, exitCode);
     xt::cli::addDiffCommand(app, exitCode);
+    xt::cli::addConvertCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
