@@ -44,7 +44,7 @@ TEST(CpuKernels, BaselineAndAvx2Agree) {
         EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << xdl::dtypeName(dtype);
         BinLayout layout{257, -10.0, 20.0};
         const BinParams bp = BinParams::from(layout);
-        std::vector<std::uint64_t> ca(257 + kExtraSlots), cb(257 + kExtraSlots);
+        std::vector<std::uint32_t> ca(257 + kExtraSlots), cb(257 + kExtraSlots);
         base.histogram(dtype, p, n, bp, ca.data());
         avx2->histogram(dtype, p, n, bp, cb.data());
         EXPECT_EQ(ca, cb) << xdl::dtypeName(dtype);
