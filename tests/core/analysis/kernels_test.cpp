@@ -51,5 +51,31 @@ TEST(CpuKernels, BaselineAndAvx2Agree) {
     }
 }
 
+TEST(CpuKernels, Float32OnEdgesMatchesScalarRule) {
+    // float32 values at, just below and just above every double edge, for ranges whose edges
+    // are not floats; the best kernels (single-precision path on AVX2) must agree with the
+    // scalar double rule of bin_math.h.
+    for (const BinLayout& layout : {BinLayout{10, 0.0, 1.0}, BinLayout{4096, -5.0, 5.0},
+                                    BinLayout{7, -1.3, 2.9}, BinLayout{1000, 100.0, 101.0}}) {
+        const BinParams bp = BinParams::from(layout);
+        std::vector<float> v;
+        for (double e : layout.edges()) {
+            const float f = float(e);
+            v.push_back(f);
+            v.push_back(std::nextafter(f, -1e30f));
+            v.push_back(std::nextafter(f, 1e30f));
+        }
+        while (v.size() % 8)
+            v.push_back(float(layout.lo));
+        std::vector<std::uint32_t> got(std::size_t(layout.bins) + kExtraSlots);
+        std::vector<std::uint32_t> want(got.size());
+        bestKernels().histogram(xdl::Dtype::Float, reinterpret_cast<const std::uint8_t*>(v.data()),
+                                v.size(), bp, got.data());
+        for (float x : v)
+            ++want[std::size_t(slotOf(bp, double(x)))];
+        EXPECT_EQ(got, want) << "bins " << layout.bins;
+    }
+}
+
 } // namespace
 } // namespace xt::analysis::kernels
