@@ -375,10 +375,12 @@ Status Recorder::trace(std::string_view key, const TensorRef& tensor) {
         if (d.started) return d.refuseNewKey(key);
         d.tensorKeys.emplace_back(key);
         d.tensorValues.emplace_back();
+        d.tensorShapes.emplace_back();
         d.tensorSet.push_back(false);
         i = d.tensorKeys.size() - 1;
     }
-    d.tensorValues[i] = tensor;
+    d.tensorShapes[i].assign(tensor.shape.begin(), tensor.shape.end());
+    d.tensorValues[i] = TensorRef{tensor.dtype, d.tensorShapes[i], tensor.data};
     d.tensorSet[i] = true;
     return Status::ok();
 }

@@ -113,7 +113,8 @@ public:
     Recorder(const Recorder&) = delete;
     Recorder& operator=(const Recorder&) = delete;
 
-    // The value of `key` for the coming step. The data is borrowed until commitStep returns.
+    // The value of `key` for the coming step. The data (not the shape) is borrowed until
+    // commitStep returns.
     // The first record fixes the key set: a key it lacks is refused later, and every tensor key
     // must be traced again on every recorded step. A key keeps its dtype; its shape may change.
     Status trace(std::string_view key, const TensorRef& tensor);
