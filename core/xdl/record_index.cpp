@@ -21,16 +21,24 @@ bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIn
     if (bytes.size() - pos < 4) return allowIncomplete;
     std::uint32_t len = readLength(bytes.data() + pos);
     if (len == 0 || len > m_options.maxRecordBytes) return false;
-    if (bytes.size() - pos - 4 < len) return allowIncomplete && isRecordStartByte(bytes[pos + 4]);
+    std::uint8_t first = bytes[pos + 4];
+    if (bytes.size() - pos - 4 < len)
+        return allowIncomplete && (isRecordStartByte(first) || first == 0x0a);
+    Bytes msg = bytes.subspan(pos + 4, len);
+    if (looksLikeHeader(msg)) { // a repeated header (concatenated files) is a valid neighbour
+        std::vector<std::string> keys;
+        return decodeHeader(msg, keys).isOk();
+    }
     RecordHead head;
-    return decodeRecordHead(bytes.subspan(pos + 4, len), head).isOk();
+    return decodeRecordHead(msg, head).isOk();
 }
 
 std::uint64_t RecordIndex::resync(Bytes bytes, std::uint64_t from) const {
-    // A position is accepted when a well-formed record starts there and another one (or the end
-    // of the file, or an incomplete record) follows it: two in a row rarely happen by chance.
+    // A position is accepted when a well-formed message starts there and another one (or the end
+    // of the file, or an incomplete message) follows it: two in a row rarely happen by chance.
     for (std::uint64_t q = from; q + 5 <= bytes.size(); ++q) {
-        if (!isRecordStartByte(bytes[q + 4])) continue;
+        std::uint8_t first = bytes[q + 4];
+        if (!isRecordStartByte(first) && first != 0x0a) continue;
         if (!plausibleRecordAt(bytes, q, false)) continue;
         std::uint64_t next = q + 4 + readLength(bytes.data() + q);
         if (plausibleRecordAt(bytes, next, true)) return q;
@@ -60,6 +68,8 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
             if (!reportProgress(progress, pos, size, "indexing"))
                 return {ErrorCode::Cancelled, "indexing " + m_file + " cancelled"};
         }
+        // The scan is a chain of dependent loads; pull the bytes ahead into the cache early.
+        __builtin_prefetch(bytes.data() + std::min(pos + 2048, size - 1));
         const std::uint32_t len = readLength(bytes.data() + pos);
         const auto recordNo = static_cast<std::int64_t>(m_records.size());
 
@@ -167,17 +177,31 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
     if (m_pos >= bytes.size() || m_reportedTailAt == m_pos) return;
     m_reportedTailAt = m_pos;
     std::uint64_t tail = bytes.size() - m_pos;
-    std::string what;
+    const auto recordNo = static_cast<std::int64_t>(m_records.size());
     if (tail < 4) {
-        what = "file ends inside a length prefix (" + std::to_string(tail) + " of 4 bytes)";
-    } else {
-        std::uint32_t len = readLength(bytes.data() + m_pos);
-        what = "file ends inside a record: " + std::to_string(tail - 4) + " of " +
-               std::to_string(len) + " bytes present";
+        diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+                 "file ends inside a length prefix (" + std::to_string(tail) +
+                     " of 4 bytes); earlier records are intact");
+        return;
     }
-    diag.add(Severity::Warning, "truncated-record", m_file, m_pos,
-             static_cast<std::int64_t>(m_records.size()),
-             what + " (the writer was interrupted?); earlier records are intact");
+    std::uint32_t len = readLength(bytes.data() + m_pos);
+    // The file is complete, so a length running past its end is either a cut-off last record
+    // or a damaged prefix with good records after it.
+    std::uint64_t q = resync(bytes, m_pos + 1);
+    if (q < bytes.size()) {
+        diag.add(Severity::Error, "bad-length", m_file, m_pos, recordNo,
+                 "length prefix " + std::to_string(len) +
+                     " runs past the end of the file; skipped " + std::to_string(q - m_pos) +
+                     " bytes to the next record");
+        m_pos = q;
+        (void)extend(bytes, diag);
+        finish(bytes, diag);
+        return;
+    }
+    diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+             "file ends inside a record: " + std::to_string(tail - 4) + " of " +
+                 std::to_string(len) +
+                 " bytes present (the writer was interrupted?); earlier records are intact");
 }
 
 } // namespace xt::xdl

@@ -49,6 +49,7 @@ public:
     std::uint64_t scannedTo() const { return m_pos; }
 
 private:
+    // Whether a well-formed record or header (or the end of the file) starts at pos.
     bool plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const;
     std::uint64_t resync(Bytes bytes, std::uint64_t from) const;
     void flushZeroRun(Diagnostics& diag);

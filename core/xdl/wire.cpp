@@ -215,7 +215,48 @@ ColumnProblem ColumnView::check() const {
     return ColumnProblem::None;
 }
 
+// The hot path of indexing: the four known fields with single-byte tags. Returns false on
+// anything else (unknown fields, damage), and the general walk then decides.
+bool scanRecordHeadFast(const std::uint8_t* p, const std::uint8_t* end, RecordHead& out) {
+    std::int64_t fields[5] = {0, 0, 0, 0, 0};
+    std::uint32_t columns = 0;
+    while (p < end) {
+        const std::uint8_t tag = *p++;
+        std::uint64_t v;
+        if (p < end && *p < 0x80) {
+            v = *p++;
+        } else {
+            v = 0;
+            int shift = 0;
+            for (;; shift += 7) {
+                if (p >= end || shift >= 64) return false;
+                std::uint8_t b = *p++;
+                v |= std::uint64_t(b & 0x7f) << shift;
+                if (!(b & 0x80)) break;
+            }
+        }
+        switch (tag) {
+        case 0x08: fields[1] = static_cast<std::int64_t>(v); break;
+        case 0x10: fields[2] = static_cast<std::int64_t>(v); break;
+        case 0x20: fields[4] = static_cast<std::int64_t>(v); break;
+        case 0x1a:
+            if (v > static_cast<std::uint64_t>(end - p)) return false;
+            p += v;
+            ++columns;
+            break;
+        default: return false;
+        }
+    }
+    out.gstep = fields[1];
+    out.lstep = fields[2];
+    out.timestamp = fields[4];
+    out.columnCount = columns;
+    return true;
+}
+
 Status decodeRecordHead(Bytes message, RecordHead& out) {
+    if (scanRecordHeadFast(message.data(), message.data() + message.size(), out))
+        return Status::ok();
     out.columnCount = 0;
     return walkRecord(message, out.gstep, out.lstep, out.timestamp, [&](Bytes) {
         ++out.columnCount;
