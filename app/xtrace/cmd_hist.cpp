@@ -95,7 +95,8 @@ void addHistCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--key", opts->key, "the key (tensor name)")->required();
     cmd->add_option("--bins", opts->bins, "number of bins")
         ->check(CLI::Range(1, analysis::kMaxBins));
-    cmd->add_option("--range", opts->range, "LO:HI (default: min and max of the finite data)");
+    cmd->add_option("--range", opts->range,
+                    "LO:HI (default: min and max of the finite data of each rank over --steps)");
     cmd->add_option("--steps", opts->steps, "gstep range A:B, A: or :B (inclusive)");
     cmd->add_option("--rank", opts->rank, "only this worker rank (default: each rank)");
     cmd->add_option("--scale", opts->scale, "bin scale")
