@@ -484,23 +484,25 @@ private:
     template <class Launch>
     Status runGroups(std::span<const xdl::TensorView> batch, const std::vector<Group>& groups,
                      const std::vector<std::size_t>& sliceBegin, Launch&& launch) {
-        Status st;
-        for (std::size_t gi = 0; gi < groups.size() && st.isOk(); ++gi) {
-            cudaStream_t s = m_stream[gi % 2];
-            if (groups[gi].slab) st = upload(batch, groups[gi], s);
-            const std::size_t n = sliceBegin[gi + 1] - sliceBegin[gi];
-            if (st.isOk() && n) st = launch(s, sliceBegin[gi], n);
-        }
+        const Status work = [&]() -> Status {
+            for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+                cudaStream_t s = m_stream[gi % 2];
+                if (groups[gi].slab) XT_RETURN_IF_ERROR(upload(batch, groups[gi], s));
+                const std::size_t n = sliceBegin[gi + 1] - sliceBegin[gi];
+                if (n) XT_RETURN_IF_ERROR(launch(s, sliceBegin[gi], n));
+            }
+            return Status::ok();
+        }();
         // Always drain both streams: slabs and staging buffers must not be freed or refilled
         // under work still in flight, even after an error.
         const cudaError_t e0 = cudaStreamSynchronize(m_stream[0]);
         const cudaError_t e1 = cudaStreamSynchronize(m_stream[1]);
-        if (st.isOk() && e0 != cudaSuccess) st = cudaStatus(e0, "cudaStreamSynchronize");
-        if (st.isOk() && e1 != cudaSuccess) st = cudaStatus(e1, "cudaStreamSynchronize");
-        if (st.isOk()) {
-            const cudaError_t e = cudaGetLastError();
-            if (e != cudaSuccess) st = cudaStatus(e, "kernel");
-        }
+        const cudaError_t last = cudaGetLastError();
+        const Status st = !work.isOk()          ? work
+                          : e0 != cudaSuccess   ? cudaStatus(e0, "cudaStreamSynchronize")
+                          : e1 != cudaSuccess   ? cudaStatus(e1, "cudaStreamSynchronize")
+                          : last != cudaSuccess ? cudaStatus(last, "kernel")
+                                                : Status::ok();
         if (!st) releaseCache(); // uploads of this call may be incomplete
         return st;
     }
