@@ -6,8 +6,10 @@ usage: numpy_stats_reader.py write DIR MB     writes ~MB megabytes of float32 re
        numpy_stats_reader.py read DIR          reads every data file under DIR; prints records/s
 Needs /usr/bin/python3 with python3-numpy and python3-protobuf, and protoc.
 """
+import atexit
 import glob
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -22,6 +24,7 @@ PROTO = os.path.join(HERE, "..", "..", "proto")
 
 def load_proto():
     gen = tempfile.mkdtemp(prefix="xdl_pb_")
+    atexit.register(shutil.rmtree, gen, True)
     subprocess.check_call(["protoc", "-I", PROTO, "--python_out", gen,
                            os.path.join(PROTO, "xdl.proto")])
     sys.path.insert(0, gen)
