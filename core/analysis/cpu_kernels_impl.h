@@ -67,13 +67,12 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     const V vInf = {kInf, kInf, kInf, kInf};
     V sum0 = {}, sum1 = {}, sq0 = {}, sq1 = {};
     V mn = vInf, mx = -vInf;
-    M nf = {}, nn = {}, nz = {};
+    M nf = {}, nz = {};
     const std::size_t nv = n - n % 8;
     for (std::size_t i = 0; i < nv; i += 8) {
         const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
         const M f0 = finiteMask<T>(d0), f1 = finiteMask<T>(d1);
         nf -= f0 + f1;
-        if constexpr (kFloat) nn -= (M)(d0 != d0) + (M)(d1 != d1);
         nz -= (M)(d0 == 0.0) + (M)(d1 == 0.0);
         const V z0 = (V)((M)d0 & f0), z1 = (V)((M)d1 & f1); // 0.0 where not finite
         sum0 += z0;
@@ -89,7 +88,11 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     StatsAccumulator a;
     a.count = n;
     a.finite = std::uint64_t(nf[0] + nf[1] + nf[2] + nf[3]);
-    a.nan = std::uint64_t(nn[0] + nn[1] + nn[2] + nn[3]);
+    if (kFloat && a.finite != nv) // NaNs are counted only in blocks that have non-finite values
+        for (std::size_t i = 0; i < nv; ++i) {
+            const T v = load<T>(p, i);
+            a.nan += v != v;
+        }
     a.zeros = std::uint64_t(nz[0] + nz[1] + nz[2] + nz[3]);
     double s = hsum(sum0) + hsum(sum1);
     a.sumSq = hsum(sq0) + hsum(sq1);
