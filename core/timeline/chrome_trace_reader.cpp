@@ -3,6 +3,10 @@
 
 #include <simdjson.h>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -51,6 +55,30 @@ std::size_t stringEnd(std::string_view s, std::size_t i) {
     }
 }
 
+// Index of the first '"', '{', '}', '[' or ']' in [i, n), or n. 32 bytes at a time with AVX2.
+inline std::size_t nextStructural(const char* p, std::size_t i, std::size_t n) {
+#if defined(__AVX2__)
+    const __m256i quote = _mm256_set1_epi8('"');
+    const __m256i open = _mm256_set1_epi8('{');  // '[' | 0x20 == '{'
+    const __m256i close = _mm256_set1_epi8('}'); // ']' | 0x20 == '}'
+    const __m256i lower = _mm256_set1_epi8(0x20);
+    for (; i + 32 <= n; i += 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+        const __m256i f = _mm256_or_si256(v, lower);
+        const __m256i hit = _mm256_or_si256(
+            _mm256_cmpeq_epi8(v, quote),
+            _mm256_or_si256(_mm256_cmpeq_epi8(f, open), _mm256_cmpeq_epi8(f, close)));
+        const auto mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
+        if (mask) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    }
+#endif
+    for (; i < n; ++i) {
+        const char c = p[i];
+        if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']') return i;
+    }
+    return n;
+}
+
 // `i` is at the first byte of a JSON value; returns one past its end, or kNpos when the text
 // ends first.
 std::size_t valueEnd(std::string_view s, std::size_t i) {
@@ -67,15 +95,15 @@ std::size_t valueEnd(std::string_view s, std::size_t i) {
     int depth = 0;
     const std::size_t n = s.size();
     const char* p = s.data();
-    for (; i < n; ++i) {
+    for (i = nextStructural(p, i, n); i < n; i = nextStructural(p, i + 1, n)) {
         const char c = p[i];
         if (c == '"') {
             i = stringEnd(s, i);
             if (i == kNpos) return kNpos;
         } else if (c == '{' || c == '[') {
             ++depth;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0) return i + 1;
+        } else if (--depth == 0) {
+            return i + 1;
         }
     }
     return kNpos;
@@ -190,12 +218,13 @@ struct RawAsync {
 };
 
 struct FlowPoint {
+    StringId cat = 0, name = 0;
+    std::uint64_t id = 0;
     std::int64_t ts = 0;
     std::uint32_t thread = 0;
     char ph = 's';
     bool enclosing = true;
     std::uint32_t order = 0;
-    StringId name = 0, cat = 0;
 };
 
 struct RawObject {
@@ -210,7 +239,9 @@ struct RawObject {
 struct EventFields {
     std::string_view ph;
     bool hasPh = false;
-    StringId name = 0, cat = 0, pid = 0, tid = 0, id = 0, bindId = 0;
+    StringId name = 0, cat = 0, pid = 0, tid = 0, bindId = 0;
+    std::uint64_t id = 0;    // idKey() of the id text
+    std::string_view idText; // valid while the event is dispatched
     bool hasId = false, hasBindId = false;
     std::int64_t ts = 0, dur = 0; // ns
     bool hasTs = false, tsNull = false, tsInRange = true, hasDur = false, durInRange = true;
@@ -220,9 +251,10 @@ struct EventFields {
 };
 
 struct KeyHash {
-    std::size_t operator()(const std::tuple<std::uint32_t, StringId, StringId>& k) const {
+    std::size_t operator()(const std::tuple<std::uint32_t, StringId, std::uint64_t>& k) const {
         auto [a, b, c] = k;
-        return (std::size_t(a) * 0x9E3779B97F4A7C15ull) ^ (std::size_t(b) << 21) ^ c;
+        return std::hash<std::uint64_t>()((std::uint64_t(a) << 32 | b) * 0x9E3779B97F4A7C15ull ^
+                                          c * 0xC2B2AE3D27D4EB4Full);
     }
 };
 
@@ -254,12 +286,54 @@ private:
     }
     Status parseEventArray(std::size_t pos, const ProgressCallback& progress, std::size_t& endPos);
     void parseEvent(std::size_t begin, std::size_t end);
+    void acceptEvent(EventFields& f, bool ok, std::size_t begin);
+    // One simdjson pass over the whole document; false (with the offset from which the
+    // tolerant path must take over) at the first thing it cannot read.
+    Status fastParse(const ProgressCallback& progress, bool& done, std::size_t& resumeAt);
+    Status fastEvents(od::array& events, const ProgressCallback& progress, bool& done,
+                      std::size_t& resumeAt);
+    std::size_t m_skipBefore = 0; // tolerant path: events before this offset were read already
     bool readFields(od::object& obj, EventFields& f, std::size_t begin);
     void dispatch(EventFields& f, std::size_t offset);
     void handleMetadata(const EventFields& f, std::size_t offset);
     void handleCounter(const EventFields& f, std::size_t offset);
 
     StringId intern(std::string_view s) { return m_store.m_strings.intern(s); }
+    // pid, tid and cat repeat from one event to the next: remember the last one of each.
+    struct TextCache {
+        std::string text;
+        StringId id = 0;
+        bool valid = false;
+    };
+    StringId internCached(std::string_view s, TextCache& c) {
+        if (c.valid && c.text == s) return c.id;
+        c.text.assign(s);
+        c.id = intern(s);
+        c.valid = true;
+        return c.id;
+    }
+    TextCache m_pidCache, m_tidCache, m_catCache;
+    // A 64-bit key for an id: decimal and 0x-hex numbers below 2^62 are their value (tagged by
+    // base), anything else the interned text. Ids are unique per flow, so most never reach the
+    // string table.
+    std::uint64_t idKey(std::string_view t) {
+        std::uint64_t v = 0;
+        std::uint64_t tag = 0;
+        std::string_view d = t;
+        int base = 10;
+        if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) {
+            d.remove_prefix(2);
+            base = 16;
+            tag = 1ull << 62;
+        }
+        if (!d.empty() && d.size() <= 15) {
+            auto r = std::from_chars(d.data(), d.data() + d.size(), v, base);
+            if (r.ec == std::errc() && r.ptr == d.data() + d.size() &&
+                (base == 16 || d[0] != '0' || d.size() == 1))
+                return tag | v;
+        }
+        return (2ull << 62) | intern(t);
+    }
     std::uint32_t processIndex(StringId pid);
     std::uint32_t threadIndex(StringId pid, StringId tid);
     void seeTime(std::int64_t t) {
@@ -290,12 +364,11 @@ private:
     std::uint32_t m_lastThread = 0;
 
     // Async: open b / S events by (process, cat, id); finished intervals per process.
-    std::unordered_map<std::tuple<std::uint32_t, StringId, StringId>, std::vector<RawAsync>,
+    std::unordered_map<std::tuple<std::uint32_t, StringId, std::uint64_t>, std::vector<RawAsync>,
                        KeyHash>
-        m_openAsync, m_openLegacyAsync;
+        m_openAsync, m_openLegacyAsync;         // (process, cat, id)
     std::vector<std::vector<RawAsync>> m_async; // per raw process
-    std::unordered_map<std::tuple<StringId, StringId, StringId>, std::vector<FlowPoint>, KeyHash>
-        m_flowPoints; // (cat, name, id)
+    std::vector<FlowPoint> m_flowPoints;        // grouped by (cat, name, id) at the end
     struct RawInstant {
         Instant in;
         std::uint32_t rawProcess, rawThread;
@@ -303,8 +376,8 @@ private:
     std::vector<RawInstant> m_instants;
     std::map<std::pair<std::uint32_t, StringId>, std::uint32_t> m_counterIndex;
     std::vector<CounterSeries> m_counters; // process = raw process index until finish
-    std::unordered_map<std::tuple<std::uint32_t, StringId, StringId>, std::uint32_t, KeyHash>
-        m_liveObjects;
+    std::unordered_map<std::tuple<std::uint32_t, StringId, std::uint64_t>, std::uint32_t, KeyHash>
+        m_liveObjects; // (process, name, id)
     std::vector<RawObject> m_objects;
 };
 
@@ -348,6 +421,29 @@ simdjson::padded_string_view TraceStoreBuilder::paddedView(std::size_t begin, st
     return simdjson::padded_string_view(m_tail.data(), len, len + simdjson::SIMDJSON_PADDING);
 }
 
+// A key without copying when it has no escapes (nearly always): the raw bytes up to the quote.
+static bool keyView(od::field& field, std::string_view& out) {
+    const char* r = field.key().raw();
+    std::size_t n = 0;
+    while (r[n] != '"') {
+        if (r[n] == '\\') return !field.unescaped_key().get(out);
+        ++n;
+    }
+    out = std::string_view(r, n);
+    return true;
+}
+
+// A string value without copying when it has no escapes; else unescaped by simdjson.
+static bool stringView(od::value& v, std::string_view& out) {
+    std::string_view tok = trimRight(v.raw_json_token());
+    if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"' &&
+        tok.find('\\') == std::string_view::npos) {
+        out = tok.substr(1, tok.size() - 2);
+        return true;
+    }
+    return !v.get_string().get(out);
+}
+
 Status TraceStoreBuilder::parse(const ProgressCallback& progress) {
     std::string_view s = m_text;
     std::size_t pos = 0;
@@ -358,6 +454,14 @@ Status TraceStoreBuilder::parse(const ProgressCallback& progress) {
     if (m_store.m_bytes.truncated())
         warn("truncated-gzip", m_report.inputBytes,
              "gzip stream ends early; reading what it holds");
+    bool done = false;
+    std::size_t resumeAt = 0;
+    XT_RETURN_IF_ERROR(fastParse(progress, done, resumeAt));
+    if (done) return Status::ok();
+    // Non-strict JSON (trailing comma, missing brackets, a bad event): scan the top level
+    // ourselves and parse each remaining event on its own.
+    m_skipBefore = resumeAt;
+    m_record = 0;
     std::size_t endPos = 0;
     if (s[pos] == '[') {
         XT_RETURN_IF_ERROR(parseEventArray(pos + 1, progress, endPos));
@@ -419,6 +523,95 @@ Status TraceStoreBuilder::parse(const ProgressCallback& progress) {
     return Status::ok();
 }
 
+Status TraceStoreBuilder::fastParse(const ProgressCallback& progress, bool& done,
+                                    std::size_t& resumeAt) {
+    done = false;
+    resumeAt = 0;
+    if (m_text.size() >= 0xFFFFFF00ull) return Status::ok(); // beyond simdjson's 4 GiB
+    od::document doc;
+    if (m_parser
+            .iterate(simdjson::padded_string_view(m_text.data(), m_text.size(),
+                                                  m_store.m_bytes.capacityFrom(0)))
+            .get(doc))
+        return Status::ok();
+    od::json_type t;
+    if (doc.type().get(t)) return Status::ok();
+    if (t == od::json_type::array) {
+        od::array events;
+        if (doc.get_array().get(events)) return Status::ok();
+        return fastEvents(events, progress, done, resumeAt);
+    }
+    if (t != od::json_type::object) return Status::ok();
+    m_report.objectForm = true;
+    od::object top;
+    if (doc.get_object().get(top)) return Status::ok();
+    bool sawEvents = false;
+    std::size_t lastGood = 0;
+    for (auto fr : top) {
+        od::field field;
+        std::string_view key;
+        if (std::move(fr).get(field) || !keyView(field, key)) {
+            resumeAt = lastGood;
+            return Status::ok();
+        }
+        od::value v = field.value();
+        if (key == "traceEvents") {
+            od::array events;
+            if (v.get_array().get(events)) {
+                resumeAt = lastGood;
+                return Status::ok();
+            }
+            sawEvents = true;
+            bool eventsDone = false;
+            XT_RETURN_IF_ERROR(fastEvents(events, progress, eventsDone, resumeAt));
+            if (!eventsDone) return Status::ok();
+            lastGood = resumeAt;
+        } else if (key == "displayTimeUnit") {
+            std::string_view sv;
+            if (stringView(v, sv)) m_report.displayTimeUnit = std::string(sv);
+        }
+    }
+    if (!sawEvents) warn("no-trace-events", 0, "object form without a traceEvents array");
+    done = true;
+    return Status::ok();
+}
+
+Status TraceStoreBuilder::fastEvents(od::array& events, const ProgressCallback& progress,
+                                     bool& done, std::size_t& resumeAt) {
+    std::size_t nextReport = 4u << 20;
+    std::size_t lastBegin = kNpos;
+    // On failure the tolerant path re-reads from the first event not accepted here.
+    auto fail = [&](std::size_t at) {
+        resumeAt = at;
+        done = false;
+        return Status::ok();
+    };
+    for (auto er : events) {
+        const std::size_t afterLast = lastBegin == kNpos ? 0 : lastBegin + 1;
+        od::value ev;
+        if (std::move(er).get(ev)) return fail(afterLast);
+        const char* loc = nullptr;
+        if (ev.current_location().get(loc)) return fail(afterLast);
+        const auto begin = static_cast<std::size_t>(loc - m_text.data());
+        od::object obj;
+        if (ev.get_object().get(obj)) return fail(begin);
+        EventFields f;
+        if (!readFields(obj, f, begin)) return fail(begin);
+        acceptEvent(f, true, begin);
+        ++m_record;
+        lastBegin = begin;
+        if (begin >= nextReport) {
+            nextReport = begin + (4u << 20);
+            if (!reportProgress(progress, begin, m_text.size(), "parsing"))
+                return Status(ErrorCode::Cancelled, "import cancelled");
+        }
+    }
+    reportProgress(progress, m_text.size(), m_text.size(), "parsing");
+    resumeAt = lastBegin == kNpos ? 0 : lastBegin + 1;
+    done = true;
+    return Status::ok();
+}
+
 Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallback& progress,
                                           std::size_t& endPos) {
     std::string_view s = m_text;
@@ -449,7 +642,9 @@ Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallbac
             pos = s.size();
             break;
         }
-        if (c == '{') {
+        if (pos < m_skipBefore) {
+            // Already read by the fast path.
+        } else if (c == '{') {
             parseEvent(pos, e);
         } else {
             warn("non-object-event", pos, "array element is not an object");
@@ -457,7 +652,7 @@ Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallbac
         }
         ++m_record;
         pos = e;
-        if (pos >= nextReport) {
+        if (pos >= nextReport && pos >= m_skipBefore) {
             nextReport = pos + (4u << 20);
             if (!reportProgress(progress, pos, s.size(), "parsing"))
                 return Status(ErrorCode::Cancelled, "import cancelled");
@@ -473,7 +668,7 @@ Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallbac
 static bool idText(od::value v, std::string_view& out) {
     od::json_type t;
     if (v.type().get(t)) return false;
-    if (t == od::json_type::string) return !v.get_string().get(out);
+    if (t == od::json_type::string) return stringView(v, out);
     if (t == od::json_type::number || t == od::json_type::boolean) {
         out = trimRight(v.raw_json_token());
         return true;
@@ -526,20 +721,20 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
         od::field field;
         if (std::move(fr).get(field)) return false;
         std::string_view key;
-        if (field.unescaped_key().get(key)) return false;
+        if (!keyView(field, key)) return false;
         od::value v = field.value();
         if (key.empty()) continue;
         std::string_view sv;
         switch (key[0]) {
         case 'p':
             if (key == "ph") {
-                if (v.get_string().get(f.ph)) return false;
+                if (!stringView(v, f.ph)) return false;
                 f.hasPh = true;
                 continue;
             }
             if (key == "pid") {
                 if (!idText(v, sv)) return false;
-                f.pid = intern(sv);
+                f.pid = internCached(sv, m_pidCache);
                 continue;
             }
             break;
@@ -553,14 +748,14 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
         case 'c':
             if (key == "cat") {
                 if (!idText(v, sv)) return false;
-                f.cat = intern(sv);
+                f.cat = internCached(sv, m_catCache);
                 continue;
             }
             break;
         case 't':
             if (key == "tid") {
                 if (!idText(v, sv)) return false;
-                f.tid = intern(sv);
+                f.tid = internCached(sv, m_tidCache);
                 continue;
             }
             if (key == "ts") {
@@ -582,7 +777,8 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
         case 'i':
             if (key == "id" || (key == "id2" && !f.hasId)) {
                 if (!idText(v, sv)) return false;
-                f.id = intern(sv);
+                f.idText = sv;
+                f.id = idKey(sv);
                 f.hasId = true;
                 continue;
             }
@@ -643,7 +839,6 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
 }
 
 void TraceStoreBuilder::parseEvent(std::size_t begin, std::size_t end) {
-    ++m_report.events;
     od::document doc;
     EventFields f;
     auto view = paddedView(begin, end);
@@ -651,6 +846,11 @@ void TraceStoreBuilder::parseEvent(std::size_t begin, std::size_t end) {
     od::object obj;
     if (ok) ok = !doc.get_object().get(obj);
     if (ok) ok = readFields(obj, f, begin);
+    acceptEvent(f, ok, begin);
+}
+
+void TraceStoreBuilder::acceptEvent(EventFields& f, bool ok, std::size_t begin) {
+    ++m_report.events;
     if (f.hasPh) {
         if (f.ph.size() == 1) {
             ++m_phaseCounts[static_cast<unsigned char>(f.ph[0])];
@@ -786,7 +986,8 @@ void TraceStoreBuilder::dispatch(EventFields& f, std::size_t offset) {
         fp.order = order;
         fp.name = f.name;
         fp.cat = f.cat;
-        m_flowPoints[{f.cat, f.name, f.id}].push_back(fp);
+        fp.id = f.id;
+        m_flowPoints.push_back(fp);
         return;
     }
     case 'N':
@@ -803,7 +1004,7 @@ void TraceStoreBuilder::dispatch(EventFields& f, std::size_t offset) {
                      Severity::Info);
             }
             m_liveObjects[key] = static_cast<std::uint32_t>(m_objects.size());
-            m_objects.push_back(RawObject{p, f.name, f.id, ts, kNoTime, 0, {}});
+            m_objects.push_back(RawObject{p, f.name, intern(f.idText), ts, kNoTime, 0, {}});
         } else if (it == m_liveObjects.end()) {
             warn(ph == 'O' ? "object-snapshot-without-create" : "object-delete-without-create",
                  offset, std::string("'") + ph + "' for an object never created: skipped");
@@ -893,7 +1094,7 @@ void TraceStoreBuilder::handleCounter(const EventFields& f, std::size_t offset) 
     std::string base(m_store.m_strings.view(f.name));
     if (f.hasId) {
         base += ' ';
-        base += m_store.m_strings.view(f.id);
+        base += f.idText;
     }
     bool any = false;
     for (auto fr : obj) {
@@ -1118,44 +1319,46 @@ TraceStore TraceStoreBuilder::finish() {
 
     // Flow v1: points of one (cat, name, id) in time order; s starts a chain, t continues it,
     // f ends it. Each point binds to a slice on its thread.
-    std::vector<std::pair<std::tuple<StringId, StringId, StringId>, std::vector<FlowPoint>>> flows(
-        std::make_move_iterator(m_flowPoints.begin()), std::make_move_iterator(m_flowPoints.end()));
-    m_flowPoints.clear();
-    std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
-        return a.second.front().order < b.second.front().order;
-    });
     auto phRank = [](char c) { return c == 's' ? 0 : (c == 't' ? 1 : 2); };
-    for (auto& [key, pts] : flows) {
-        std::stable_sort(pts.begin(), pts.end(), [&](const FlowPoint& a, const FlowPoint& b) {
-            if (a.ts != b.ts) return a.ts < b.ts;
-            return phRank(a.ph) < phRank(b.ph);
-        });
-        std::uint32_t prev = kNoIndex;
-        bool inChain = false;
-        for (const FlowPoint& p : pts) {
-            const Track& tr = st.m_tracks[threadTrack[p.thread]];
-            std::uint32_t slice = p.enclosing ? findEnclosing(tr, p.ts) : findNext(tr, p.ts);
-            if (slice == kNoIndex && !p.enclosing) slice = findEnclosing(tr, p.ts);
-            m_record = p.order;
-            if (slice == kNoIndex) {
-                warn("unbound-flow", kNoOff, "flow event with no slice to attach to: skipped");
-                if (p.ph == 'f') inChain = false;
-                continue;
-            }
-            if (p.ph == 's') {
-                prev = slice;
-                inChain = true;
-                continue;
-            }
-            if (!inChain) {
-                warn("flow-without-start", kNoOff, "flow step or end without a start: skipped");
-                continue;
-            }
-            st.m_flows.push_back(Flow{prev, slice, p.name, p.cat});
-            prev = slice;
+    std::sort(m_flowPoints.begin(), m_flowPoints.end(),
+              [&](const FlowPoint& a, const FlowPoint& b) {
+                  if (a.cat != b.cat) return a.cat < b.cat;
+                  if (a.name != b.name) return a.name < b.name;
+                  if (a.id != b.id) return a.id < b.id;
+                  if (a.ts != b.ts) return a.ts < b.ts;
+                  if (phRank(a.ph) != phRank(b.ph)) return phRank(a.ph) < phRank(b.ph);
+                  return a.order < b.order;
+              });
+    std::uint32_t prev = kNoIndex;
+    bool inChain = false;
+    for (std::size_t i = 0; i < m_flowPoints.size(); ++i) {
+        const FlowPoint& p = m_flowPoints[i];
+        if (i == 0 || p.cat != m_flowPoints[i - 1].cat || p.name != m_flowPoints[i - 1].name ||
+            p.id != m_flowPoints[i - 1].id)
+            inChain = false; // a new (cat, name, id)
+        const Track& tr = st.m_tracks[threadTrack[p.thread]];
+        std::uint32_t slice = p.enclosing ? findEnclosing(tr, p.ts) : findNext(tr, p.ts);
+        if (slice == kNoIndex && !p.enclosing) slice = findEnclosing(tr, p.ts);
+        m_record = p.order;
+        if (slice == kNoIndex) {
+            warn("unbound-flow", kNoOff, "flow event with no slice to attach to: skipped");
             if (p.ph == 'f') inChain = false;
+            continue;
         }
+        if (p.ph == 's') {
+            prev = slice;
+            inChain = true;
+            continue;
+        }
+        if (!inChain) {
+            warn("flow-without-start", kNoOff, "flow step or end without a start: skipped");
+            continue;
+        }
+        st.m_flows.push_back(Flow{prev, slice, p.name, p.cat});
+        prev = slice;
+        if (p.ph == 'f') inChain = false;
     }
+    m_flowPoints = {};
     // Flow v2: slices carrying bind_id with flow_out start an arrow; flow_in ends it.
     {
         std::vector<std::uint32_t> bound;

@@ -1,8 +1,13 @@
 #include "core/timeline/trace_bytes.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace xt::timeline {
@@ -167,21 +172,59 @@ Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallba
     return tb;
 }
 
+namespace {
+
+// A read-only file mapping followed by at least kPadding zero bytes: an anonymous region is
+// reserved first and the file mapped over its start, so the bytes after the file's last page
+// are readable zeros instead of SIGBUS.
+struct PaddedMapping {
+    void* base = MAP_FAILED;
+    std::size_t length = 0;
+    ~PaddedMapping() {
+        if (base != MAP_FAILED) munmap(base, length);
+    }
+};
+
+} // namespace
+
 Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress) {
-    auto mf = MappedFile::open(path);
-    if (!mf) return mf.status();
-    auto file = std::make_shared<MappedFile>(std::move(mf.value()));
-    file->adviseSequential();
-    auto bytes = file->bytes();
-    std::string_view raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errnoStatus("cannot open " + path, errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot stat " + path, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return Status(ErrorCode::InvalidArgument, path + " is a directory");
+    }
+    const auto size = static_cast<std::size_t>(st.st_size);
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    auto map = std::make_shared<PaddedMapping>();
+    map->length = (size + kPadding + page - 1) / page * page;
+    map->base = mmap(nullptr, map->length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map->base == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot reserve memory for " + path, err);
+    }
+    if (size > 0 &&
+        mmap(map->base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot map " + path, err);
+    }
+    ::close(fd);
+    if (size > 0) madvise(map->base, size, MADV_SEQUENTIAL);
+    std::string_view raw(static_cast<const char*>(map->base), size);
     if (isGzip(raw) || isZip(raw)) return decode(raw, progress);
-    // Plain text stays mapped; the reader copies the last few events into padded storage
-    // because the mapping ends at the file's end.
     TraceBytes tb;
-    tb.m_inputSize = raw.size();
-    tb.m_file = std::move(file);
+    tb.m_inputSize = size;
     tb.m_text = raw;
-    tb.m_capacity = raw.size();
+    tb.m_capacity = map->length;
+    tb.m_mapping = std::shared_ptr<const void>(map, map->base);
     return tb;
 }
 

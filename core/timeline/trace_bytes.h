@@ -1,9 +1,9 @@
 #pragma once
 // The JSON text of a trace file, decompressed when needed and followed by at least kPadding
 // readable bytes (what simdjson needs). Compression is detected from magic bytes: gzip
-// (1f 8b), zip (PK\3\4), else plain text. Plain files stay memory-mapped.
+// (1f 8b), zip (PK\3\4), else plain text. Plain files stay memory-mapped, followed by zero
+// pages, so even they are parsed in place.
 
-#include "core/base/mapped_file.h"
 #include "core/base/progress.h"
 #include "core/base/status.h"
 
@@ -40,8 +40,8 @@ public:
 private:
     static Result<TraceBytes> decode(std::string_view raw, const ProgressCallback& progress);
 
-    std::shared_ptr<MappedFile> m_file;   // plain files
-    std::shared_ptr<std::string> m_owned; // inflated text + padding
+    std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
+    std::shared_ptr<std::string> m_owned;  // inflated text + padding
     std::string_view m_text;
     std::size_t m_capacity = 0;
     TraceContainer m_container = TraceContainer::Plain;
