@@ -9,6 +9,7 @@ namespace xt::cli {
 
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
+void addConvertCommand(CLI::App& app, int& exitCode);
 void addTimelineCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

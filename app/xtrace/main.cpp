@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     xt::cli::addInfoCommand(app, exitCode);
     xt::cli::addDumpCommand(app, exitCode);
+    xt::cli::addConvertCommand(app, exitCode);
     xt::cli::addTimelineCommand(app, exitCode);
     try {
         app.parse(argc, argv);

@@ -4,9 +4,12 @@ namespace xt {
 
 const char* severityName(Severity s) {
     switch (s) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Info:
+        return "info";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Error:
+        return "error";
     }
     return "?";
 }
@@ -45,7 +48,8 @@ void Diagnostics::merge(const Diagnostics& other) {
             m_items.push_back(d);
         }
     }
-    for (const auto& [code, n] : other.m_counts) m_counts[code] += n;
+    for (const auto& [code, n] : other.m_counts)
+        m_counts[code] += n;
     m_total += other.m_total;
     m_errors += other.m_errors;
 }

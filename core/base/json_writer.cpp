@@ -39,7 +39,9 @@ JsonWriter& JsonWriter::close(char bracket) {
     return *this;
 }
 
-JsonWriter& JsonWriter::endObject() { return close('}'); }
+JsonWriter& JsonWriter::endObject() {
+    return close('}');
+}
 
 JsonWriter& JsonWriter::beginArray() {
     beforeValue();
@@ -48,7 +50,9 @@ JsonWriter& JsonWriter::beginArray() {
     return *this;
 }
 
-JsonWriter& JsonWriter::endArray() { return close(']'); }
+JsonWriter& JsonWriter::endArray() {
+    return close(']');
+}
 
 JsonWriter& JsonWriter::key(std::string_view k) {
     beforeValue();
@@ -116,11 +120,21 @@ void JsonWriter::appendEscaped(std::string& out, std::string_view s) {
     for (size_t i = 0; i < s.size();) {
         auto c = static_cast<unsigned char>(s[i]);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (c < 0x20) {
                 char buf[8];

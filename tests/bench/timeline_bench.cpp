@@ -206,7 +206,7 @@ const TraceStore& lodStore() {
     static TraceStore store = [] {
         std::string json = "[";
         json.reserve(10'000'000 * 64);
-        char buf[160];
+        char buf[512];
         const int tracks = 16;
         const int perTrack = 10'000'000 / tracks;
         for (int t = 0; t < tracks; ++t) {

@@ -1,0 +1,83 @@
+#include "core/xdl/key_summary.h"
+
+#include <unordered_map>
+
+namespace xt::xdl {
+
+namespace {
+const char* problemCode(ColumnProblem p) {
+    switch (p) {
+    case ColumnProblem::UnknownDtype:
+        return "unknown-dtype";
+    case ColumnProblem::BadShape:
+        return "bad-shape";
+    case ColumnProblem::RankTooLarge:
+        return "rank-too-large";
+    case ColumnProblem::SizeMismatch:
+        return "size-mismatch";
+    case ColumnProblem::None:
+        break;
+    }
+    return "bad-column";
+}
+} // namespace
+
+Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
+                                              const ProgressCallback& progress) {
+    std::vector<KeySummary> out;
+    std::unordered_map<std::string, std::size_t> slot;
+    for (const auto& k : run.keys()) {
+        slot.emplace(k, out.size());
+        out.emplace_back().key = k;
+    }
+    std::uint64_t total = 0, done = 0;
+    for (const auto& r : run.ranks())
+        total += r.recordCount();
+
+    RecordView view;
+    for (const auto& rank : run.ranks()) {
+        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+            if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
+                return Status(ErrorCode::Cancelled, "key summary cancelled");
+            const PartReader& part = *rank.parts()[rank.partOf(i)];
+            const RecordEntry& e = rank.entry(i);
+            auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
+            Status st = decodeRecord(part.message(e), view);
+            if (!st) {
+                diag.add(Severity::Error, "malformed-record", part.part().path, e.offset - 4,
+                         recordNo, st.message());
+                continue;
+            }
+            const auto& keys = part.keys();
+            for (std::size_t c = 0; c < view.columns.size() && c < keys.size(); ++c) {
+                KeySummary& s = out[slot.at(keys[c])];
+                const ColumnView& col = view.columns[c];
+                ColumnProblem problem = col.check();
+                if (problem != ColumnProblem::None) {
+                    ++s.damagedRecords;
+                    diag.add(Severity::Error, problemCode(problem), part.part().path, e.offset - 4,
+                             recordNo,
+                             "key '" + keys[c] + "': " + columnProblemName(problem) + " (dtype " +
+                                 std::to_string(col.wireDtype) + ", shape " + col.shape.toString() +
+                                 ", " + std::to_string(col.data.size()) + " bytes)");
+                    continue;
+                }
+                if (col.isEmpty()) {
+                    ++s.emptyRecords;
+                    continue;
+                }
+                if (s.records++ == 0) {
+                    s.dtype = col.dtype();
+                    s.shape = col.shape;
+                } else {
+                    s.mixedDtypes = s.mixedDtypes || *s.dtype != col.dtype();
+                    s.varyingShape = s.varyingShape || !(s.shape == col.shape);
+                }
+            }
+        }
+    }
+    reportProgress(progress, total, total, "reading columns");
+    return out;
+}
+
+} // namespace xt::xdl

@@ -1,0 +1,207 @@
+#include "core/xdl/record_index.h"
+
+#include <algorithm>
+
+namespace xt::xdl {
+
+namespace {
+constexpr std::uint64_t kProgressEvery = 64ull << 20;
+
+// First byte of a Record: the tag of gstep, lstep, column or timestamp.
+bool isRecordStartByte(std::uint8_t b) {
+    return b == 0x08 || b == 0x10 || b == 0x1a || b == 0x20;
+}
+} // namespace
+
+RecordIndex::RecordIndex(std::string file, IndexOptions options)
+    : m_file(std::move(file)), m_options(options) {}
+
+bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const {
+    if (pos == bytes.size()) return true; // a clean end of file
+    if (bytes.size() - pos < 4) return allowIncomplete;
+    std::uint32_t len = readLength(bytes.data() + pos);
+    if (len == 0 || len > m_options.maxRecordBytes) return false;
+    std::uint8_t first = bytes[pos + 4];
+    if (bytes.size() - pos - 4 < len)
+        return allowIncomplete && (isRecordStartByte(first) || first == 0x0a);
+    Bytes msg = bytes.subspan(pos + 4, len);
+    if (looksLikeHeader(msg)) { // a repeated header (concatenated files) is a valid neighbour
+        std::vector<std::string> keys;
+        return decodeHeader(msg, keys).isOk();
+    }
+    RecordHead head;
+    return decodeRecordHead(msg, head).isOk();
+}
+
+std::uint64_t RecordIndex::resync(Bytes bytes, std::uint64_t from) const {
+    // A position is accepted when a well-formed message starts there and another one (or the end
+    // of the file, or an incomplete message) follows it: two in a row rarely happen by chance.
+    for (std::uint64_t q = from; q + 5 <= bytes.size(); ++q) {
+        std::uint8_t first = bytes[q + 4];
+        if (!isRecordStartByte(first) && first != 0x0a) continue;
+        if (!plausibleRecordAt(bytes, q, false)) continue;
+        std::uint64_t next = q + 4 + readLength(bytes.data() + q);
+        if (plausibleRecordAt(bytes, next, true)) return q;
+    }
+    return bytes.size();
+}
+
+void RecordIndex::flushZeroRun(Diagnostics& diag) {
+    if (m_zeroRunCount == 0) return;
+    diag.add(Severity::Warning, "zero-length", m_file, m_zeroRunStart,
+             static_cast<std::int64_t>(m_records.size()),
+             std::to_string(m_zeroRunCount) +
+                 " zero-length record(s) skipped (a zero-filled region?)");
+    m_zeroRunCount = 0;
+}
+
+Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
+    const std::uint64_t size = bytes.size();
+    std::uint64_t pos = m_pos;
+    std::uint64_t nextReport = pos + kProgressEvery;
+    RecordHead head;
+
+    while (size - pos >= 4) {
+        if (pos >= nextReport) {
+            nextReport = pos + kProgressEvery;
+            m_pos = pos;
+            if (!reportProgress(progress, pos, size, "indexing"))
+                return {ErrorCode::Cancelled, "indexing " + m_file + " cancelled"};
+        }
+        // The scan is a chain of dependent loads; pull the bytes ahead into the cache early.
+        __builtin_prefetch(bytes.data() + std::min(pos + 2048, size - 1));
+        const std::uint32_t len = readLength(bytes.data() + pos);
+        const auto recordNo = static_cast<std::int64_t>(m_records.size());
+
+        if (!m_startChecked && pos == 0 && len == 0) { // `00 00 00 00`: an empty Header
+            m_startChecked = m_hasHeader = true;
+            m_headerLength = 4;
+            diag.add(Severity::Warning, "empty-header", m_file, 0, -1, "the header names no keys");
+            pos = 4;
+            continue;
+        }
+        if (len == 0) {
+            if (m_zeroRunCount++ == 0) m_zeroRunStart = pos;
+            pos += 4;
+            continue;
+        }
+        flushZeroRun(diag);
+
+        if (len > m_options.maxRecordBytes) {
+            std::uint64_t q = resync(bytes, pos + 1);
+            if (q >= size && m_reportedTailAt == pos) break; // reported on an earlier call
+            if (q >= size) m_reportedTailAt = pos;
+            diag.add(Severity::Error, "bad-length", m_file, pos, recordNo,
+                     "length prefix " + std::to_string(len) + " exceeds the " +
+                         std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
+                         (q < size
+                              ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
+                              : "no further record found"));
+            if (q >= size) break; // may be a live file whose next records are not here yet
+            pos = q;
+            continue;
+        }
+        if (size - pos - 4 < len) break; // incomplete: still being written, or truncated
+
+        Bytes msg = bytes.subspan(pos + 4, len);
+        if (!m_startChecked) {
+            m_startChecked = true;
+            if (looksLikeHeader(msg)) {
+                Status st = decodeHeader(msg, m_keys);
+                if (st.isOk()) {
+                    m_hasHeader = true;
+                    m_headerLength = 4 + len;
+                    pos += 4 + len;
+                    continue;
+                }
+                diag.add(Severity::Error, "bad-header", m_file, pos, -1,
+                         "malformed header: " + st.message());
+                m_keys.clear();
+            } else {
+                diag.add(Severity::Warning, "missing-header", m_file, 0, -1,
+                         "the file does not start with a header; key names are unknown");
+            }
+        }
+
+        Status st = decodeRecordHead(msg, head);
+        if (st.isOk()) {
+            if (m_hasHeader && head.columnCount != m_keys.size())
+                diag.add(Severity::Warning, "column-count-mismatch", m_file, pos, recordNo,
+                         std::to_string(head.columnCount) + " columns for " +
+                             std::to_string(m_keys.size()) + " keys");
+            if (m_records.size() == 64 && m_records.capacity() < size / 64) {
+                // Reserve for the whole file from the average record size seen so far.
+                std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
+                m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
+            }
+            m_records.push_back(RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep,
+                                            head.timestamp});
+            pos += 4 + len;
+            continue;
+        }
+
+        std::vector<std::string> strayKeys;
+        if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
+            diag.add(Severity::Warning, "unexpected-header", m_file, pos, recordNo,
+                     "a header in the middle of the file was skipped");
+            pos += 4 + len;
+            continue;
+        }
+        // The record is malformed. If its length leads to another record, only its content is
+        // damaged: skip it. Otherwise the length itself is suspect: resynchronise.
+        if (plausibleRecordAt(bytes, pos + 4 + len, true)) {
+            diag.add(Severity::Error, "malformed-record", m_file, pos, recordNo,
+                     "record skipped: " + st.message());
+            pos += 4 + len;
+            continue;
+        }
+        std::uint64_t q = resync(bytes, pos + 1);
+        diag.add(Severity::Error, "malformed-record", m_file, pos, recordNo,
+                 st.message() + "; " +
+                     (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
+                               : "no further record found"));
+        if (q >= size) {
+            pos = size; // nothing readable follows; do not report the same damage again
+            break;
+        }
+        pos = q;
+    }
+    flushZeroRun(diag);
+    m_pos = pos;
+    reportProgress(progress, pos, size, "indexing");
+    return Status::ok();
+}
+
+void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
+    flushZeroRun(diag);
+    if (m_pos >= bytes.size() || m_reportedTailAt == m_pos) return;
+    m_reportedTailAt = m_pos;
+    std::uint64_t tail = bytes.size() - m_pos;
+    const auto recordNo = static_cast<std::int64_t>(m_records.size());
+    if (tail < 4) {
+        diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+                 "file ends inside a length prefix (" + std::to_string(tail) +
+                     " of 4 bytes); earlier records are intact");
+        return;
+    }
+    std::uint32_t len = readLength(bytes.data() + m_pos);
+    // The file is complete, so a length running past its end is either a cut-off last record
+    // or a damaged prefix with good records after it.
+    std::uint64_t q = resync(bytes, m_pos + 1);
+    if (q < bytes.size()) {
+        diag.add(Severity::Error, "bad-length", m_file, m_pos, recordNo,
+                 "length prefix " + std::to_string(len) +
+                     " runs past the end of the file; skipped " + std::to_string(q - m_pos) +
+                     " bytes to the next record");
+        m_pos = q;
+        (void)extend(bytes, diag);
+        finish(bytes, diag);
+        return;
+    }
+    diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+             "file ends inside a record: " + std::to_string(tail - 4) + " of " +
+                 std::to_string(len) +
+                 " bytes present (the writer was interrupted?); earlier records are intact");
+}
+
+} // namespace xt::xdl

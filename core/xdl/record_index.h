@@ -1,0 +1,69 @@
+#pragma once
+// The record index of one XDL data file: where each record is and its steps and timestamp,
+// built by scanning length prefixes and the records' scalar fields (payloads are not read).
+// It can be extended as a live file grows: an incomplete trailing record is left alone until
+// it completes. Corruption is reported to a Diagnostics list and scanning resynchronises on
+// the next plausible record, so good data after damage stays readable.
+
+#include "core/base/diagnostics.h"
+#include "core/base/progress.h"
+#include "core/xdl/wire.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xt::xdl {
+
+struct RecordEntry {
+    std::uint64_t offset = 0; // of the Record message, just after its length prefix
+    std::uint32_t length = 0; // of the Record message
+    std::uint32_t columnCount = 0;
+    std::int64_t gstep = 0;
+    std::int64_t lstep = 0;
+    std::int64_t timestamp = 0;
+};
+
+struct IndexOptions {
+    // A length prefix above this is treated as corrupt rather than as a record still to come.
+    std::uint32_t maxRecordBytes = 1u << 30;
+};
+
+class RecordIndex {
+public:
+    explicit RecordIndex(std::string file, IndexOptions options = {});
+
+    // Indexes the complete messages in fileBytes[scannedTo(), end). Call again with a longer
+    // span when the file has grown. Returns Cancelled when progress asks to stop (the index
+    // stays consistent and a later call continues).
+    Status extend(Bytes fileBytes, Diagnostics& diag, const ProgressCallback& progress = {});
+    // Declares that the file will not grow: a trailing incomplete record is reported.
+    void finish(Bytes fileBytes, Diagnostics& diag);
+
+    const std::string& file() const { return m_file; }
+    bool hasHeader() const { return m_hasHeader; }
+    const std::vector<std::string>& keys() const { return m_keys; }
+    std::uint64_t headerLength() const { return m_headerLength; }
+    const std::vector<RecordEntry>& records() const { return m_records; }
+    // Bytes [0, scannedTo()) are indexed; anything after is an incomplete or damaged tail.
+    std::uint64_t scannedTo() const { return m_pos; }
+
+private:
+    // Whether a well-formed record or header (or the end of the file) starts at pos.
+    bool plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const;
+    std::uint64_t resync(Bytes bytes, std::uint64_t from) const;
+    void flushZeroRun(Diagnostics& diag);
+
+    std::string m_file;
+    IndexOptions m_options;
+    std::vector<RecordEntry> m_records;
+    std::vector<std::string> m_keys;
+    bool m_hasHeader = false;
+    bool m_startChecked = false;
+    std::uint64_t m_headerLength = 0;
+    std::uint64_t m_pos = 0;
+    std::uint64_t m_zeroRunStart = 0, m_zeroRunCount = 0;
+    std::uint64_t m_reportedTailAt = UINT64_MAX;
+};
+
+} // namespace xt::xdl

@@ -1,0 +1,69 @@
+#pragma once
+// Run discovery: files, directories and glob patterns become runs -> ranks -> ordered part
+// files with their .meta. Data files are named {prefix}.{name}.{rank}.{index}; the name may
+// contain dots, so names are parsed from the right.
+
+#include "core/base/diagnostics.h"
+#include "core/base/status.h"
+#include "core/xdl/wire.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xt::xdl {
+
+struct PartName {
+    std::string prefix; // "train" or "test" as written by upstream
+    std::string name;   // output_file_name, may contain dots
+    int rank = 0;
+    std::int64_t index = 1; // starts at 1
+};
+
+// Parses a file name (no directory); nullopt when it does not follow the pattern.
+std::optional<PartName> parsePartFileName(std::string_view fileName);
+std::string partFileName(const PartName& p);
+
+enum class MetaState {
+    Missing,     // no .meta file
+    Unfinalised, // .meta exists but is empty: a live file, or a writer that never closed it
+    Finalised,   // .meta holds a Meta message
+    Corrupt,     // .meta does not parse
+};
+const char* metaStateName(MetaState s);
+
+struct PartFile {
+    std::string path;
+    std::int64_t index = 1;
+    std::uint64_t size = 0;
+    MetaState metaState = MetaState::Missing;
+    MetaInfo meta; // valid when metaState == Finalised
+};
+
+struct RankFiles {
+    int rank = 0;
+    std::vector<PartFile> parts;              // ordered by index
+    std::vector<std::int64_t> missingIndices; // gaps in 1..max index
+};
+
+struct RunFiles {
+    std::string directory;
+    std::string prefix;
+    std::string name;
+    std::vector<RankFiles> ranks; // ordered by rank
+    // "directory/prefix.name": a stable, readable identity of the run.
+    std::string label() const;
+};
+
+// Reads path + ".meta" into part.metaState / part.meta; problems go to diag.
+void readMeta(PartFile& part, Diagnostics& diag);
+
+// Expands paths (data files, .meta files, directories, glob patterns) into runs. A directory
+// contributes every run directly inside it, or inside its immediate subdirectories when it has
+// none itself. A path that does not exist is an error; damaged metas and gaps are diagnostics.
+Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths,
+                                           Diagnostics& diag);
+
+} // namespace xt::xdl

@@ -1,0 +1,273 @@
+#include "core/xdl/trace_reader.h"
+
+#include <algorithm>
+
+namespace xt::xdl {
+
+std::string describeLocation(const PartReader& part, const RecordEntry& e) {
+    return part.part().path + ":" + std::to_string(e.offset - 4);
+}
+
+// ---- PartReader ----
+
+PartReader::PartReader(PartFile part, MappedFile file, const ReaderOptions& options)
+    : m_part(std::move(part)), m_file(std::move(file)), m_index(m_part.path, options.index),
+      m_options(options) {}
+
+Result<std::unique_ptr<PartReader>> PartReader::open(PartFile part, Diagnostics& diag,
+                                                     const ProgressCallback& progress,
+                                                     const ReaderOptions& options) {
+    auto file = MappedFile::open(part.path);
+    if (!file) return file.status();
+    file->adviseSequential();
+    part.size = file->size();
+    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(*file), options));
+    XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
+    if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
+    reader->finishIfComplete(diag);
+    return reader;
+}
+
+void PartReader::finishIfComplete(Diagnostics& diag) {
+    if (!m_options.live || m_part.metaState == MetaState::Finalised) m_index.finish(bytes(), diag);
+    if (m_part.metaState != MetaState::Finalised || m_metaChecked) return;
+    m_metaChecked = true;
+    MetaInfo fromRecords;
+    if (const auto& r = m_index.records(); !r.empty())
+        fromRecords = MetaInfo{r.front().lstep, r.back().lstep,      r.front().gstep,
+                               r.back().gstep,  r.front().timestamp, r.back().timestamp};
+    if (!(fromRecords == m_part.meta))
+        diag.add(Severity::Warning, "meta-mismatch", m_part.path + ".meta", Diagnostic::kNoOffset,
+                 -1,
+                 "meta says gstep " + std::to_string(m_part.meta.gstepBegin) + ".." +
+                     std::to_string(m_part.meta.gstepEnd) + ", lstep " +
+                     std::to_string(m_part.meta.lstepBegin) + ".." +
+                     std::to_string(m_part.meta.lstepEnd) + "; the records say gstep " +
+                     std::to_string(fromRecords.gstepBegin) + ".." +
+                     std::to_string(fromRecords.gstepEnd) + ", lstep " +
+                     std::to_string(fromRecords.lstepBegin) + ".." +
+                     std::to_string(fromRecords.lstepEnd) + " (or the timestamps differ)");
+}
+
+Result<bool> PartReader::refresh(Diagnostics& diag) {
+    auto grown = m_file.refresh();
+    if (!grown) return grown.status();
+    MetaState before = m_part.metaState;
+    readMeta(m_part, diag);
+    m_part.size = m_file.size();
+    std::size_t records = m_index.records().size();
+    XT_RETURN_IF_ERROR(m_index.extend(bytes(), diag));
+    if (m_keys.empty() && m_index.hasHeader()) setKeys(m_index.keys());
+    finishIfComplete(diag);
+    return *grown || before != m_part.metaState || records != m_index.records().size();
+}
+
+void PartReader::setKeys(std::vector<std::string> keys) {
+    m_keys = std::move(keys);
+    m_columnOf.clear();
+    for (std::size_t i = 0; i < m_keys.size(); ++i)
+        m_columnOf.emplace(m_keys[i], static_cast<int>(i)); // first column wins on duplicates
+}
+
+int PartReader::columnOf(std::string_view key) const {
+    auto it = m_columnOf.find(std::string(key));
+    return it == m_columnOf.end() ? -1 : it->second;
+}
+
+// ---- RankReader ----
+
+RankReader::RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag)
+    : m_rank(rank), m_parts(std::move(parts)) {
+    rebuild(diag);
+    checkSteps(0, diag);
+}
+
+void RankReader::addPart(std::unique_ptr<PartReader> part, Diagnostics& diag) {
+    std::size_t before = recordCount();
+    m_parts.push_back(std::move(part));
+    rebuild(diag);
+    checkSteps(before, diag);
+}
+
+void RankReader::rebuild(Diagnostics& diag) {
+    // Parts without a header borrow the keys of a sibling (every part repeats the same header).
+    const PartReader* donor = nullptr;
+    for (const auto& p : m_parts)
+        if (p->index().hasHeader()) {
+            donor = p.get();
+            break;
+        }
+    for (auto& p : m_parts) {
+        if (p->index().hasHeader() || !p->keys().empty() || p->index().records().empty()) continue;
+        std::uint32_t columns = p->index().records().front().columnCount;
+        if (donor && donor->keys().size() == columns) {
+            p->setKeys(donor->keys());
+            diag.add(Severity::Info, "keys-borrowed", p->part().path, Diagnostic::kNoOffset, -1,
+                     "key names taken from " + donor->part().path);
+        } else {
+            std::vector<std::string> names;
+            for (std::uint32_t i = 0; i < columns; ++i)
+                names.push_back("column" + std::to_string(i));
+            p->setKeys(std::move(names));
+        }
+    }
+    m_partStart.assign(1, 0);
+    m_keys.clear();
+    for (const auto& p : m_parts) {
+        m_partStart.push_back(m_partStart.back() + p->index().records().size());
+        for (const auto& k : p->keys())
+            if (std::find(m_keys.begin(), m_keys.end(), k) == m_keys.end()) m_keys.push_back(k);
+    }
+}
+
+void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
+    for (std::size_t i = from; i < recordCount(); ++i) {
+        const RecordEntry& e = entry(i);
+        const PartReader& part = *m_parts[partOf(i)];
+        if (e.gstep < 0 || e.lstep < 0)
+            diag.add(Severity::Info, "negative-step", part.part().path, e.offset - 4,
+                     static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
+                     "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
+        if (i > 0 && e.gstep < entry(i - 1).gstep)
+            diag.add(Severity::Warning, "steps-backwards", part.part().path, e.offset - 4,
+                     static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
+                     "rank " + std::to_string(m_rank) + ": gstep goes back from " +
+                         std::to_string(entry(i - 1).gstep) + " to " + std::to_string(e.gstep) +
+                         " (a restarted job?)");
+    }
+}
+
+std::size_t RankReader::partOf(std::size_t record) const {
+    auto it = std::upper_bound(m_partStart.begin(), m_partStart.end(), record);
+    return static_cast<std::size_t>(it - m_partStart.begin()) - 1;
+}
+
+const RecordEntry& RankReader::entry(std::size_t record) const {
+    std::size_t p = partOf(record);
+    return m_parts[p]->index().records()[record - m_partStart[p]];
+}
+
+Status RankReader::decode(std::size_t record, RecordView& out) const {
+    const PartReader& part = *m_parts[partOf(record)];
+    const RecordEntry& e = entry(record);
+    Status st = decodeRecord(part.message(e), out);
+    if (!st) return {st.code(), describeLocation(part, e) + ": " + st.message()};
+    return st;
+}
+
+Result<TensorView> RankReader::tensor(std::size_t record, std::string_view key) const {
+    if (record >= recordCount())
+        return Status(ErrorCode::NotFound, "record " + std::to_string(record) + " out of range");
+    const PartReader& part = *m_parts[partOf(record)];
+    int col = part.columnOf(key);
+    if (col < 0)
+        return Status(ErrorCode::NotFound,
+                      "key '" + std::string(key) + "' is not in " + part.part().path);
+    RecordView view;
+    XT_RETURN_IF_ERROR(decode(record, view));
+    const RecordEntry& e = entry(record);
+    if (static_cast<std::size_t>(col) >= view.columns.size())
+        return Status(ErrorCode::Corrupt, describeLocation(part, e) + ": record has " +
+                                              std::to_string(view.columns.size()) +
+                                              " columns; key '" + std::string(key) +
+                                              "' is column " + std::to_string(col));
+    const ColumnView& c = view.columns[static_cast<std::size_t>(col)];
+    ColumnProblem problem = c.check();
+    if (problem != ColumnProblem::None)
+        return Status(ErrorCode::Corrupt, describeLocation(part, e) + ": key '" + std::string(key) +
+                                              "': " + columnProblemName(problem) + " (dtype " +
+                                              std::to_string(c.wireDtype) + ", shape " +
+                                              c.shape.toString() + ", " +
+                                              std::to_string(c.data.size()) + " bytes)");
+    return TensorView(c.dtype(), c.shape, c.data);
+}
+
+void RankReader::forEachTensor(
+    std::string_view key, Diagnostics& diag,
+    const std::function<bool(std::size_t, const TensorView&)>& fn) const {
+    for (std::size_t i = 0; i < recordCount(); ++i) {
+        auto t = tensor(i, key);
+        if (!t) {
+            if (t.status().code() != ErrorCode::NotFound) {
+                const RecordEntry& e = entry(i);
+                const PartReader& part = *m_parts[partOf(i)];
+                diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4,
+                         static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
+                         t.status().message());
+            }
+            continue;
+        }
+        if (t->empty()) continue;
+        if (!fn(i, *t)) return;
+    }
+}
+
+std::optional<std::size_t> RankReader::findGstep(std::int64_t gstep) const {
+    for (std::size_t i = 0; i < recordCount(); ++i)
+        if (entry(i).gstep == gstep) return i;
+    return std::nullopt;
+}
+
+Result<bool> RankReader::refresh(Diagnostics& diag) {
+    std::size_t before = recordCount();
+    bool changed = false;
+    for (auto& p : m_parts) {
+        auto r = p->refresh(diag);
+        if (!r) return r.status();
+        changed = changed || *r;
+    }
+    if (changed) {
+        rebuild(diag);
+        checkSteps(before, diag);
+    }
+    return changed;
+}
+
+// ---- RunReader ----
+
+Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
+                                  const ProgressCallback& progress, const ReaderOptions& options) {
+    RunReader run;
+    run.m_files = files;
+    std::uint64_t total = 0, done = 0;
+    for (const auto& r : files.ranks)
+        for (const auto& p : r.parts)
+            total += p.size;
+    for (const auto& r : files.ranks) {
+        std::vector<std::unique_ptr<PartReader>> parts;
+        for (const auto& p : r.parts) {
+            ProgressCallback partProgress;
+            if (progress)
+                partProgress = [&](const ProgressReport& rep) {
+                    return progress(ProgressReport{done + rep.done, total, rep.stage});
+                };
+            auto part = PartReader::open(p, diag, partProgress, options);
+            done += p.size;
+            if (!part) {
+                if (part.status().code() == ErrorCode::Cancelled) return part.status();
+                diag.add(Severity::Error, "unreadable-part", p.path, Diagnostic::kNoOffset, -1,
+                         part.status().message());
+                continue;
+            }
+            parts.push_back(std::move(*part));
+        }
+        run.m_ranks.emplace_back(r.rank, std::move(parts), diag);
+    }
+    return run;
+}
+
+const RankReader* RunReader::rank(int r) const {
+    for (const auto& rr : m_ranks)
+        if (rr.rank() == r) return &rr;
+    return nullptr;
+}
+
+std::vector<std::string> RunReader::keys() const {
+    std::vector<std::string> out;
+    for (const auto& r : m_ranks)
+        for (const auto& k : r.keys())
+            if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    return out;
+}
+
+} // namespace xt::xdl

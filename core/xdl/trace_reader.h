@@ -1,0 +1,113 @@
+#pragma once
+// Reading an XDL run: each part file is mapped and indexed (PartReader); a rank joins its parts
+// into one record sequence (RankReader); a run holds its ranks (RunReader). Records are decoded
+// on demand from the mapped bytes; tensors are views, never copies.
+
+#include "core/base/mapped_file.h"
+#include "core/xdl/record_index.h"
+#include "core/xdl/run_discovery.h"
+#include "core/xdl/tensor_view.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+namespace xt::xdl {
+
+struct ReaderOptions {
+    IndexOptions index;
+    // Live runs: an incomplete trailing record of an unfinalised part is awaited, not reported.
+    bool live = false;
+};
+
+class PartReader {
+public:
+    static Result<std::unique_ptr<PartReader>> open(PartFile part, Diagnostics& diag,
+                                                    const ProgressCallback& progress = {},
+                                                    const ReaderOptions& options = {});
+    // Picks up appended bytes and a meta written since the last call. True when anything changed.
+    Result<bool> refresh(Diagnostics& diag);
+
+    const PartFile& part() const { return m_part; }
+    const RecordIndex& index() const { return m_index; }
+    Bytes bytes() const { return m_file.bytes(); }
+    Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }
+    // Key names of this part's columns (from its header, or borrowed: see RankReader).
+    const std::vector<std::string>& keys() const { return m_keys; }
+    int columnOf(std::string_view key) const;
+
+private:
+    friend class RankReader;
+    PartReader(PartFile part, MappedFile file, const ReaderOptions& options);
+    void setKeys(std::vector<std::string> keys);
+    void finishIfComplete(Diagnostics& diag);
+
+    PartFile m_part;
+    MappedFile m_file;
+    RecordIndex m_index;
+    ReaderOptions m_options;
+    std::vector<std::string> m_keys;
+    std::unordered_map<std::string, int> m_columnOf;
+    bool m_metaChecked = false;
+};
+
+class RankReader {
+public:
+    RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag);
+
+    int rank() const { return m_rank; }
+    const std::vector<std::unique_ptr<PartReader>>& parts() const { return m_parts; }
+    // Keys in column order of the first part, then keys that later parts add.
+    const std::vector<std::string>& keys() const { return m_keys; }
+
+    std::size_t recordCount() const { return m_partStart.empty() ? 0 : m_partStart.back(); }
+    const RecordEntry& entry(std::size_t record) const;
+    std::size_t partOf(std::size_t record) const;
+    Status decode(std::size_t record, RecordView& out) const;
+    // The tensor of `key` in `record`. NotFound when that record's part has no such key;
+    // Corrupt (with file and offset) when the column is damaged. Empty columns are empty views.
+    Result<TensorView> tensor(std::size_t record, std::string_view key) const;
+    // Calls fn(record, tensor) for each record holding `key` with data, in order; stops when fn
+    // returns false. Damaged columns are reported to diag and skipped.
+    void forEachTensor(std::string_view key, Diagnostics& diag,
+                       const std::function<bool(std::size_t, const TensorView&)>& fn) const;
+    // The first record with this global step.
+    std::optional<std::size_t> findGstep(std::int64_t gstep) const;
+
+    // Re-reads growing parts (live runs); true when records were added.
+    Result<bool> refresh(Diagnostics& diag);
+    void addPart(std::unique_ptr<PartReader> part, Diagnostics& diag);
+
+private:
+    void rebuild(Diagnostics& diag);
+    void checkSteps(std::size_t from, Diagnostics& diag);
+
+    int m_rank;
+    std::vector<std::unique_ptr<PartReader>> m_parts;
+    std::vector<std::size_t> m_partStart; // record number of each part's first record, + total
+    std::vector<std::string> m_keys;
+};
+
+class RunReader {
+public:
+    static Result<RunReader> open(const RunFiles& files, Diagnostics& diag,
+                                  const ProgressCallback& progress = {},
+                                  const ReaderOptions& options = {});
+
+    const RunFiles& files() const { return m_files; }
+    const std::vector<RankReader>& ranks() const { return m_ranks; }
+    std::vector<RankReader>& ranks() { return m_ranks; }
+    const RankReader* rank(int r) const;
+    std::vector<std::string> keys() const; // union over ranks, in first-seen order
+
+private:
+    RunFiles m_files;
+    std::vector<RankReader> m_ranks;
+};
+
+// Where a column of a record lives, for diagnostics: "file:offset".
+std::string describeLocation(const PartReader& part, const RecordEntry& e);
+
+} // namespace xt::xdl

@@ -1,0 +1,100 @@
+// The record index grows with a live file: partial records wait, complete ones appear.
+#include "core/xdl/record_index.h"
+#include "core/xdl/trace_reader.h"
+#include "xdl_test_util.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace xt;
+using namespace xt::xdl;
+using xt::test::TempDir;
+
+namespace {
+Bytes asBytes(const std::string& s) {
+    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+} // namespace
+
+TEST(RecordIndex, ExtendsByteByByteLikeAGrowingFile) {
+    std::string full = xt::test::simpleFile(6);
+    RecordIndex whole("f");
+    Diagnostics d0;
+    ASSERT_TRUE(whole.extend(asBytes(full), d0).isOk());
+    ASSERT_EQ(whole.records().size(), 6u);
+
+    RecordIndex live("f");
+    Diagnostics diag;
+    for (size_t n = 0; n <= full.size(); ++n) {
+        ASSERT_TRUE(live.extend(asBytes(full).first(n), diag).isOk());
+        EXPECT_LE(live.scannedTo(), n);
+    }
+    EXPECT_TRUE(diag.empty()) << diag.items().front().toString();
+    ASSERT_EQ(live.records().size(), 6u);
+    EXPECT_EQ(live.keys(), std::vector<std::string>{"w"});
+    for (size_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(live.records()[i].offset, whole.records()[i].offset);
+        EXPECT_EQ(live.records()[i].length, whole.records()[i].length);
+        EXPECT_EQ(live.records()[i].gstep, static_cast<std::int64_t>(i));
+        EXPECT_EQ(live.records()[i].timestamp, 1700000000000 + static_cast<std::int64_t>(i) * 100);
+    }
+    EXPECT_EQ(live.scannedTo(), full.size());
+}
+
+TEST(RecordIndex, ProgressAndCancellation) {
+    // ~80 MB of records: progress is reported every 64 MiB.
+    std::string rec = xt::test::frame(xt::test::floatRecord(1, 16000).SerializeAsString());
+    std::string big = xt::test::frame(xt::test::headerBytes({"w"}));
+    while (big.size() < (80u << 20))
+        big += rec;
+    RecordIndex idx("big");
+    Diagnostics diag;
+    int calls = 0;
+    Status st = idx.extend(asBytes(big), diag, [&](const ProgressReport& r) {
+        ++calls;
+        EXPECT_EQ(r.total, big.size());
+        return false;
+    });
+    EXPECT_EQ(st.code(), ErrorCode::Cancelled);
+    EXPECT_EQ(calls, 1);
+    EXPECT_GT(idx.records().size(), 0u);
+    size_t partial = idx.records().size();
+    // Continuing after a cancel completes the index without duplicates.
+    ASSERT_TRUE(idx.extend(asBytes(big), diag).isOk());
+    EXPECT_GT(idx.records().size(), partial);
+    EXPECT_EQ(idx.scannedTo(), big.size());
+    EXPECT_EQ(idx.records().size(), (big.size() - 7) / rec.size());
+    EXPECT_TRUE(diag.empty());
+}
+
+TEST(PartReader, RefreshPicksUpAppendedRecordsAndIgnoresPartialOnes) {
+    TempDir dir;
+    std::string path = dir.file("train.trace.0.1");
+    std::string full = xt::test::simpleFile(4);
+    std::string first = full.substr(0, full.size() / 2);
+    xt::test::writeFile(path, first);
+    xt::test::writeFile(path + ".meta", ""); // live: not finalised
+    Diagnostics diag;
+    auto runs = discoverRuns({path}, diag);
+    ReaderOptions live;
+    live.live = true;
+    auto run = RunReader::open(runs->at(0), diag, {}, live);
+    ASSERT_TRUE(run.isOk());
+    RankReader& rank = run->ranks()[0];
+    size_t before = rank.recordCount();
+    EXPECT_LT(before, 4u);
+    EXPECT_TRUE(diag.empty()) << "a partial record of a live file is not damage";
+
+    { std::ofstream(path, std::ios::binary | std::ios::app) << full.substr(first.size()); }
+    auto changed = rank.refresh(diag);
+    ASSERT_TRUE(changed.isOk());
+    EXPECT_TRUE(*changed);
+    EXPECT_EQ(rank.recordCount(), 4u);
+    auto t = rank.tensor(3, "w");
+    ASSERT_TRUE(t.isOk());
+    EXPECT_EQ(t->at<float>(0), 3.0f);
+    auto again = rank.refresh(diag);
+    ASSERT_TRUE(again.isOk());
+    EXPECT_FALSE(*again);
+    EXPECT_TRUE(diag.empty());
+}
