@@ -30,7 +30,14 @@ void foldRow(std::span<const std::uint32_t> row, std::span<const std::int64_t> s
         // Every slice starting within one minimum width of this one goes into the block. Rows
         // do not overlap, so only the last of them can be long: it is kept on its own.
         const std::int64_t limit = starts[s] + std::max<std::int64_t>(minNs, 1);
-        std::size_t j = std::partition_point(row.begin() + i + 1, row.end(),
+        // Galloping search: the answer is usually a few slices ahead.
+        std::size_t lo = i + 1, step = 1;
+        while (lo + step < n && starts[row[lo + step]] < limit) {
+            lo += step;
+            step *= 2;
+        }
+        const std::size_t hi = std::min(n, lo + step + 1);
+        std::size_t j = std::partition_point(row.begin() + lo, row.begin() + hi,
                                              [&](std::uint32_t x) { return starts[x] < limit; }) -
                         row.begin();
         std::size_t blockEnd = j; // [i, blockEnd) folded
