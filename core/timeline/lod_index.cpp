@@ -5,47 +5,52 @@
 
 namespace xt::timeline {
 
-void foldRow(std::span<const std::uint32_t> row, std::span<const std::int64_t> starts,
+void foldRow(std::span<const std::uint32_t> row, std::span<const std::int64_t> rowStarts,
              std::span<const std::int64_t> durs, std::uint16_t depth, const LodQuery& q,
              std::vector<LodItem>& out) {
     if (q.t1 <= q.t0 || q.widthPx <= 0 || row.empty()) return;
     const double nsPerPx = static_cast<double>(q.t1 - q.t0) / q.widthPx;
     const auto minNs = static_cast<std::int64_t>(std::ceil(nsPerPx * q.minPx));
-    auto endOf = [&](std::uint32_t s) { return starts[s] + durs[s]; };
-    // First slice ending after t0 (zero-length slices at t0 count as visible).
-    std::size_t i =
-        std::partition_point(row.begin(), row.end(),
-                             [&](std::uint32_t s) {
-                                 return endOf(s) < q.t0 || (endOf(s) == q.t0 && starts[s] < q.t0);
-                             }) -
-        row.begin();
     const std::size_t n = row.size();
-    while (i < n && starts[row[i]] < q.t1) {
+    auto endAt = [&](std::size_t k) { return rowStarts[k] + durs[row[k]]; };
+    // First slice ending after t0 (zero-length slices at t0 count as visible). Ends are
+    // sorted because a row never overlaps itself.
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        const std::int64_t e = endAt(mid);
+        if (e < q.t0 || (e == q.t0 && rowStarts[mid] < q.t0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    std::size_t i = lo;
+    while (i < n && rowStarts[i] < q.t1) {
         const std::uint32_t s = row[i];
         if (durs[s] >= minNs) {
-            out.push_back(LodItem{starts[s], endOf(s), s, 1, depth});
+            out.push_back(LodItem{rowStarts[i], endAt(i), s, 1, depth});
             ++i;
             continue;
         }
         // Every slice starting within one minimum width of this one goes into the block. Rows
         // do not overlap, so only the last of them can be long: it is kept on its own.
-        const std::int64_t limit = starts[s] + std::max<std::int64_t>(minNs, 1);
-        // Galloping search: the answer is usually a few slices ahead.
-        std::size_t lo = i + 1, step = 1;
-        while (lo + step < n && starts[row[lo + step]] < limit) {
-            lo += step;
+        const std::int64_t limit = rowStarts[i] + std::max<std::int64_t>(minNs, 1);
+        // Galloping search over the row's contiguous starts: the answer is usually near.
+        std::size_t a = i + 1, step = 1;
+        while (a + step < n && rowStarts[a + step] < limit) {
+            a += step;
             step *= 2;
         }
-        const std::size_t hi = std::min(n, lo + step + 1);
-        std::size_t j = std::partition_point(row.begin() + lo, row.begin() + hi,
-                                             [&](std::uint32_t x) { return starts[x] < limit; }) -
-                        row.begin();
+        const std::size_t b = std::min(n, a + step + 1);
+        const std::size_t j =
+            std::lower_bound(rowStarts.begin() + a, rowStarts.begin() + b, limit) -
+            rowStarts.begin();
         std::size_t blockEnd = j; // [i, blockEnd) folded
         if (j - i > 1 && durs[row[j - 1]] >= minNs) blockEnd = j - 1;
         if (blockEnd - i == 1) {
-            out.push_back(LodItem{starts[s], endOf(s), s, 1, depth});
+            out.push_back(LodItem{rowStarts[i], endAt(i), s, 1, depth});
         } else {
-            out.push_back(LodItem{starts[s], endOf(row[blockEnd - 1]), kNoIndex,
+            out.push_back(LodItem{rowStarts[i], endAt(blockEnd - 1), kNoIndex,
                                   static_cast<std::uint32_t>(blockEnd - i), depth});
         }
         i = blockEnd;
@@ -58,6 +63,8 @@ LodIndex LodIndex::build(const TraceStore& store) {
     const auto depth = store.sliceDepth();
     idx.m_rowBegin.reserve(tracks.size() + 1);
     idx.m_slices.resize(store.sliceCount());
+    idx.m_starts.resize(store.sliceCount());
+    const auto starts = store.sliceStart();
     idx.m_rowOffset.push_back(0);
     std::vector<std::uint32_t> rowCount;
     for (const Track& t : tracks) {
@@ -74,8 +81,11 @@ LodIndex LodIndex::build(const TraceStore& store) {
             acc += rowCount[d];
             idx.m_rowOffset.push_back(acc);
         }
-        for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s)
-            idx.m_slices[pos[depth[s]]++] = s;
+        for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s) {
+            const std::uint32_t k = pos[depth[s]]++;
+            idx.m_slices[k] = s;
+            idx.m_starts[k] = starts[s];
+        }
     }
     idx.m_rowBegin.push_back(static_cast<std::uint32_t>(idx.m_rowOffset.size() - 1));
     return idx;
@@ -83,12 +93,12 @@ LodIndex LodIndex::build(const TraceStore& store) {
 
 void LodIndex::query(const TraceStore& store, std::uint32_t track, const LodQuery& q,
                      std::vector<LodItem>& out) const {
-    const auto starts = store.sliceStart();
     const auto durs = store.sliceDuration();
     for (std::uint32_t r = m_rowBegin[track]; r < m_rowBegin[track + 1]; ++r) {
         std::span<const std::uint32_t> row(m_slices.data() + m_rowOffset[r],
                                            m_rowOffset[r + 1] - m_rowOffset[r]);
-        foldRow(row, starts, durs, static_cast<std::uint16_t>(r - m_rowBegin[track]), q, out);
+        std::span<const std::int64_t> rowStarts(m_starts.data() + m_rowOffset[r], row.size());
+        foldRow(row, rowStarts, durs, static_cast<std::uint16_t>(r - m_rowBegin[track]), q, out);
     }
 }
 

@@ -28,9 +28,9 @@ struct LodQuery {
     double minPx = 1.0;          // narrower slices are folded
 };
 
-// One row: `row` lists slice indices (into starts/durs), sorted by start, non-overlapping.
-// Appends the visible items to `out`. Pure function.
-void foldRow(std::span<const std::uint32_t> row, std::span<const std::int64_t> starts,
+// One row: `row` lists slice indices (into `durs`), sorted by start, non-overlapping;
+// `rowStarts[k]` is the start of slice row[k]. Appends the visible items to `out`. Pure.
+void foldRow(std::span<const std::uint32_t> row, std::span<const std::int64_t> rowStarts,
              std::span<const std::int64_t> durs, std::uint16_t depth, const LodQuery& q,
              std::vector<LodItem>& out);
 
@@ -51,6 +51,7 @@ private:
     std::vector<std::uint32_t> m_rowBegin;  // per track: first row; size tracks + 1
     std::vector<std::uint32_t> m_rowOffset; // per row: first entry in m_slices; size rows + 1
     std::vector<std::uint32_t> m_slices;    // slice indices grouped by row
+    std::vector<std::int64_t> m_starts;     // their starts, contiguous per row for the searches
 };
 
 } // namespace xt::timeline

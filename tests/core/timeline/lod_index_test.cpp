@@ -114,4 +114,13 @@ TEST(LodIndex, BuildsRowsPerDepth) {
     EXPECT_EQ(out[1].depth, 1);
     EXPECT_EQ(out[2].depth, 1);
     EXPECT_EQ(out[3].depth, 2);
+    for (const LodItem& it : out) {
+        ASSERT_FALSE(it.folded());
+        EXPECT_EQ(it.start, st.sliceStart()[it.slice]);
+        EXPECT_EQ(it.end, st.sliceEnd(it.slice));
+    }
+    out.clear();
+    idx.query(st, 0, LodQuery{25'000, 32'000, 100, 1.0}, out); // only a and c overlap
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(st.str(st.sliceName()[out[1].slice]), "c");
 }
