@@ -276,6 +276,12 @@ public:
     }
 
     Status parse(const ProgressCallback& progress);
+    // Frees the parsers' buffers (the structural index is ~4 bytes per JSON token) before
+    // finish() allocates the final columns.
+    void releaseParsers() {
+        m_parser = od::parser{};
+        m_argsParser = od::parser{};
+    }
     TraceStore finish();
 
 private:
@@ -1426,6 +1432,7 @@ Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes,
     if (!bytes) return bytes.status();
     TraceStoreBuilder builder(std::move(bytes.value()), name);
     XT_RETURN_IF_ERROR(builder.parse(progress));
+    builder.releaseParsers();
     return builder.finish();
 }
 
