@@ -7,12 +7,14 @@
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/step_breakdown.h"
+#include "core/timeline/step_stats_reader.h"
 
 #include <fmt/core.h>
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -167,7 +169,11 @@ int runTimeline(const TimelineArgs& a) {
             return true;
         };
     }
-    auto store = importChromeTrace(a.file, opts);
+    // A binary TensorFlow RunMetadata / StepStats goes through the TF timeline semantics.
+    char first = 0;
+    std::ifstream(a.file, std::ios::binary).read(&first, 1);
+    auto store = looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(a.file, opts)
+                                                                 : importChromeTrace(a.file, opts);
     if (!store) {
         std::fprintf(stderr, "xtrace timeline: %s\n", store.status().toString().c_str());
         return 2;
@@ -195,8 +201,9 @@ int runTimeline(const TimelineArgs& a) {
 
 void addTimelineCommand(CLI::App& app, int& exitCode) {
     auto args = std::make_shared<TimelineArgs>();
-    CLI::App* cmd =
-        app.add_subcommand("timeline", "Chrome trace (.json/.json.gz/.gz/.zip) summary");
+    CLI::App* cmd = app.add_subcommand(
+        "timeline",
+        "Chrome trace (.json/.json.gz/.gz/.zip) or TensorFlow RunMetadata/StepStats (.pb) summary");
     cmd->add_option("FILE", args->file, "trace file")->required();
     cmd->add_flag("--summary", args->summary, "op table, step breakdown and counter peaks");
     cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");

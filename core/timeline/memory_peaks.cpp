@@ -16,12 +16,16 @@ std::vector<MemoryPeak> memoryPeaks(const TraceStore& store) {
         mp.series = i;
         mp.peak = *it;
         mp.ts = cs.ts[static_cast<std::size_t>(it - cs.values.begin())];
-        for (std::uint32_t o = 0; o < objects.size(); ++o) {
-            const ObjectLifetime& ob = objects[o];
-            if (ob.process != cs.process) continue;
-            if (ob.created <= mp.ts && (ob.destroyed == kNoTime || ob.destroyed > mp.ts))
-                mp.liveObjects.push_back(o);
-        }
+        auto liveAt = [&](const ObjectLifetime& ob) {
+            return ob.created <= mp.ts && (ob.destroyed == kNoTime || ob.destroyed > mp.ts);
+        };
+        for (std::uint32_t o = 0; o < objects.size(); ++o)
+            if (objects[o].process == cs.process && liveAt(objects[o])) mp.liveObjects.push_back(o);
+        // Traces that keep objects in their own process (TF: "<device> Tensors" beside an
+        // "Allocators" process) get every object alive at the peak.
+        if (mp.liveObjects.empty())
+            for (std::uint32_t o = 0; o < objects.size(); ++o)
+                if (liveAt(objects[o])) mp.liveObjects.push_back(o);
         out.push_back(std::move(mp));
     }
     std::stable_sort(out.begin(), out.end(),

@@ -1,6 +1,7 @@
 #pragma once
 // Memory peaks from counter series: for each series its maximum value, when it was first
-// reached, and the objects (N/O/D lifetimes of the same process) alive at that moment.
+// reached, and the objects (N/O/D lifetimes) alive at that moment: those of the counter's
+// process, or of any process when the counter's own process holds none.
 
 #include "core/timeline/trace_store.h"
 
