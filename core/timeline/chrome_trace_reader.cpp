@@ -157,6 +157,11 @@ bool microsTextToNs(std::string_view t, std::int64_t& ns) {
     return true;
 }
 
+// Equality with a literal: the constant length lets the compiler inline the comparison.
+template <std::size_t N> inline bool eq(std::string_view k, const char (&lit)[N]) {
+    return k.size() == N - 1 && std::memcmp(k.data(), lit, N - 1) == 0;
+}
+
 std::string_view trimRight(std::string_view v) {
     while (!v.empty() && isWs(v.back()))
         v.remove_suffix(1);
@@ -733,38 +738,38 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
         std::string_view sv;
         switch (key[0]) {
         case 'p':
-            if (key == "ph") {
+            if (eq(key, "ph")) {
                 if (!stringView(v, f.ph)) return false;
                 f.hasPh = true;
                 continue;
             }
-            if (key == "pid") {
+            if (eq(key, "pid")) {
                 if (!idText(v, sv)) return false;
                 f.pid = internCached(sv, m_pidCache);
                 continue;
             }
             break;
         case 'n':
-            if (key == "name") {
+            if (eq(key, "name")) {
                 if (!idText(v, sv)) return false;
                 f.name = intern(sv);
                 continue;
             }
             break;
         case 'c':
-            if (key == "cat") {
+            if (eq(key, "cat")) {
                 if (!idText(v, sv)) return false;
                 f.cat = internCached(sv, m_catCache);
                 continue;
             }
             break;
         case 't':
-            if (key == "tid") {
+            if (eq(key, "tid")) {
                 if (!idText(v, sv)) return false;
                 f.tid = internCached(sv, m_tidCache);
                 continue;
             }
-            if (key == "ts") {
+            if (eq(key, "ts")) {
                 bool isNull = false;
                 if (!timeValue(v, f.ts, isNull, f.tsInRange)) return false;
                 f.hasTs = !isNull;
@@ -773,7 +778,7 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
             }
             break;
         case 'd':
-            if (key == "dur") {
+            if (eq(key, "dur")) {
                 bool isNull = false;
                 if (!timeValue(v, f.dur, isNull, f.durInRange)) return false;
                 f.hasDur = !isNull;
@@ -781,7 +786,7 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
             }
             break;
         case 'i':
-            if (key == "id" || (key == "id2" && !f.hasId)) {
+            if (eq(key, "id") || (eq(key, "id2") && !f.hasId)) {
                 if (!idText(v, sv)) return false;
                 f.idText = sv;
                 f.id = idKey(sv);
@@ -790,12 +795,12 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
             }
             break;
         case 'b':
-            if (key == "bp") {
+            if (eq(key, "bp")) {
                 if (v.get_string().get(sv)) return false;
                 f.bp = sv.empty() ? 0 : sv[0];
                 continue;
             }
-            if (key == "bind_id") {
+            if (eq(key, "bind_id")) {
                 if (!idText(v, sv)) return false;
                 f.bindId = intern(sv);
                 f.hasBindId = true;
@@ -803,22 +808,22 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
             }
             break;
         case 's':
-            if (key == "s") {
+            if (eq(key, "s")) {
                 if (v.get_string().get(sv)) return false;
                 f.scope = sv.empty() ? 0 : sv[0];
                 continue;
             }
             break;
         case 'f':
-            if (key == "flow_in" || key == "flow_out") {
+            if (eq(key, "flow_in") || eq(key, "flow_out")) {
                 bool b = false;
                 if (v.get_bool().get(b)) return false;
-                (key == "flow_in" ? f.flowIn : f.flowOut) = b;
+                (eq(key, "flow_in") ? f.flowIn : f.flowOut) = b;
                 continue;
             }
             break;
         case 'a':
-            if (key == "args") {
+            if (eq(key, "args")) {
                 od::json_type t;
                 if (v.type().get(t)) return false;
                 if (t == od::json_type::object) {

@@ -3,6 +3,8 @@
 #include "core/base/json_writer.h"
 #include "step_stats.pb.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -82,6 +84,8 @@ bool looksLikeStepStats(std::string_view bytes) {
 }
 
 Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
+    // Both readings are tried; the wrong one may log about invalid UTF-8, which is expected.
+    google::protobuf::LogSilencer silencer;
     xt::tf::RunMetadata rm;
     xt::tf::StepStats direct;
     const bool rmOk = rm.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
