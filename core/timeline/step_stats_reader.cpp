@@ -1,6 +1,7 @@
 #include "core/timeline/step_stats_reader.h"
 
 #include "core/base/json_writer.h"
+#include "core/timeline/json_kernel.h"
 #include "step_stats.pb.h"
 
 #include <google/protobuf/stubs/logging.h>
@@ -242,9 +243,15 @@ Result<TraceStore> importStepStats(const std::string& path, const ImportOptions&
     if (!in) return Status(ErrorCode::NotFound, "cannot open " + path);
     std::stringstream ss;
     ss << in.rdbuf();
-    auto json = stepStatsToChromeJson(ss.str());
+    const std::string raw = ss.str();
+    auto json = stepStatsToChromeJson(raw);
     if (!json) return Status(json.status().code(), path + ": " + json.status().message());
-    return importChromeTraceBytes(std::move(json.value()), options, path);
+    if (!jsonKernelSupported())
+        return Status(ErrorCode::Unsupported, "this build's JSON parser needs an AVX2 CPU");
+    auto bytes = TraceBytes::fromMemory(std::move(json.value()));
+    if (!bytes) return bytes.status();
+    bytes->setOrigin(TraceContainer::StepStats, raw.size());
+    return importChromeTraceParsed(std::move(bytes), options.progress, path);
 }
 
 } // namespace xt::timeline

@@ -20,6 +20,8 @@ const char* traceContainerName(TraceContainer c) {
         return "gzip";
     case TraceContainer::Zip:
         return "zip";
+    case TraceContainer::StepStats:
+        return "stepstats";
     }
     return "?";
 }

@@ -14,7 +14,7 @@
 
 namespace xt::timeline {
 
-enum class TraceContainer { Plain, Gzip, Zip };
+enum class TraceContainer { Plain, Gzip, Zip, StepStats };
 const char* traceContainerName(TraceContainer c);
 
 class TraceBytes {
@@ -29,6 +29,13 @@ public:
     static Result<TraceBytes> load(const std::string& path, const ProgressCallback& progress = {});
     // Same from bytes in memory (tests, network sources).
     static Result<TraceBytes> fromMemory(std::string bytes, const ProgressCallback& progress = {});
+
+    // Marks text produced from another format (e.g. StepStats turned into JSON) and the size
+    // of that original input, for the import report.
+    void setOrigin(TraceContainer c, std::uint64_t inputSize) {
+        m_container = c;
+        m_inputSize = inputSize;
+    }
 
     std::string_view text() const { return m_text; }
     // How many readable bytes follow text().data() + offset (text and padding).

@@ -115,6 +115,8 @@ TEST(StepStats, FileImportAndErrors) {
     auto r = importStepStats(path);
     ASSERT_TRUE(r.isOk());
     EXPECT_EQ(r->report().phases.at("X"), 5u);
+    EXPECT_EQ(r->report().container, "stepstats");
+    EXPECT_EQ(r->report().inputBytes, sample().size());
     std::remove(path.c_str());
     EXPECT_FALSE(stepStatsToChromeJson("\x0a\x05garbage-more").isOk());
     EXPECT_FALSE(stepStatsToChromeJson("").isOk());
