@@ -15,5 +15,6 @@ void addDiffCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
 void addExportCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
+void addTimelineCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     xt::cli::addConvertCommand(app, exitCode);
     xt::cli::addExportCommand(app, exitCode);
     xt::cli::addRecordDemoCommand(app, exitCode);
+    xt::cli::addTimelineCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
