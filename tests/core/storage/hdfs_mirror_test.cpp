@@ -2,13 +2,17 @@
 // replaced files, new and deleted parts, offline use, LRU eviction, cancellation, mirrorPaths,
 // reading a mirrored run with core/xdl, and `xtrace info hdfs://...` end to end.
 #include "core/storage/hdfs_mirror.h"
+#include "core/storage/mirror_poller.h"
 #include "core/xdl/run_discovery.h"
+#include "core/xdl/run_follower.h"
 #include "core/xdl/trace_reader.h"
 #include "tests/core/storage/webhdfs_test_server.h"
 #include "tests/core/xdl/xdl_test_util.h"
 
+#include <condition_variable>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <sys/wait.h>
 
 namespace xt::storage {
@@ -271,6 +275,45 @@ TEST_F(MirrorFixture, FollowALiveRunByPolling) {
     EXPECT_EQ(st->filesAppended, 1u);
     EXPECT_EQ(st->bytesFetched, more.size());
     EXPECT_EQ(records(st->localPath), 5u);
+}
+
+TEST_F(MirrorFixture, PollerAndRunFollowerFollowALiveRun) {
+    fs::create_directories(remote.path() / "live");
+    std::string file = remote.file("live/train.trace.0.1");
+    test::writeFile(file, test::simpleFile(3));
+    test::writeFile(file + ".meta", "");
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t records = 0, refreshes = 0;
+    auto poller = MirrorPoller::start(opts, srv.url("/live"), std::chrono::milliseconds(20),
+                                      [&](const Result<MirrorStatus>& st) {
+                                          std::lock_guard lock(mutex);
+                                          if (st && !st->offline) ++refreshes;
+                                          cv.notify_all();
+                                      });
+    ASSERT_TRUE(poller) << poller.status().toString();
+    EXPECT_EQ((*poller)->localPath(), local("live"));
+    xdl::FollowOptions fo;
+    fo.minInterval = std::chrono::milliseconds(5);
+    fo.pollInterval = std::chrono::milliseconds(20);
+    auto follower = xdl::RunFollower::start((*poller)->localPath(), "train", "trace",
+                                            [&](const xdl::FollowUpdate& u) {
+                                                std::lock_guard lock(mutex);
+                                                records = u.totalRecords;
+                                                cv.notify_all();
+                                            },
+                                            fo);
+    ASSERT_TRUE(follower) << follower.status().toString();
+    std::string five = test::simpleFile(5);
+    appendFile(file, five.substr(test::simpleFile(3).size()));
+    test::writeFile(remote.file("live/train.trace.0.2"), test::simpleFile(2));
+    std::unique_lock lock(mutex);
+    bool done = cv.wait_for(lock, std::chrono::seconds(10), [&] { return records == 7; });
+    EXPECT_TRUE(done) << "records seen: " << records;
+    EXPECT_GT(refreshes, 0u);
+    lock.unlock();
+    (*follower)->stop();
+    (*poller)->stop();
 }
 
 TEST_F(MirrorFixture, XtraceInfoReadsAnHdfsUrl) {
