@@ -117,6 +117,12 @@ std::optional<std::uint64_t> localSize(const std::string& path) {
     return static_cast<std::uint64_t>(sb.st_size);
 }
 
+// A listing entry name that stays inside its directory once joined to a local path.
+bool safeName(const std::string& n) {
+    return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos &&
+           n.find('\0') == std::string::npos;
+}
+
 bool hasGlob(std::string_view s) {
     return s.find_first_of("*?[") != std::string_view::npos;
 }
@@ -332,6 +338,7 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
         auto entries = m_client.listStatus(dir, cb);
         if (!entries) return entries.status();
         for (const auto& e : *entries) {
+            if (!safeName(e.name)) continue;
             HdfsUrl c = child(dir, e.name);
             if (e.type == HdfsFileType::Directory && depth > 0) {
                 XT_RETURN_IF_ERROR(self(self, c, depth - 1));
@@ -356,7 +363,7 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
                 return ::fnmatch(leaf.c_str(), n.c_str(), FNM_PERIOD) == 0;
             };
             for (const auto& e : *entries) {
-                if (!matches(e.name)) continue;
+                if (!safeName(e.name) || !matches(e.name)) continue;
                 HdfsUrl c = child(parent, e.name);
                 if (e.type == HdfsFileType::Directory) {
                     listed = listDir(listDir, c, m_options.maxDepth - 1);

@@ -140,8 +140,8 @@ Result<HdfsUrl> parseHdfsUrl(std::string_view s) {
     }
     if (authority.size() >= 2 && authority.front() == '[' && authority.back() == ']')
         authority = authority.substr(1, authority.size() - 2);
-    if (authority.empty())
-        return Status(ErrorCode::InvalidArgument, fmt::format("no host in URL: {}", s));
+    if (authority.empty() || authority == "." || authority == "..")
+        return Status(ErrorCode::InvalidArgument, fmt::format("no valid host in URL: {}", s));
     u.host = std::string(authority);
     std::string p = percentDecode(path.substr(0, path.find_first_of("?#")));
     std::string norm;

@@ -13,6 +13,7 @@ namespace xt::recorder {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kMaxRequestBytes = 32ull << 20;
 
 std::uint64_t fileSize(const std::string& path) {
     struct stat sb {};
@@ -191,22 +192,25 @@ private:
         if (p.uploaded > size)
             return Status(ErrorCode::Corrupt,
                           fmt::format("{} holds more bytes than the spool", data.toString()));
-        auto bytes = readRange(p.localPath, p.uploaded, size);
-        if (!bytes) return bytes.status();
-        Status s;
-        if (!p.created) {
-            s = m_client.create(data, *bytes, true);
-            if (s) s = m_client.create(remote(baseName(p.localPath) + ".meta"), "", true);
-        } else if (!bytes->empty()) {
-            s = m_client.append(data, *bytes);
-        }
-        if (!s) {
-            p.resync = true;
-            return s;
-        }
-        p.created = true;
-        p.uploaded = size;
-        m_monitor->update([&](WebHdfsSinkStats& st) { st.uploadedBytes += bytes->size(); });
+        do { // in pieces of at most kMaxRequestBytes, so memory stays bounded
+            std::uint64_t end = std::min(size, p.uploaded + kMaxRequestBytes);
+            auto bytes = readRange(p.localPath, p.uploaded, end);
+            if (!bytes) return bytes.status();
+            Status s;
+            if (!p.created) {
+                s = m_client.create(data, *bytes, true);
+                if (s) s = m_client.create(remote(baseName(p.localPath) + ".meta"), "", true);
+            } else if (!bytes->empty()) {
+                s = m_client.append(data, *bytes);
+            }
+            if (!s) {
+                p.resync = true;
+                return s;
+            }
+            p.created = true;
+            p.uploaded = end;
+            m_monitor->update([&](WebHdfsSinkStats& st) { st.uploadedBytes += bytes->size(); });
+        } while (p.uploaded < size);
         return Status::ok();
     }
 
