@@ -151,7 +151,7 @@ public:
         : m_client(client), m_cacheDir(cacheDir), m_index(index), m_use(use), m_out(out), m_cb(cb) {
     }
 
-    std::uint64_t m_total = 0;
+    void expectBytes(std::uint64_t n) { m_total += n; } // for progress totals
 
     Status sync(const RemoteFile& rf) {
         std::string local = m_cacheDir + "/" + rf.rel;
@@ -269,6 +269,7 @@ private:
     MirrorStatus& m_out;
     const ProgressCallback& m_cb;
     std::uint64_t m_done = 0;
+    std::uint64_t m_total = 0;
 };
 
 } // namespace
@@ -415,8 +416,11 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     // 2. Fetch what changed.
     Syncer syncer(m_client, cacheDir, index, use, out, cb);
     for (const auto& f : files) {
-        auto size = localSize(cacheDir + "/" + f.rel).value_or(0);
-        syncer.m_total += f.st.length > size ? f.st.length - size : f.st.length;
+        auto size = localSize(cacheDir + "/" + f.rel);
+        if (!size || f.st.length < *size)
+            syncer.expectBytes(f.st.length); // new or shrunk: fetched whole
+        else
+            syncer.expectBytes(f.st.length - *size);
     }
     Status failed;
     for (const auto& f : files) {
