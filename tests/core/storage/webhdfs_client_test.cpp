@@ -247,6 +247,42 @@ TEST_F(Fixture, CreateAndAppendTwoStep) {
     EXPECT_EQ(client.remove(url(srv, "/out"), true).code(), ErrorCode::NotFound);
 }
 
+TEST_F(Fixture, HttpFsSendsDataInOneRequest) {
+    WebHdfsSettings s = fastSettings();
+    s.httpfs = true;
+    WebHdfsClient c(s);
+    auto u = url(srv, "/h/file");
+    Status created = c.create(u, "abc", false);
+    ASSERT_TRUE(created) << created.toString();
+    Status appended = c.append(u, "def");
+    ASSERT_TRUE(appended) << appended.toString();
+    EXPECT_EQ(test::readFile(root.file("h/file")), "abcdef");
+    EXPECT_EQ(count("CREATE"), 1);
+    EXPECT_EQ(count("DN_CREATE"), 0);
+    EXPECT_EQ(count("DN_APPEND"), 0);
+}
+
+TEST_F(Fixture, MissingKerberosCredentialsAreAPermissionError) {
+    test::writeFile(root.file("f"), "abc");
+    srv.control("require_negotiate=1");
+    auto simple = client.getFileStatus(url(srv, "/f"));
+    ASSERT_FALSE(simple);
+    EXPECT_EQ(simple.status().code(), ErrorCode::PermissionDenied);
+    EXPECT_NE(simple.status().message().find("authentication required"), std::string::npos)
+        << simple.status().message();
+    WebHdfsSettings s = fastSettings();
+    s.auth = HdfsAuth::Kerberos;
+    WebHdfsClient k(s);
+    auto kerberos = k.getFileStatus(url(srv, "/f")); // no ticket cache in the test environment
+    ASSERT_FALSE(kerberos);
+    std::string why;
+    EXPECT_EQ(kerberos.status().code(),
+              kerberosSupported(&why) ? ErrorCode::PermissionDenied : ErrorCode::Unsupported)
+        << kerberos.status().message();
+    EXPECT_EQ(srv.control("stats=1").find("user.name\": \"alice"), std::string::npos)
+        << "no user.name with Kerberos";
+}
+
 TEST_F(Fixture, AuthenticationParameters) {
     test::writeFile(root.file("f"), "abc");
     ASSERT_TRUE(client.getFileStatus(url(srv, "/f")));

@@ -80,6 +80,9 @@ class Handler(BaseHTTPRequestHandler):
             STATE["counts"][key] = STATE["counts"].get(key, 0) + 1
             STATE["last_query"][key] = q
         body = self.body() if method in ("PUT", "POST") else b""
+        if STATE.get("require_negotiate") and not datanode and \
+                not (self.headers.get("Authorization") or "").startswith("Negotiate "):
+            return self.send(401, b"", {"WWW-Authenticate": "Negotiate"}, ctype="text/plain")
         fault = self.take_fault(key)
         if fault:
             kind = fault["kind"]
@@ -100,7 +103,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if datanode:
                 return self.datanode(method, op, hpath, q, body, fault)
-            return self.namenode(method, op, hpath, q)
+            return self.namenode(method, op, hpath, q, body)
         except FileNotFoundError:
             return self.remote(404, "FileNotFoundException", "File does not exist: " + hpath)
 
@@ -109,7 +112,7 @@ class Handler(BaseHTTPRequestHandler):
         extra = "".join("&%s=%s" % (k, v) for k, v in q.items() if k != "op")
         return "http://%s:%d/datanode%s?op=%s%s" % (host, port, hpath, op, extra)
 
-    def namenode(self, method, op, hpath, q):
+    def namenode(self, method, op, hpath, q, body):
         p = fs_path(hpath)
         if op == "GETFILESTATUS" and method == "GET":
             return self.send(200, {"FileStatus": file_status(p, "")})
@@ -125,10 +128,14 @@ class Handler(BaseHTTPRequestHandler):
         if op == "CREATE" and method == "PUT":
             if os.path.exists(p) and q.get("overwrite", "false") != "true":
                 return self.remote(403, "FileAlreadyExistsException", hpath + " already exists")
+            if q.get("data") == "true":  # HttpFS: the data comes with the first request
+                return self.datanode(method, op, hpath, q, body, None)
             return self.send(307, b"", {"Location": self.location("CREATE", hpath, q)})
         if op == "APPEND" and method == "POST":
             if not os.path.isfile(p):
                 raise FileNotFoundError
+            if q.get("data") == "true":
+                return self.datanode(method, op, hpath, q, body, None)
             return self.send(307, b"", {"Location": self.location("APPEND", hpath, q)})
         if op == "MKDIRS" and method == "PUT":
             os.makedirs(p, exist_ok=True)
@@ -182,6 +189,7 @@ class Handler(BaseHTTPRequestHandler):
         """fault=KIND&op=OP&count=N[&delay_ms=D]: the next N requests of OP (OPEN, LISTSTATUS,
         GETFILESTATUS, CREATE, APPEND, DN_OPEN, DN_CREATE, DN_APPEND, ANY) fail as KIND (500,
         standby, denied, drop, slow). clear=1: no faults, zero counts. no_fileid=0|1.
+        require_negotiate=0|1: namenode requests without SPNEGO get 401 Negotiate.
         stats=1: request counts and last queries. shutdown=1: stop."""
         with LOCK:
             if "clear" in q:
@@ -191,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["faults"].append({"kind": q["fault"], "op": q.get("op", "ANY").upper(),
                                         "count": int(q.get("count", 1)),
                                         "delay_ms": int(q.get("delay_ms", 0))})
+            if "require_negotiate" in q:
+                STATE["require_negotiate"] = q["require_negotiate"] == "1"
             if "no_fileid" in q:
                 STATE["no_fileid"] = q["no_fileid"] == "1"
             out = {"counts": STATE["counts"], "last_query": STATE["last_query"]}
