@@ -229,15 +229,22 @@ WebHdfsClient& WebHdfsClient::operator=(WebHdfsClient&&) noexcept = default;
 
 std::string WebHdfsClient::endpoint(const HdfsUrl& url, std::string_view op,
                                     std::string_view extra) const {
+    HdfsUrl target = url;
+    auto ns = m_settings.nameservices.find(url.host);
+    if (ns != m_settings.nameservices.end() && !ns->second.empty()) {
+        auto active = m_activeNamenode.find(url.host);
+        std::size_t i = active == m_activeNamenode.end() ? 0 : active->second;
+        auto nn = parseHdfsUrl("hdfs://" + ns->second[i % ns->second.size()]);
+        if (nn) target.host = nn->host, target.port = nn->port;
+    }
     std::uint16_t port = m_settings.defaultPort;
-    auto over = m_settings.hostPorts.find(url.host);
+    auto over = m_settings.hostPorts.find(target.host);
     if (over != m_settings.hostPorts.end())
         port = over->second;
-    else if (url.port)
-        port = url.port;
-    std::string host = url.host.find(':') != std::string::npos && url.host.front() != '['
-                           ? "[" + url.host + "]"
-                           : url.host;
+    else if (target.port)
+        port = target.port;
+    std::string host =
+        target.host.find(':') != std::string::npos ? "[" + target.host + "]" : target.host;
     std::string s = fmt::format("{}://{}:{}/webhdfs/v1{}?op={}", url.https() ? "https" : "http",
                                 host, port, percentEncode(url.path, true), op);
     switch (m_settings.auth) {
@@ -397,7 +404,8 @@ Status httpError(long code, const std::string& body, const std::string& what, bo
                       fmt::format("{}: the namenode is in standby (HA failover?): {}", what, msg));
     }
     if (re.exception == "RetriableException" || re.exception == "SafeModeException" ||
-        code >= 500) {
+        re.exception == "RecoveryInProgressException" ||
+        re.exception == "AlreadyBeingCreatedException" || code >= 500) {
         retryable = true;
         return Status(ErrorCode::IoError, re.exception.empty()
                                               ? text
@@ -415,7 +423,8 @@ Status httpError(long code, const std::string& body, const std::string& what, bo
 
 } // namespace
 
-Status WebHdfsClient::withRetries(const std::function<Status(bool& retryable)>& attempt,
+Status WebHdfsClient::withRetries(const HdfsUrl& url,
+                                  const std::function<Status(bool& retryable)>& attempt,
                                   const ProgressCallback& cb) {
     if (m_settings.auth == HdfsAuth::Kerberos) {
         std::string why;
@@ -440,6 +449,8 @@ Status WebHdfsClient::withRetries(const std::function<Status(bool& retryable)>& 
         bool retryable = false;
         last = attempt(retryable);
         if (last.isOk() || !retryable) return last;
+        // An HA nameservice: the next attempt goes to the next namenode (standby or down).
+        if (m_settings.nameservices.count(url.host)) ++m_activeNamenode[url.host];
     }
     return Status(last.code(), fmt::format("{} (after {} attempts)", last.message(),
                                            std::max(1, m_settings.maxAttempts)));
@@ -451,6 +462,7 @@ Result<std::string> WebHdfsClient::jsonRequest(const std::string& method, const 
     std::string out;
     std::string what = fmt::format("{} {}", op, url.toString());
     Status s = withRetries(
+        url,
         [&](bool& retryable) {
             Response resp;
             Status t = perform(method, endpoint(url, op, extra), {}, resp, nullptr, cb);
@@ -520,6 +532,7 @@ Status WebHdfsClient::read(const HdfsUrl& url, std::uint64_t offset, std::uint64
             return cb(ProgressReport{done, length == kToEnd ? 0 : length, r.stage});
         };
     return withRetries(
+        url,
         [&](bool& retryable) -> Status {
             if (remaining == 0) return Status::ok();
             std::string extra = fmt::format("offset={}", pos);
@@ -556,6 +569,7 @@ Status WebHdfsClient::upload(const HdfsUrl& url, std::string_view op, std::strin
         op == "CREATE" && extra.find("overwrite=true") != std::string_view::npos;
     const std::string m(method);
     return withRetries(
+        url,
         [&](bool& retryable) -> Status {
             Response resp;
             if (m_settings.httpfs) {

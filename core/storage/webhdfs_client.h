@@ -27,6 +27,9 @@ enum class HdfsAuth {
 struct WebHdfsSettings {
     std::uint16_t defaultPort = 9870;               // when a URL names no port
     std::map<std::string, std::uint16_t> hostPorts; // per-host port, over defaultPort
+    // HA: a logical nameservice (the URL's host) -> its namenodes "host[:port]", tried in turn
+    // when one is in standby or down; the last one that answered is used first.
+    std::map<std::string, std::vector<std::string>> nameservices;
     HdfsAuth auth = HdfsAuth::Simple;
     std::string user;            // Simple
     std::string delegationToken; // Delegation
@@ -110,7 +113,7 @@ private:
     std::string endpoint(const HdfsUrl& url, std::string_view op, std::string_view extra) const;
     Status perform(const std::string& method, const std::string& url, std::string_view body,
                    Response& resp, const ByteSink* sink, const ProgressCallback& cb);
-    Status withRetries(const std::function<Status(bool& retryable)>& attempt,
+    Status withRetries(const HdfsUrl& url, const std::function<Status(bool& retryable)>& attempt,
                        const ProgressCallback& cb);
     Result<std::string> jsonRequest(const std::string& method, const HdfsUrl& url,
                                     std::string_view op, std::string_view extra,
@@ -121,6 +124,7 @@ private:
     WebHdfsSettings m_settings;
     std::unique_ptr<Curl> m_curl;
     std::uint64_t m_requests = 0;
+    std::map<std::string, std::size_t> m_activeNamenode; // per nameservice
 };
 
 } // namespace xt::storage

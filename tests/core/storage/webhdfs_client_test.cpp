@@ -283,6 +283,28 @@ TEST_F(Fixture, MissingKerberosCredentialsAreAPermissionError) {
         << "no user.name with Kerberos";
 }
 
+TEST_F(Fixture, HaNameserviceFailsOverToTheActiveNamenode) {
+    test::writeFile(root.file("f"), "abc");
+    WebHdfsSettings s = fastSettings();
+    s.nameservices["prod"] = {"127.0.0.1:1", "127.0.0.1:" + std::to_string(srv.port())};
+    WebHdfsClient c(s);
+    auto st = c.getFileStatus(*parseHdfsUrl("hdfs://prod/f"));
+    ASSERT_TRUE(st) << st.status().toString();
+    EXPECT_EQ(c.requestCount(), 2u);
+    // The namenode that answered is remembered.
+    auto data = readAll(c, *parseHdfsUrl("hdfs://prod/f"));
+    ASSERT_TRUE(data) << data.status().toString();
+    EXPECT_EQ(*data, "abc");
+    EXPECT_EQ(c.requestCount(), 4u); // OPEN + datanode
+    // A standby answer moves on to the next namenode as well.
+    srv.control("fault=standby&op=GETFILESTATUS&count=1");
+    s.nameservices["prod"] = {"127.0.0.1:" + std::to_string(srv.port()), "127.0.0.1:1",
+                              "127.0.0.1:" + std::to_string(srv.port())};
+    WebHdfsClient d(s);
+    EXPECT_TRUE(d.getFileStatus(*parseHdfsUrl("hdfs://prod/f")));
+    EXPECT_EQ(d.requestCount(), 3u);
+}
+
 TEST_F(Fixture, AuthenticationParameters) {
     test::writeFile(root.file("f"), "abc");
     ASSERT_TRUE(client.getFileStatus(url(srv, "/f")));
