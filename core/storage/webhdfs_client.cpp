@@ -55,6 +55,22 @@ std::string percentDecode(std::string_view s) {
     return out;
 }
 
+std::vector<std::string> splitList(std::string_view s, char sep) {
+    std::vector<std::string> out;
+    while (!s.empty()) {
+        auto p = s.find(sep);
+        std::string_view item = s.substr(0, p);
+        while (!item.empty() && item.front() == ' ')
+            item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ')
+            item.remove_suffix(1);
+        if (!item.empty()) out.emplace_back(item);
+        if (p == std::string_view::npos) break;
+        s.remove_prefix(p + 1);
+    }
+    return out;
+}
+
 bool transientCurlError(CURLcode c) {
     switch (c) {
     case CURLE_COULDNT_CONNECT:
@@ -180,6 +196,23 @@ WebHdfsSettings webHdfsSettingsFromEnvironment() {
     }
     if (const char* k = std::getenv("XT_HDFS_KERBEROS"); k && std::string_view(k) == "1")
         s.auth = HdfsAuth::Kerberos;
+    // "nn1=9870,nn2=50070"
+    if (const char* hp = std::getenv("XT_WEBHDFS_HOST_PORTS"); hp && *hp) {
+        for (const auto& item : splitList(hp, ',')) {
+            auto eq = item.find('=');
+            if (eq == std::string::npos) continue;
+            unsigned long v = std::strtoul(item.c_str() + eq + 1, nullptr, 10);
+            if (v > 0 && v <= 65535) s.hostPorts[item.substr(0, eq)] = static_cast<std::uint16_t>(v);
+        }
+    }
+    // "prod=nn1:9870,nn2:9870;dev=nn3"
+    if (const char* ns = std::getenv("XT_HDFS_NAMESERVICES"); ns && *ns) {
+        for (const auto& item : splitList(ns, ';')) {
+            auto eq = item.find('=');
+            if (eq == std::string::npos) continue;
+            s.nameservices[item.substr(0, eq)] = splitList(item.substr(eq + 1), ',');
+        }
+    }
     if (const char* p = std::getenv("XT_WEBHDFS_PORT"); p && *p) {
         unsigned long v = std::strtoul(p, nullptr, 10);
         if (v > 0 && v <= 65535) s.defaultPort = static_cast<std::uint16_t>(v);

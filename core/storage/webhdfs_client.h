@@ -42,7 +42,8 @@ struct WebHdfsSettings {
 };
 
 // Settings from the environment: HADOOP_USER_NAME (or USER) for simple auth, XT_HDFS_DELEGATION
-// (delegation token), XT_HDFS_KERBEROS=1, XT_WEBHDFS_PORT (default port).
+// (delegation token), XT_HDFS_KERBEROS=1, XT_WEBHDFS_PORT (default port), XT_WEBHDFS_HOST_PORTS
+// ("nn1=9870,nn2=50070"), XT_HDFS_NAMESERVICES ("prod=nn1:9870,nn2:9870;dev=nn3").
 WebHdfsSettings webHdfsSettingsFromEnvironment();
 
 struct HdfsUrl {

@@ -82,6 +82,25 @@ TEST(HdfsUrl, Parses) {
     EXPECT_FALSE(isHdfsUrl("http://h/x"));
 }
 
+TEST(WebHdfsSettingsTest, FromEnvironment) {
+    ::setenv("HADOOP_USER_NAME", "bob", 1);
+    ::setenv("XT_WEBHDFS_PORT", "50070", 1);
+    ::setenv("XT_WEBHDFS_HOST_PORTS", "nn1=9871, nn2=14000,bad", 1);
+    ::setenv("XT_HDFS_NAMESERVICES", "prod=nn1:9870,nn2:9870;dev=nn3", 1);
+    ::setenv("XT_HDFS_DELEGATION", "tok", 1);
+    WebHdfsSettings s = webHdfsSettingsFromEnvironment();
+    for (const char* v : {"HADOOP_USER_NAME", "XT_WEBHDFS_PORT", "XT_WEBHDFS_HOST_PORTS",
+                          "XT_HDFS_NAMESERVICES", "XT_HDFS_DELEGATION"})
+        ::unsetenv(v);
+    EXPECT_EQ(s.user, "bob");
+    EXPECT_EQ(s.defaultPort, 50070);
+    EXPECT_EQ(s.hostPorts, (std::map<std::string, std::uint16_t>{{"nn1", 9871}, {"nn2", 14000}}));
+    EXPECT_EQ(s.nameservices["prod"], (std::vector<std::string>{"nn1:9870", "nn2:9870"}));
+    EXPECT_EQ(s.nameservices["dev"], (std::vector<std::string>{"nn3"}));
+    EXPECT_EQ(s.auth, HdfsAuth::Delegation);
+    EXPECT_EQ(s.delegationToken, "tok");
+}
+
 TEST(WebHdfsSettingsTest, KerberosSupportIsReported) {
     std::string why;
     bool ok = kerberosSupported(&why);
