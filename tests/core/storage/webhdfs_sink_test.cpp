@@ -136,6 +136,7 @@ TEST_F(SinkFixture, UploadsTheSameBytesAsALocalRecording) {
 TEST_F(SinkFixture, RidesOutABrieflyUnavailableNamenode) {
     ASSERT_TRUE(record(baseConfig(local.path().string()), 60));
     srv.control("fault=standby&op=ANY&count=8");
+    opts.closeAttempts = 5; // at least 10 requests at close alone: more than the faults
     Status s = record(sinkConfig(), 60, std::chrono::milliseconds(3));
     ASSERT_TRUE(s) << s.toString() << srv.control("stats=1");
     EXPECT_EQ(filesIn(remote.path() / "jobs/run1"), filesIn(local.path()));
