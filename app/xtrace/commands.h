@@ -9,6 +9,9 @@ namespace xt::cli {
 
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
+void addStatsCommand(CLI::App& app, int& exitCode);
+void addHistCommand(CLI::App& app, int& exitCode);
+void addDiffCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
 
