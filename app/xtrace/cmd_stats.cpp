@@ -5,20 +5,14 @@
 #include "app/xtrace/commands.h"
 #include "core/analysis/key_stats.h"
 #include "core/base/json_writer.h"
+#include "core/export/stats_csv.h"
 
-#include <charconv>
 #include <cstdio>
 #include <optional>
 
 namespace xt::cli {
 
 namespace {
-
-void appendDouble(std::string& out, double v) {
-    char buf[32];
-    auto res = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, res.ptr);
-}
 
 void appendJsonl(std::string& out, int rank, const std::string& key,
                  const analysis::RecordStats& r) {
@@ -34,39 +28,6 @@ void appendJsonl(std::string& out, int rank, const std::string& key,
     }
     w.endObject();
     out += w.str();
-    out += '\n';
-}
-
-void appendCsvField(std::string& out, const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) {
-        out += s;
-        return;
-    }
-    out += '"';
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    out += '"';
-}
-
-void appendCsv(std::string& out, int rank, const std::string& key, const analysis::RecordStats& r) {
-    const auto& s = r.stats;
-    out += std::to_string(rank);
-    out += ',';
-    appendCsvField(out, key);
-    for (std::int64_t v : {r.gstep, r.lstep, r.timestamp}) {
-        out += ',';
-        out += std::to_string(v);
-    }
-    for (std::uint64_t v : {s.count, s.nan, s.inf, s.zeros}) {
-        out += ',';
-        out += std::to_string(v);
-    }
-    for (double v : {s.min, s.max, s.mean, s.std, s.l2}) {
-        out += ',';
-        if (s.hasFinite()) appendDouble(out, v);
-    }
     out += '\n';
 }
 
@@ -113,7 +74,7 @@ void addStatsCommand(CLI::App& app, int& exitCode) {
         auto backend = chooseBackend(opts->backend, work);
         const bool csv = opts->format == "csv";
         std::string out;
-        if (csv) out = "rank,key,gstep,lstep,timestamp,count,nan,inf,zeros,min,max,mean,std,l2\n";
+        if (csv) appendStatsCsvHeader(out);
         for (const auto& run : runs) {
             ProgressBar bar;
             auto series = analysis::computeKeyStats(run, *backend, ko, diag, bar.callback());
@@ -128,7 +89,7 @@ void addStatsCommand(CLI::App& app, int& exitCode) {
             for (const auto& s : *series) {
                 for (const auto& r : s.records) {
                     if (csv)
-                        appendCsv(out, s.rank, s.key, r);
+                        appendStatsCsvRow(out, s.rank, s.key, r);
                     else
                         appendJsonl(out, s.rank, s.key, r);
                     flushIfLarge(out);

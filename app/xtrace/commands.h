@@ -13,6 +13,7 @@ void addStatsCommand(CLI::App& app, int& exitCode);
 void addHistCommand(CLI::App& app, int& exitCode);
 void addDiffCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
+void addExportCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     xt::cli::addHistCommand(app, exitCode);
     xt::cli::addDiffCommand(app, exitCode);
     xt::cli::addConvertCommand(app, exitCode);
+    xt::cli::addExportCommand(app, exitCode);
     xt::cli::addRecordDemoCommand(app, exitCode);
     try {
         app.parse(argc, argv);

@@ -118,19 +118,32 @@ H5Types typesOf(xdl::Dtype t) {
     return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
 }
 
+// One row of a `stats` dataset: NaN for min..l2 when the tensor has no finite element.
+struct StatsRow {
+    std::uint64_t count, nan, inf, zeros;
+    double min, max, mean, std, l2;
+};
+
+StatsRow toRow(const analysis::TensorStats& s) {
+    double none = std::nan("");
+    return s.hasFinite()
+               ? StatsRow{s.count, s.nan, s.inf, s.zeros, s.min, s.max, s.mean, s.std, s.l2}
+               : StatsRow{s.count, s.nan, s.inf, s.zeros, none, none, none, none, none};
+}
+
 Handle statsType(bool file) {
-    Handle t(H5Tcreate(H5T_COMPOUND, sizeof(RowStats)), H5Tclose);
+    Handle t(H5Tcreate(H5T_COMPOUND, sizeof(StatsRow)), H5Tclose);
     hid_t u = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
     hid_t d = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-    H5Tinsert(t.get(), "count", HOFFSET(RowStats, count), u);
-    H5Tinsert(t.get(), "nan", HOFFSET(RowStats, nan), u);
-    H5Tinsert(t.get(), "inf", HOFFSET(RowStats, inf), u);
-    H5Tinsert(t.get(), "zeros", HOFFSET(RowStats, zeros), u);
-    H5Tinsert(t.get(), "min", HOFFSET(RowStats, min), d);
-    H5Tinsert(t.get(), "max", HOFFSET(RowStats, max), d);
-    H5Tinsert(t.get(), "mean", HOFFSET(RowStats, mean), d);
-    H5Tinsert(t.get(), "std", HOFFSET(RowStats, std), d);
-    H5Tinsert(t.get(), "l2", HOFFSET(RowStats, l2), d);
+    H5Tinsert(t.get(), "count", HOFFSET(StatsRow, count), u);
+    H5Tinsert(t.get(), "nan", HOFFSET(StatsRow, nan), u);
+    H5Tinsert(t.get(), "inf", HOFFSET(StatsRow, inf), u);
+    H5Tinsert(t.get(), "zeros", HOFFSET(StatsRow, zeros), u);
+    H5Tinsert(t.get(), "min", HOFFSET(StatsRow, min), d);
+    H5Tinsert(t.get(), "max", HOFFSET(StatsRow, max), d);
+    H5Tinsert(t.get(), "mean", HOFFSET(StatsRow, mean), d);
+    H5Tinsert(t.get(), "std", HOFFSET(StatsRow, std), d);
+    H5Tinsert(t.get(), "l2", HOFFSET(StatsRow, l2), d);
     if (file) H5Tpack(t.get());
     return t;
 }
@@ -183,7 +196,8 @@ struct KeyPlan {
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
 public:
-    KeyWriter(KeyPlan plan) : m_plan(std::move(plan)) {}
+    KeyWriter(KeyPlan plan, analysis::Backend& backend)
+        : m_plan(std::move(plan)), m_backend(backend) {}
 
     Status create(hid_t rankGroup, const std::string& path, int deflate) {
         auto g = ensureGroups(rankGroup, path);
@@ -252,7 +266,8 @@ public:
         return Status::ok();
     }
 
-    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t, const RowStatsFn& stats) {
+    // Buffers one row; the tensor's bytes must stay mapped until the next flush().
+    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t) {
         if (m_plan.mixedDtypes) {
             std::vector<double> d = t.toDoubles();
             m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
@@ -262,7 +277,7 @@ public:
         m_gsteps.push_back(e.gstep);
         m_lsteps.push_back(e.lstep);
         m_timestamps.push_back(e.timestamp);
-        m_statsBuf.push_back(stats ? stats(t) : nanStats(t));
+        m_pendingViews.push_back(t);
         if (m_plan.ragged) {
             m_elementsWritten += t.size();
             m_offsetBuf.push_back(m_elementsWritten);
@@ -278,6 +293,10 @@ public:
     Status flush() {
         std::uint64_t rows = m_gsteps.size();
         if (rows == 0) return Status::ok();
+        std::vector<analysis::TensorStats> stats(m_pendingViews.size());
+        XT_RETURN_IF_ERROR(m_backend.computeStats(m_pendingViews, stats));
+        for (const auto& st : stats)
+            m_statsBuf.push_back(toRow(st));
         std::uint64_t valueElements = m_valueBuf.size() / m_elementSize;
         std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
         std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
@@ -304,6 +323,7 @@ public:
         m_valueElementsFlushed += valueElements;
         m_valueBuf.clear();
         m_gsteps.clear(), m_lsteps.clear(), m_timestamps.clear(), m_statsBuf.clear();
+        m_pendingViews.clear();
         return Status::ok();
     }
 
@@ -311,11 +331,6 @@ public:
     const KeyPlan& plan() const { return m_plan; }
 
 private:
-    static RowStats nanStats(const xdl::TensorView& t) {
-        double nan = std::nan("");
-        return RowStats{t.size(), 0, 0, 0, nan, nan, nan, nan, nan};
-    }
-
     // Writes `count` leading-dimension rows starting at `start` from `data`.
     Status writeRows(const Handle& ds, hid_t memType, std::uint64_t start, std::uint64_t count,
                      const void* data) {
@@ -335,13 +350,15 @@ private:
     }
 
     KeyPlan m_plan;
+    analysis::Backend& m_backend;
+    std::vector<xdl::TensorView> m_pendingViews;
     Handle m_group, m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
     Handle m_valueMemType;
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
-    std::vector<RowStats> m_statsBuf;
+    std::vector<StatsRow> m_statsBuf;
     std::vector<std::uint64_t> m_offsetBuf;
     std::uint64_t m_rowsFlushed = 0, m_valueElementsFlushed = 0, m_elementsWritten = 0, m_bytes = 0;
 };
@@ -434,6 +451,13 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             sources.push_back(p->part().path);
     XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
 
+    std::unique_ptr<analysis::Backend> ownBackend;
+    analysis::Backend* backend = options.backend;
+    if (!backend) {
+        ownBackend = analysis::selectBackend(analysis::BackendChoice::Cpu).backend;
+        backend = ownBackend.get();
+    }
+
     Hdf5ExportReport report;
     std::uint64_t total = 0, done = 0;
     for (const auto& r : run.ranks())
@@ -488,7 +512,7 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             for (int n = 2; usedPaths.count(path); ++n)
                 path = groupPathOf(key) + "~" + std::to_string(n);
             usedPaths.insert(path);
-            auto w = std::make_unique<KeyWriter>(plans[key]);
+            auto w = std::make_unique<KeyWriter>(plans[key], *backend);
             XT_RETURN_IF_ERROR(w->create(rankGroup.get(), path, options.deflateLevel));
             writers.emplace(key, std::move(w));
         }
@@ -506,8 +530,8 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 auto it = writers.find(part.keys()[c]);
                 if (it == writers.end() || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                     continue;
-                XT_RETURN_IF_ERROR(it->second->add(
-                    e, xdl::TensorView(col.dtype(), col.shape, col.data), options.stats));
+                XT_RETURN_IF_ERROR(
+                    it->second->add(e, xdl::TensorView(col.dtype(), col.shape, col.data)));
             }
         }
         for (auto& [key, w] : writers) {

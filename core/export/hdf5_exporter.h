@@ -12,28 +12,21 @@
 // under a temporary name and renamed when complete, so a failed or cancelled export leaves
 // nothing behind.
 
+#include "core/analysis/backend.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
 #include "core/xdl/trace_reader.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 
 namespace xt {
 
-// Statistics of one row, as in CONTRACTS.md (NaN where there is no finite element).
-struct RowStats {
-    std::uint64_t count = 0, nan = 0, inf = 0, zeros = 0;
-    double min = 0, max = 0, mean = 0, std = 0, l2 = 0;
-};
-using RowStatsFn = std::function<RowStats(const xdl::TensorView&)>;
-
 struct Hdf5ExportOptions {
     std::string keyRegex; // ECMAScript regex searched in key names; empty: every key
     std::optional<std::int64_t> gstepFirst, gstepLast; // inclusive range of global steps
     int deflateLevel = 0;                              // 0: no compression, 1-9: gzip level
-    RowStatsFn stats;                                  // computes the `stats` rows
+    analysis::Backend* backend = nullptr;              // computes `stats`; the CPU when null
 };
 
 struct Hdf5ExportReport {

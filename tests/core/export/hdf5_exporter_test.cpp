@@ -3,6 +3,7 @@
 #include "core/xdl/file_series_writer.h"
 #include "xdl_test_util.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -100,15 +101,8 @@ TEST(Hdf5Export, LayoutAndValues) {
     writeRun(dir.file("run"));
     Diagnostics diag;
     RunReader run = openRun(dir.file("run"), diag);
-    Hdf5ExportOptions opt;
-    opt.stats = [](const TensorView& t) {
-        RowStats s;
-        s.count = t.size();
-        s.mean = t.valueAsDouble(0); // a marker the test can check per row
-        return s;
-    };
     std::string out = dir.file("out.h5");
-    auto report = exportHdf5(run, out, opt, diag);
+    auto report = exportHdf5(run, out, {}, diag);
     ASSERT_TRUE(report.isOk()) << report.status().toString();
     EXPECT_EQ(report->keys, 12u);
     EXPECT_EQ(report->raggedKeys, 2u);
@@ -156,11 +150,27 @@ TEST(Hdf5Export, LayoutAndValues) {
     };
     hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
     H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "zeros", HOFFSET(Stats, zeros), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
     H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "std", HOFFSET(Stats, std), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "l2", HOFFSET(Stats, l2), H5T_NATIVE_DOUBLE);
     auto stats = readAll<Stats>(f, "/rank1/fc1/weight/stats", st);
-    H5Tclose(st);
+    // Rank 1, step 2: 120, 121, ..., 125.
     EXPECT_EQ(stats[2].count, 6u);
-    EXPECT_EQ(stats[2].mean, 120.0);
+    EXPECT_EQ(stats[2].zeros, 0u);
+    EXPECT_EQ(stats[2].min, 120.0);
+    EXPECT_EQ(stats[2].max, 125.0);
+    EXPECT_NEAR(stats[2].mean, 122.5, 1e-12);
+    EXPECT_NEAR(stats[2].std, std::sqrt(35.0 / 12.0), 1e-12);
+    double sq = 0;
+    for (int i = 120; i <= 125; ++i)
+        sq += double(i) * i;
+    EXPECT_NEAR(stats[2].l2, std::sqrt(sq), 1e-9);
+    auto maskStats = readAll<Stats>(f, "/rank0/mask/stats", st);
+    EXPECT_EQ(maskStats[0].zeros, 2u); // step 0: {0, 1, 0}
+    H5Tclose(st);
 
     EXPECT_EQ(dimsOf(f, "/rank0/meta"), (std::vector<hsize_t>{1}));
     H5Fclose(f);
