@@ -4,12 +4,10 @@
 //   BM_ExportLargeTensors  xtrace's exporter on a run of 1 MiB float32 tensors (~512 MB)
 //   BM_ExportStatsRows     exporter on a run of many tiny tensors: rows per second
 // Files are generated once under $XT_BENCH_DIR (default /tmp); outputs are overwritten.
+#include "bench_data.h"
 #include "core/export/hdf5_exporter.h"
-#include "core/xdl/file_series_writer.h"
 
 #include <benchmark/benchmark.h>
-#include <cstdlib>
-#include <filesystem>
 #include <hdf5.h>
 #include <vector>
 
@@ -17,36 +15,6 @@ using namespace xt;
 using namespace xt::xdl;
 
 namespace {
-
-std::string benchDir() {
-    const char* d = std::getenv("XT_BENCH_DIR");
-    return d ? d : "/tmp";
-}
-
-std::string ensureRun(const std::string& name, int records, std::size_t floats, int keys) {
-    std::string dir = benchDir() + "/xt_bench_" + name;
-    if (std::filesystem::exists(dir + "/train.trace.0.1.meta") &&
-        std::filesystem::file_size(dir + "/train.trace.0.1.meta") > 0)
-        return dir;
-    std::vector<std::string> names;
-    for (int k = 0; k < keys; ++k) names.push_back("layer" + std::to_string(k) + "/weight");
-    auto w = FileSeriesWriter::create({dir, "trace", 1e9, 0, true}, names);
-    if (!w) std::exit(1);
-    std::vector<float> data(floats);
-    for (std::size_t i = 0; i < floats; ++i) data[i] = static_cast<float>(i % 977) * 0.01f;
-    std::vector<std::int64_t> shape = {static_cast<std::int64_t>(floats)};
-    RecordEncoder enc;
-    for (int step = 0; step < records; ++step) {
-        enc.begin(step, step + 1);
-        for (int k = 0; k < keys; ++k)
-            enc.addColumn(Dtype::Float, shape,
-                          Bytes(reinterpret_cast<const std::uint8_t*>(data.data()), floats * 4));
-        (void)enc.finish(1700000000000 + step);
-        if (!(*w)->write(enc.framed(), step, step + 1, 1700000000000 + step)) std::exit(1);
-    }
-    (void)(*w)->close();
-    return dir;
-}
 
 RunReader openRun(const std::string& dir) {
     Diagnostics diag;
@@ -57,7 +25,7 @@ RunReader openRun(const std::string& dir) {
 void BM_Hdf5BulkReference(benchmark::State& state) {
     const std::size_t rows = 512, floats = 262144;
     std::vector<float> data(rows * floats, 1.5f);
-    std::string out = benchDir() + "/xt_bench_ref.h5";
+    std::string out = bench::benchDir() + "/xt_bench_ref.h5";
     for (auto _ : state) {
         hid_t f = H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         hsize_t dims[2] = {rows, floats}, chunk[2] = {1, floats};
@@ -72,27 +40,32 @@ void BM_Hdf5BulkReference(benchmark::State& state) {
 }
 
 void BM_ExportLargeTensors(benchmark::State& state) {
-    RunReader run = openRun(ensureRun("export_large", 512, 262144, 1));
-    std::string out = benchDir() + "/xt_bench_export_large.h5";
+    RunReader run = openRun(bench::ensureFloatRun("export_large", UINT64_MAX, 512, 262144, 1));
+    std::string out = bench::benchDir() + "/xt_bench_export_large.h5";
     std::uint64_t bytes = 0;
     for (auto _ : state) {
         Diagnostics diag;
         auto r = exportHdf5(run, out, {}, diag);
-        if (!r) state.SkipWithError(r.status().toString().c_str());
-        else bytes = r->valueBytes;
+        if (!r)
+            state.SkipWithError(r.status().toString().c_str());
+        else
+            bytes = r->valueBytes;
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
 }
 
 void BM_ExportStatsRows(benchmark::State& state) {
-    RunReader run = openRun(ensureRun("export_rows", 20000, 16, 50)); // 1M rows of 16 floats
-    std::string out = benchDir() + "/xt_bench_export_rows.h5";
+    RunReader run =
+        openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50)); // 1M rows
+    std::string out = bench::benchDir() + "/xt_bench_export_rows.h5";
     std::uint64_t rows = 0;
     for (auto _ : state) {
         Diagnostics diag;
         auto r = exportHdf5(run, out, {}, diag);
-        if (!r) state.SkipWithError(r.status().toString().c_str());
-        else rows = r->rows;
+        if (!r)
+            state.SkipWithError(r.status().toString().c_str());
+        else
+            rows = r->rows;
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
 }
