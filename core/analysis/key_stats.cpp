@@ -1,0 +1,125 @@
+#include "core/analysis/key_stats.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace xt::analysis {
+
+namespace {
+
+constexpr std::size_t kMaxBatchTensors = 1 << 16;
+
+struct Pending {
+    std::size_t series;
+    RecordStats head;
+};
+
+// For each part of a rank, which series each column feeds (-1: key filtered out).
+std::vector<std::vector<int>> columnSeries(const xdl::RankReader& rank,
+                                           const std::unordered_map<std::string, int>& seriesOf) {
+    std::vector<std::vector<int>> out;
+    for (const auto& part : rank.parts()) {
+        std::vector<int> cols;
+        for (const auto& k : part->keys()) {
+            auto it = seriesOf.find(k);
+            cols.push_back(it == seriesOf.end() ? -1 : it->second);
+        }
+        out.push_back(std::move(cols));
+    }
+    return out;
+}
+
+bool wanted(const KeyStatsOptions& o, std::string_view key) {
+    return !o.keyFilter || o.keyFilter(key);
+}
+
+} // namespace
+
+std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
+    std::uint64_t bytes = 0;
+    for (const auto& rank : run.ranks()) {
+        if (options.rank && rank.rank() != *options.rank) continue;
+        for (const auto& part : rank.parts())
+            bytes += part->part().size;
+    }
+    return bytes;
+}
+
+Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
+                                               const KeyStatsOptions& options, Diagnostics& diag,
+                                               const ProgressCallback& progress) {
+    std::vector<KeySeries> all;
+    const std::uint64_t totalBytes = estimateWorkBytes(run, options);
+    std::uint64_t doneBytes = 0;
+    std::vector<xdl::TensorView> batch;
+    std::vector<Pending> pending;
+    std::vector<TensorStats> results;
+    std::uint64_t batchBytes = 0;
+
+    for (const auto& rank : run.ranks()) {
+        if (options.rank && rank.rank() != *options.rank) continue;
+        const std::size_t first = all.size();
+        std::unordered_map<std::string, int> seriesOf;
+        for (const auto& key : rank.keys()) {
+            if (!wanted(options, key)) continue;
+            seriesOf.emplace(key, int(all.size() - first));
+            all.push_back(KeySeries{rank.rank(), key, {}});
+        }
+        if (seriesOf.empty()) continue;
+        const auto colSeries = columnSeries(rank, seriesOf);
+
+        auto flush = [&]() -> Status {
+            if (batch.empty()) return Status::ok();
+            results.resize(batch.size());
+            XT_RETURN_IF_ERROR(backend.computeStats(batch, results));
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                RecordStats r = pending[i].head;
+                r.stats = results[i];
+                all[first + pending[i].series].records.push_back(r);
+            }
+            batch.clear();
+            pending.clear();
+            batchBytes = 0;
+            if (!reportProgress(progress, doneBytes, totalBytes, "statistics"))
+                return Status(ErrorCode::Cancelled, "cancelled");
+            return Status::ok();
+        };
+
+        xdl::RecordView view;
+        for (std::size_t rec = 0; rec < rank.recordCount(); ++rec) {
+            const std::size_t partIdx = rank.partOf(rec);
+            const auto& part = *rank.parts()[partIdx];
+            const xdl::RecordEntry& e = rank.entry(rec);
+            doneBytes += e.length + 4;
+            Status st = rank.decode(rec, view);
+            if (!st) {
+                diag.add(Severity::Warning, "damaged-record", part.part().path, e.offset - 4,
+                         std::int64_t(rec), st.message());
+                continue;
+            }
+            const auto& cols = colSeries[partIdx];
+            for (std::size_t c = 0; c < view.columns.size() && c < cols.size(); ++c) {
+                if (cols[c] < 0) continue;
+                const xdl::ColumnView& col = view.columns[c];
+                const xdl::ColumnProblem problem = col.check();
+                if (problem != xdl::ColumnProblem::None) {
+                    diag.add(Severity::Warning, "damaged-column", part.part().path, e.offset - 4,
+                             std::int64_t(rec),
+                             "key '" + part.keys()[c] + "': " + columnProblemName(problem));
+                    continue;
+                }
+                if (col.isEmpty()) continue;
+                batch.emplace_back(col.dtype(), col.shape, col.data);
+                pending.push_back(
+                    {std::size_t(cols[c]), RecordStats{rec, e.gstep, e.lstep, e.timestamp, {}}});
+                batchBytes += col.data.size();
+                if (batchBytes >= options.batchBytes || batch.size() >= kMaxBatchTensors)
+                    XT_RETURN_IF_ERROR(flush());
+            }
+        }
+        XT_RETURN_IF_ERROR(flush());
+    }
+    return all;
+}
+
+} // namespace xt::analysis

@@ -1,0 +1,44 @@
+#pragma once
+// Per-record statistics of the keys of a run: one series per (rank, key), computed in batches
+// on a Backend straight from the mapped files. Empty columns (trace_once placeholders) are
+// skipped; damaged columns are reported to the Diagnostics and skipped.
+
+#include "core/analysis/backend.h"
+#include "core/base/diagnostics.h"
+#include "core/base/progress.h"
+#include "core/xdl/trace_reader.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xt::analysis {
+
+struct RecordStats {
+    std::size_t record = 0; // record number in the rank
+    std::int64_t gstep = 0, lstep = 0, timestamp = 0;
+    TensorStats stats;
+};
+
+struct KeySeries {
+    int rank = 0;
+    std::string key;
+    std::vector<RecordStats> records; // in record order
+};
+
+struct KeyStatsOptions {
+    std::function<bool(std::string_view)> keyFilter; // unset = every key
+    std::optional<int> rank;                         // unset = every rank
+    std::uint64_t batchBytes = 64ull << 20;          // tensor bytes handed to one backend call
+};
+
+// Series ordered by rank, then by the rank's key order. Cancelled when `progress` says stop.
+Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
+                                               const KeyStatsOptions& options, Diagnostics& diag,
+                                               const ProgressCallback& progress = {});
+
+// Total bytes of tensor data the request would read (for choosing a backend).
+std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options);
+
+} // namespace xt::analysis

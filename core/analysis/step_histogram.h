@@ -1,0 +1,40 @@
+#pragma once
+// Histograms of one key of one rank: per record, and a steps x bins matrix over a gstep range
+// (the data of a heatmap). Records sharing a gstep are added into one row.
+
+#include "core/analysis/backend.h"
+#include "core/base/diagnostics.h"
+#include "core/base/progress.h"
+#include "core/xdl/trace_reader.h"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace xt::analysis {
+
+struct StepRange {
+    std::optional<std::int64_t> first, last; // inclusive gsteps; unset = open
+    bool contains(std::int64_t g) const { return (!first || g >= *first) && (!last || g <= *last); }
+};
+// "A:B", "A:" or ":B" -> StepRange; InvalidArgument otherwise.
+Status parseStepRange(std::string_view text, StepRange& out);
+
+struct HistogramMatrix {
+    BinLayout layout;
+    std::vector<std::int64_t> steps; // ascending gsteps, one per row
+    std::vector<Histogram> rows;     // rows[i] holds every record of steps[i]
+    Histogram total;                 // sum of the rows
+
+    // rows x bins counts, row-major.
+    std::vector<std::uint64_t> dense() const;
+};
+
+// An automatic range (options without lo/hi) is taken over every record in `steps`, so all rows
+// share one layout. NotFound when no record of the range holds the key.
+Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
+                                       Backend& backend, const HistogramOptions& options,
+                                       const StepRange& steps, Diagnostics& diag,
+                                       const ProgressCallback& progress = {});
+
+} // namespace xt::analysis

@@ -1,0 +1,233 @@
+// The engine over real trace files written with FileSeriesWriter: per-record series, step
+// histograms, aggregates across ranks (missing ranks reported), NaN/Inf first occurrence and
+// run comparison.
+#include "core/analysis/cpu_backend.h"
+#include "core/analysis/key_stats.h"
+#include "core/analysis/non_finite.h"
+#include "core/analysis/run_compare.h"
+#include "core/analysis/step_aggregate.h"
+#include "core/analysis/step_histogram.h"
+#include "core/xdl/file_series_writer.h"
+
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <limits>
+#include <unistd.h>
+
+namespace xt::analysis {
+namespace {
+
+using xdl::Dtype;
+
+class TempDir {
+public:
+    TempDir() {
+        static int counter = 0;
+        m_path = std::filesystem::temp_directory_path() /
+                 ("xt_analysis_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::remove_all(m_path);
+        std::filesystem::create_directories(m_path);
+    }
+    ~TempDir() { std::filesystem::remove_all(m_path); }
+    std::string str() const { return m_path.string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// value(rank, gstep, i) of key "w"; key "n" is an int32 column.
+using ValueFn = std::function<float(int, std::int64_t, int)>;
+
+float baseValue(int rank, std::int64_t g, int i) {
+    return float(rank) + float(g) * 0.5f + float(i) * 0.25f;
+}
+
+// Ranks 0 and 1, gsteps 0..4 (rank 1 skips gstep 2), keys {w: float32 [2,4], n: int32 [3]}.
+void writeRun(const std::string& dir, const ValueFn& value,
+              std::vector<std::string> keys = {"w", "n"}) {
+    for (int rank = 0; rank < 2; ++rank) {
+        xdl::WriterOptions o;
+        o.outputDir = dir;
+        o.rank = rank;
+        auto w = xdl::FileSeriesWriter::create(o, keys);
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g = 0; g < 5; ++g) {
+            if (rank == 1 && g == 2) continue;
+            enc.begin(g, g + 10);
+            std::vector<float> wv(8);
+            for (int i = 0; i < 8; ++i)
+                wv[std::size_t(i)] = value(rank, g, i);
+            const std::int64_t wShape[] = {2, 4};
+            enc.addColumn(Dtype::Float, wShape,
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(wv.data()), 32));
+            if (keys.size() > 1) {
+                std::int32_t nv[3] = {int(g), 0, -int(g)};
+                const std::int64_t nShape[] = {3};
+                enc.addColumn(Dtype::Int32, nShape,
+                              xdl::Bytes(reinterpret_cast<const std::uint8_t*>(nv), 12));
+            }
+            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g + 10, 1700000000000 + g).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+}
+
+xdl::RunReader openRun(const std::string& dir, Diagnostics& diag) {
+    auto runs = xdl::discoverRuns({dir}, diag);
+    EXPECT_TRUE(runs.isOk() && runs->size() == 1);
+    auto run = xdl::RunReader::open(runs->at(0), diag);
+    EXPECT_TRUE(run.isOk()) << run.status().toString();
+    return std::move(run.value());
+}
+
+TEST(Engine, KeySeriesAggregatesAndNonFinite) {
+    TempDir dir;
+    writeRun(dir.str(), [](int rank, std::int64_t g, int i) {
+        if (rank == 0 && g == 3 && i == 1) return std::numeric_limits<float>::quiet_NaN();
+        if (rank == 1 && g == 4 && i == 0) return std::numeric_limits<float>::infinity();
+        return baseValue(rank, g, i);
+    });
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    KeyStatsOptions opts;
+    opts.batchBytes = 40; // several backend calls
+    auto series = computeKeyStats(run, backend, opts, diag);
+    ASSERT_TRUE(series.isOk()) << series.status().toString();
+    ASSERT_EQ(series->size(), 4u); // (rank 0: w, n), (rank 1: w, n)
+    const KeySeries& w0 = (*series)[0];
+    EXPECT_EQ(w0.rank, 0);
+    EXPECT_EQ(w0.key, "w");
+    ASSERT_EQ(w0.records.size(), 5u);
+    EXPECT_EQ(w0.records[2].gstep, 2);
+    EXPECT_EQ(w0.records[2].lstep, 12);
+    EXPECT_EQ(w0.records[2].stats.count, 8u);
+    EXPECT_DOUBLE_EQ(w0.records[2].stats.min, 1.0);
+    EXPECT_DOUBLE_EQ(w0.records[2].stats.max, 2.75);
+    EXPECT_DOUBLE_EQ(w0.records[2].stats.mean, 1.875);
+    EXPECT_EQ(w0.records[3].stats.nan, 1u);
+    EXPECT_EQ((*series)[1].key, "n");
+    EXPECT_EQ((*series)[1].records[0].stats.zeros, 3u);
+    EXPECT_EQ((*series)[2].records.size(), 4u);
+
+    // Filter and rank selection.
+    opts.keyFilter = [](std::string_view k) { return k == "n"; };
+    opts.rank = 1;
+    auto only = computeKeyStats(run, backend, opts, diag);
+    ASSERT_TRUE(only.isOk());
+    ASSERT_EQ(only->size(), 1u);
+    EXPECT_EQ((*only)[0].rank, 1);
+
+    // Aggregates: rank 1 is missing at gstep 2; at gstep 3 rank 0's max is still finite.
+    auto agg = aggregateSteps(*series, "w", StatField::Mean);
+    ASSERT_EQ(agg.size(), 5u);
+    EXPECT_EQ(agg[2].gstep, 2);
+    EXPECT_EQ(agg[2].ranks, 1);
+    EXPECT_EQ(agg[2].missingRanks, std::vector<int>{1});
+    EXPECT_EQ(agg[0].ranks, 2);
+    EXPECT_DOUBLE_EQ(agg[0].min, 0.875);
+    EXPECT_DOUBLE_EQ(agg[0].max, 1.875);
+    EXPECT_DOUBLE_EQ(agg[0].spread, 1.0);
+    EXPECT_DOUBLE_EQ(agg[0].mean, 1.375);
+    EXPECT_EQ(agg[0].minRank, 0);
+    EXPECT_EQ(agg[0].maxRank, 1);
+    auto withExtra = aggregateSteps(*series, "w", StatField::Max, {0, 1, 2});
+    EXPECT_EQ(withExtra[0].missingRanks, std::vector<int>{2});
+
+    // NaN / Inf first occurrence.
+    auto firsts = findFirstNonFinite(*series);
+    ASSERT_EQ(firsts.size(), 2u);
+    EXPECT_EQ(firsts[0].rank, 0);
+    ASSERT_TRUE(firsts[0].nan.has_value());
+    EXPECT_EQ(firsts[0].nan->gstep, 3);
+    EXPECT_FALSE(firsts[0].inf.has_value());
+    ASSERT_TRUE(firsts[1].inf.has_value());
+    EXPECT_EQ(firsts[1].inf->gstep, 4);
+    auto byKey = firstNonFiniteByKey(firsts);
+    ASSERT_EQ(byKey.size(), 1u);
+    EXPECT_EQ(byKey[0].nanRank, 0);
+    EXPECT_EQ(byKey[0].infRank, 1);
+}
+
+TEST(Engine, StepHistogramMatrix) {
+    TempDir dir;
+    writeRun(dir.str(), baseValue);
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    HistogramOptions o;
+    o.bins = 4;
+    StepRange range;
+    ASSERT_TRUE(parseStepRange("1:3", range).isOk());
+    auto m = stepHistograms(run.ranks()[0], "w", backend, o, range, diag);
+    ASSERT_TRUE(m.isOk()) << m.status().toString();
+    EXPECT_EQ(m->steps, (std::vector<std::int64_t>{1, 2, 3}));
+    // Automatic range over gsteps 1..3 of rank 0: [0.5, 3.25].
+    EXPECT_DOUBLE_EQ(m->layout.lo, 0.5);
+    EXPECT_DOUBLE_EQ(m->layout.hi, 3.25);
+    EXPECT_EQ(m->total.binned(), 24u);
+    EXPECT_EQ(m->dense().size(), 12u);
+    for (const auto& row : m->rows)
+        EXPECT_EQ(row.total(), 8u);
+
+    o.lo = 0.0;
+    o.hi = 1.0;
+    auto fixed = stepHistograms(run.ranks()[0], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(fixed.isOk());
+    EXPECT_EQ(fixed->rows.size(), 5u);
+    EXPECT_EQ(fixed->total.binned() + fixed->total.above, 40u);
+
+    EXPECT_FALSE(stepHistograms(run.ranks()[0], "nope", backend, o, StepRange{}, diag).isOk());
+    EXPECT_FALSE(parseStepRange("5:1", range).isOk());
+    EXPECT_TRUE(parseStepRange(":7", range).isOk());
+    EXPECT_FALSE(range.first.has_value());
+    EXPECT_EQ(range.last, 7);
+}
+
+TEST(Engine, CompareRuns) {
+    TempDir a, b;
+    writeRun(a.str(), baseValue);
+    writeRun(b.str(),
+             [](int rank, std::int64_t g, int i) {
+                 const float v = baseValue(rank, g, i);
+                 if (g == 1 && i == 2) return std::nextafter(v, 100.0f); // within tolerance
+                 if (g == 3 && i == 0) return v + 1.0f;                  // beyond
+                 if (g == 4 && i == 5) return std::numeric_limits<float>::quiet_NaN();
+                 return v;
+             },
+             {"w"});
+    Diagnostics diag;
+    auto ra = openRun(a.str(), diag);
+    auto rb = openRun(b.str(), diag);
+    auto d = compareRanks(ra.ranks()[0], rb.ranks()[0], CompareOptions{}, diag);
+    ASSERT_TRUE(d.isOk()) << d.status().toString();
+    EXPECT_EQ(d->keysOnlyA, std::vector<std::string>{"n"});
+    EXPECT_TRUE(d->keysOnlyB.empty());
+    ASSERT_EQ(d->keys.size(), 1u);
+    const KeyDiff& k = d->keys[0];
+    ASSERT_EQ(k.steps.size(), 5u);
+    EXPECT_EQ(k.firstDiffExact, 1);
+    EXPECT_EQ(k.firstDiffTolerance, 3);
+    EXPECT_TRUE(k.steps[0].bitExact);
+    EXPECT_FALSE(k.steps[1].bitExact);
+    EXPECT_TRUE(k.steps[1].withinTolerance);
+    EXPECT_DOUBLE_EQ(k.steps[3].maxAbs, 1.0);
+    EXPECT_DOUBLE_EQ(k.steps[3].maxRel, 1.0 / 2.5);
+    EXPECT_EQ(k.firstNanOnlyB, 4);
+    EXPECT_FALSE(k.firstNanOnlyA.has_value());
+    EXPECT_EQ(k.steps[4].nanOnlyB, 1u);
+
+    // Rank 0 against rank 1 aligned by lstep: rank 1 has no lstep 12.
+    CompareOptions lo;
+    lo.align = StepAlign::Lstep;
+    auto r01 = compareRanks(ra.ranks()[0], ra.ranks()[1], lo, diag);
+    ASSERT_TRUE(r01.isOk());
+    EXPECT_EQ(r01->keys[0].stepsOnlyA, std::vector<std::int64_t>{12});
+    EXPECT_EQ(r01->keys[0].firstDiffExact, 10);
+}
+
+} // namespace
+} // namespace xt::analysis
