@@ -10,5 +10,6 @@ namespace xt::cli {
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
+void addRecordDemoCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

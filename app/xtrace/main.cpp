@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     xt::cli::addInfoCommand(app, exitCode);
     xt::cli::addDumpCommand(app, exitCode);
     xt::cli::addConvertCommand(app, exitCode);
+    xt::cli::addRecordDemoCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,0 +1,66 @@
+#pragma once
+// Follows a live XDL run: a watcher thread notices appended bytes, new part files (also of new
+// ranks) and metas being finalised, extends the RunReader's indexes and reports what changed
+// through a coalesced callback (at most one call per minInterval, 25 Hz by default). inotify is
+// used where available, with a periodic rescan as a safety net; otherwise the directory is
+// polled. A trailing partial record is ignored until it completes.
+//
+// Thread-safety: the follower owns the RunReader. Read it only inside withReader(), which holds
+// the follower's lock (the watcher remaps files while refreshing, so views into the reader must
+// not be kept after withReader returns). The callback runs on the watcher thread without the
+// lock held, so it may call withReader; it must not call stop().
+
+#include "core/base/diagnostics.h"
+#include "core/xdl/trace_reader.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace xt::xdl {
+
+struct FollowUpdate {
+    std::uint64_t generation = 0;   // increases by one per update
+    std::size_t newRecords = 0;     // complete records indexed since the previous update
+    std::size_t totalRecords = 0;   // over all ranks
+    std::size_t newParts = 0;       // part files picked up since the previous update
+    std::size_t finalisedParts = 0; // parts whose meta was filled since the previous update
+    std::size_t rankCount = 0;
+};
+
+struct FollowOptions {
+    std::chrono::milliseconds minInterval{40};      // coalescing: at most 25 updates per second
+    std::chrono::milliseconds pollInterval{100};    // without inotify
+    std::chrono::milliseconds rescanInterval{1000}; // with inotify, a rescan in case of misses
+    bool useInotify = true;
+    ReaderOptions reader; // `live` is forced on
+};
+
+class RunFollower {
+public:
+    using Callback = std::function<void(const FollowUpdate&)>;
+
+    // Follows the run {prefix}.{name}.* in `directory` (which may not hold any file yet). Reads
+    // what is there before returning, then starts the watcher thread.
+    static Result<std::unique_ptr<RunFollower>> start(std::string directory, std::string prefix,
+                                                      std::string name, Callback callback,
+                                                      FollowOptions options = {});
+    ~RunFollower(); // stop()
+    RunFollower(const RunFollower&) = delete;
+    RunFollower& operator=(const RunFollower&) = delete;
+
+    // Stops and joins the watcher; safe to call more than once.
+    void stop();
+    // Runs fn with the reader and the diagnostics gathered so far, under the follower's lock.
+    void withReader(const std::function<void(const RunReader&, const Diagnostics&)>& fn) const;
+    bool usesInotify() const;
+
+private:
+    struct Impl;
+    explicit RunFollower(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace xt::xdl

@@ -1,0 +1,238 @@
+// RunFollower against files that grow while it watches: appended records, new parts, new ranks,
+// metas being finalised and a partial record completing later. Waits are bounded (2 s), never
+// asserted as timings.
+#include "core/recorder/recorder.h"
+#include "core/xdl/run_follower.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace xt::xdl {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "xt_follower_test_XXXXXX").string();
+        m_path = ::mkdtemp(tmpl.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
+// Collects updates; waitFor() blocks until a predicate on the latest update holds (or 2 s).
+class Updates {
+public:
+    RunFollower::Callback callback() {
+        return [this](const FollowUpdate& u) {
+            std::lock_guard lock(m_mutex);
+            m_last = u;
+            m_count++;
+            m_newParts += u.newParts;
+            m_finalised += u.finalisedParts;
+            m_cv.notify_all();
+        };
+    }
+    bool waitFor(const std::function<bool(const FollowUpdate&)>& pred) {
+        std::unique_lock lock(m_mutex);
+        return m_cv.wait_for(lock, std::chrono::seconds(2), [&] { return pred(m_last); });
+    }
+    std::size_t count() {
+        std::lock_guard lock(m_mutex);
+        return m_count;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    FollowUpdate m_last;
+    std::size_t m_count = 0, m_newParts = 0, m_finalised = 0;
+};
+
+std::unique_ptr<recorder::Recorder> makeRecorder(const std::string& dir, int rank,
+                                                 double maxMB = 300) {
+    recorder::RecorderConfig c;
+    c.outputDir = dir;
+    c.rank = rank;
+    c.maxFileMB = maxMB;
+    auto r = recorder::Recorder::create(c);
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    return std::move(*r);
+}
+
+void recordSteps(recorder::Recorder& rec, int from, int to) {
+    std::vector<float> v(500);
+    const std::int64_t shape[] = {500};
+    for (int s = from; s < to; ++s) {
+        std::fill(v.begin(), v.end(), float(s));
+        ASSERT_TRUE(rec.trace("v", v.data(), shape).isOk());
+        ASSERT_TRUE(rec.commitStep(s).isOk());
+    }
+    ASSERT_TRUE(rec.flush().isOk());
+}
+
+void followsRecorder(bool inotify) {
+    TempDir dir;
+    Updates updates;
+    FollowOptions options;
+    options.useInotify = inotify;
+    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback(), options);
+    ASSERT_TRUE(follower.isOk()) << follower.status().toString();
+    EXPECT_EQ((*follower)->usesInotify(), inotify);
+
+    auto rec = makeRecorder(dir.path(), 0, 0.006); // ~3 records of 2 kB per part
+    recordSteps(*rec, 0, 2);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 2; }));
+    recordSteps(*rec, 2, 10);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 10; }));
+    ASSERT_TRUE(rec->close().isOk());
+    std::size_t parts = 0;
+    auto allFinalised = [&] {
+        bool done = false;
+        (*follower)->withReader([&](const RunReader& r, const Diagnostics&) {
+            parts = r.ranks().at(0).parts().size();
+            done = true;
+            for (const auto& p : r.ranks().at(0).parts())
+                done = done && p->part().metaState == MetaState::Finalised;
+        });
+        return done;
+    };
+    ASSERT_TRUE(updates.waitFor([&](const FollowUpdate&) { return allFinalised(); }));
+    EXPECT_GE(parts, 3u);
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        const RankReader& rank = r.ranks()[0];
+        ASSERT_EQ(rank.recordCount(), 10u);
+        for (std::size_t i = 0; i < 10; ++i) {
+            auto t = rank.tensor(i, "v");
+            ASSERT_TRUE(t.isOk()) << t.status().toString();
+            EXPECT_EQ(t->at<float>(499), float(i));
+        }
+        EXPECT_EQ(diag.errorCount(), 0u);
+    });
+    (*follower)->stop();
+    (*follower)->stop(); // twice is fine
+}
+
+TEST(RunFollower, FollowsAppendsPartsAndMetasWithInotify) {
+    followsRecorder(true);
+}
+
+TEST(RunFollower, FollowsAppendsPartsAndMetasByPolling) {
+    followsRecorder(false);
+}
+
+TEST(RunFollower, PicksUpNewRanksAndExistingData) {
+    TempDir dir;
+    auto rank0 = makeRecorder(dir.path(), 0);
+    recordSteps(*rank0, 0, 3);
+    Updates updates;
+    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    ASSERT_TRUE(follower.isOk());
+    (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        EXPECT_EQ(r.ranks()[0].recordCount(), 3u);
+    });
+    auto rank2 = makeRecorder(dir.path(), 2);
+    recordSteps(*rank2, 0, 4);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.rankCount == 2; }));
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 7; }));
+    (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
+        EXPECT_EQ(r.ranks()[0].rank(), 0);
+        EXPECT_EQ(r.ranks()[1].rank(), 2);
+        EXPECT_EQ(r.ranks()[1].recordCount(), 4u);
+    });
+}
+
+TEST(RunFollower, WaitsForDirectoryToAppear) {
+    TempDir dir;
+    std::string sub = dir.path() + "/later";
+    Updates updates;
+    FollowOptions options;
+    options.pollInterval = std::chrono::milliseconds(20);
+    auto follower = RunFollower::start(sub, "train", "trace", updates.callback(), options);
+    ASSERT_TRUE(follower.isOk()) << follower.status().toString();
+    EXPECT_FALSE((*follower)->usesInotify());
+    auto rec = makeRecorder(sub, 0);
+    recordSteps(*rec, 0, 5);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 5; }));
+}
+
+TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
+    TempDir dir;
+    const std::string path = dir.path() + "/train.trace.0.1";
+    std::string header;
+    std::string body = encodeHeader({"x"});
+    appendLength(header, static_cast<std::uint32_t>(body.size()));
+    header += body;
+    auto record = [](std::int64_t step) {
+        RecordEncoder enc;
+        enc.begin(step, step + 1);
+        double v = double(step) * 1.5;
+        const std::int64_t shape[] = {1};
+        enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
+        EXPECT_TRUE(enc.finish(1700000000000 + step).isOk());
+        return enc.buffer();
+    };
+    std::string r0 = record(0), r1 = record(1);
+    {
+        std::ofstream(path + ".meta", std::ios::binary);
+        std::ofstream out(path, std::ios::binary);
+        out << header << r0 << r1.substr(0, 7);
+    }
+    Updates updates;
+    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    ASSERT_TRUE(follower.isOk());
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        EXPECT_EQ(r.ranks()[0].recordCount(), 1u);
+        EXPECT_EQ(diag.countsByCode().count("truncated-record"), 0u);
+    });
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::app);
+        out << r1.substr(7);
+    }
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 2; }));
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        auto t = r.ranks()[0].tensor(1, "x");
+        ASSERT_TRUE(t.isOk());
+        EXPECT_EQ(t->at<double>(0), 1.5);
+        EXPECT_EQ(diag.errorCount(), 0u);
+    });
+}
+
+TEST(RunFollower, IgnoresOtherRunsInTheDirectory) {
+    TempDir dir;
+    Updates updates;
+    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    ASSERT_TRUE(follower.isOk());
+    recorder::RecorderConfig c;
+    c.outputDir = dir.path();
+    c.training = false; // test.trace.*: another run
+    auto other = recorder::Recorder::create(c);
+    ASSERT_TRUE(other.isOk());
+    recordSteps(**other, 0, 3);
+    ASSERT_TRUE((*other)->close().isOk());
+    auto rec = makeRecorder(dir.path(), 0);
+    recordSteps(*rec, 0, 1);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 1; }));
+    (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        EXPECT_EQ(r.ranks()[0].recordCount(), 1u);
+    });
+}
+
+} // namespace
+} // namespace xt::xdl
