@@ -77,6 +77,7 @@ struct Recorder::Impl {
     // Step thread state.
     std::vector<std::string> tensorKeys; // column order of tensor keys
     std::vector<TensorRef> tensorValues; // this step's values, parallel to tensorKeys
+    std::vector<std::vector<std::int64_t>> tensorShapes; // copies: only the data is borrowed
     std::vector<bool> tensorSet;
     std::vector<std::string> callbackKeys;
     std::vector<TensorCallback> callbacks;

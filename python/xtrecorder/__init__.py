@@ -134,7 +134,8 @@ def _as_array(value, key):
     if a.dtype not in _DTYPES:
         raise TypeError("key %r: dtype %s cannot be recorded (XDL holds int8/16/32/64, "
                         "float32/64, bool and uint8; convert it first)" % (key, a.dtype))
-    return np.ascontiguousarray(a)
+    # (np.ascontiguousarray would turn a 0-d scalar into shape [1].)
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(a.shape)
 
 
 def _tensor_of(a):

@@ -28,7 +28,7 @@ def clock():
 dtypes = [np.int8, np.int16, np.int32, np.int64, np.float32, np.float64, np.bool_, np.uint8]
 steps = 6
 calls = []
-with xtrecorder.Recorder(out, rank=1, clock=clock, max_file_mb=0.002) as rec:
+with xtrecorder.Recorder(out, rank=1, clock=clock, max_file_mb=0.001) as rec:
     rec.trace_once_text("config", "batch=32")
     rec.trace_callback("callback/step", lambda: np.array([len(calls)], np.int64))
     rec.set_summary("act", lambda a: a.mean(axis=0))
