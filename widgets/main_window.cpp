@@ -266,8 +266,11 @@ void MainWindow::createDocks() {
 
     // Value inspector.
     m_inspector = new ValueInspector(this);
-    makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
-             Qt::RightDockWidgetArea);
+    QDockWidget* inspectorDock =
+        makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
+                 Qt::RightDockWidgetArea);
+    resizeDocks({runDock, inspectorDock}, {330, 360}, Qt::Horizontal);
+    resizeDocks({metaDock}, {190}, Qt::Vertical);
     resizeDocks({runDock, keyDock}, {220, 480}, Qt::Vertical);
 }
 

@@ -31,7 +31,7 @@ ValueInspector::ValueInspector(QWidget* parent)
     m_info->setWordWrap(true);
     m_table->setModel(m_model);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    m_table->horizontalHeader()->setDefaultSectionSize(90);
+    m_table->horizontalHeader()->setDefaultSectionSize(110);
     m_tabs->addTab(m_table, tr("Table"));
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->setDocumentMode(true);

@@ -11,5 +11,6 @@ void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
+void addPlotCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     xt::cli::addDumpCommand(app, exitCode);
     xt::cli::addConvertCommand(app, exitCode);
     xt::cli::addRecordDemoCommand(app, exitCode);
+    xt::cli::addPlotCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
