@@ -269,7 +269,7 @@ void MainWindow::createDocks() {
     QDockWidget* inspectorDock =
         makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
                  Qt::RightDockWidgetArea);
-    resizeDocks({runDock, inspectorDock}, {330, 360}, Qt::Horizontal);
+    resizeDocks({runDock, inspectorDock}, {400, 380}, Qt::Horizontal);
     resizeDocks({metaDock}, {190}, Qt::Vertical);
     resizeDocks({runDock, keyDock}, {220, 480}, Qt::Vertical);
 }
@@ -503,6 +503,9 @@ void MainWindow::showKey(const QString& key, bool newTab) {
     view->setData(m_currentRun, key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);
     m_tabs->setCurrentIndex(i);
+    const QModelIndex src = m_keyModel->indexOfKey(key);
+    if (src.isValid() && m_keyProxy->mapFromSource(src) != m_keyTree->currentIndex())
+        m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
     m_inspector->setContext(m_currentRun, key, m_cursorStep);
     m_exportPlotAction->setEnabled(true);
     m_exportHeatmapAction->setEnabled(true);
