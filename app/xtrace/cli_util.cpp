@@ -1,5 +1,7 @@
 #include "app/xtrace/cli_util.h"
 
+#include "core/storage/hdfs_mirror.h"
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -40,7 +42,25 @@ void ProgressBar::finish() {
 
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs) {
-    auto found = xdl::discoverRuns(paths, diag);
+    // hdfs:// URLs are read through the local mirror (only what changed is fetched).
+    std::vector<storage::MirrorStatus> mirrored;
+    std::vector<std::string> local;
+    {
+        ProgressBar bar;
+        auto m = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(),
+                                      bar.callback(), &mirrored);
+        if (!m) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", m.status().message().c_str());
+            return kExitUnreadable;
+        }
+        local = std::move(*m);
+    }
+    for (const auto& st : mirrored)
+        if (st.offline)
+            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    auto found = xdl::discoverRuns(local, diag);
     if (!found) {
         std::fprintf(stderr, "xtrace: %s\n", found.status().message().c_str());
         return kExitUnreadable;

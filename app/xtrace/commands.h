@@ -9,8 +9,13 @@ namespace xt::cli {
 
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addDumpCommand(CLI::App& app, int& exitCode);
+void addStatsCommand(CLI::App& app, int& exitCode);
+void addHistCommand(CLI::App& app, int& exitCode);
+void addDiffCommand(CLI::App& app, int& exitCode);
 void addConvertCommand(CLI::App& app, int& exitCode);
+void addExportCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
+void addTimelineCommand(CLI::App& app, int& exitCode);
 void addPlotCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

@@ -10,8 +10,13 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     xt::cli::addInfoCommand(app, exitCode);
     xt::cli::addDumpCommand(app, exitCode);
+    xt::cli::addStatsCommand(app, exitCode);
+    xt::cli::addHistCommand(app, exitCode);
+    xt::cli::addDiffCommand(app, exitCode);
     xt::cli::addConvertCommand(app, exitCode);
+    xt::cli::addExportCommand(app, exitCode);
     xt::cli::addRecordDemoCommand(app, exitCode);
+    xt::cli::addTimelineCommand(app, exitCode);
     xt::cli::addPlotCommand(app, exitCode);
     try {
         app.parse(argc, argv);

@@ -21,7 +21,7 @@ namespace {
 // Tensors longer than this are split into chunks worked on in parallel.
 constexpr std::size_t kChunk = std::size_t(1) << 20;
 
-void addSlots(Histogram& h, const std::uint64_t* counts) {
+void addSlots(Histogram& h, const std::uint32_t* counts) {
     const int bins = h.layout.bins;
     for (int i = 0; i < bins; ++i)
         h.counts[std::size_t(i)] += counts[i];
@@ -55,10 +55,15 @@ StatsAccumulator tensorStatsSerial(const xdl::TensorView& t) {
 }
 
 void histogramSerial(const xdl::TensorView& t, Histogram& h) {
-    std::vector<std::uint64_t> counts(std::size_t(h.layout.bins) + kExtraSlots, 0);
-    kernels::bestKernels().histogram(t.dtype(), t.bytes().data(), t.size(),
-                                     BinParams::from(h.layout), counts.data());
-    addSlots(h, counts.data());
+    std::vector<std::uint32_t> counts(std::size_t(h.layout.bins) + kExtraSlots);
+    const BinParams bp = BinParams::from(h.layout);
+    const std::size_t es = xdl::elementSize(t.dtype());
+    for (std::size_t b = 0; b < t.size(); b += kChunk) { // uint32 counts per chunk
+        std::fill(counts.begin(), counts.end(), 0);
+        kernels::bestKernels().histogram(t.dtype(), t.bytes().data() + b * es,
+                                         std::min(kChunk, t.size() - b), bp, counts.data());
+        addSlots(h, counts.data());
+    }
 }
 
 struct CpuBackend::Impl {
@@ -117,8 +122,8 @@ Status CpuBackend::histogram(std::span<const xdl::TensorView> batch, const BinLa
             h = Histogram(layout);
         const std::vector<WorkItem> items = splitWork(batch);
         std::vector<std::mutex> locks(batch.size());
-        tbb::enumerable_thread_specific<std::vector<std::uint64_t>> scratch(
-            [&] { return std::vector<std::uint64_t>(slots, 0); });
+        tbb::enumerable_thread_specific<std::vector<std::uint32_t>> scratch(
+            [&] { return std::vector<std::uint32_t>(slots, 0); });
         m_impl->arena.execute([&] {
             tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t i) {
                 const WorkItem& w = items[i];

@@ -16,9 +16,9 @@ struct KernelTable {
     const char* name;
     // Statistics of n elements of `dtype` at p (any alignment).
     StatsAccumulator (*stats)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n);
-    // Adds the slot counts (bins + kExtraSlots entries) of n elements at p into counts.
+    // Adds the slot counts (bins + kExtraSlots entries) of n < 2^32 elements at p into counts.
     void (*histogram)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, const BinParams& bp,
-                      std::uint64_t* counts);
+                      std::uint32_t* counts);
 };
 
 const KernelTable& baselineKernels();

@@ -13,6 +13,10 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
+#if defined(XT_KERNEL_AVX2)
+#include <immintrin.h>
+#endif
 
 // Only the functions below get the extra target features: inline functions of the headers above
 // stay baseline code, so the linker can never pick an AVX2 copy of them for baseline callers.
@@ -36,29 +40,21 @@ template <class T> inline T load(const std::uint8_t* p, std::size_t i) {
     return v;
 }
 
-// Four elements as doubles, with masks (all ones / zero per lane) of finite and NaN elements.
-template <class T> inline void load4(const std::uint8_t* p, V& d, M& fin, M& nan) {
+// Four elements as doubles.
+template <class T> inline V load4(const std::uint8_t* p) {
     typename Vec4Of<T>::type raw;
     std::memcpy(&raw, p, sizeof raw);
-    d = __builtin_convertvector(raw, V);
-    if constexpr (std::is_same_v<T, float>) {
-        using U = std::uint32_t __attribute__((vector_size(16)));
-        using I = std::int32_t __attribute__((vector_size(16)));
-        U bits;
-        std::memcpy(&bits, p, sizeof bits);
-        const U a = bits & 0x7fffffffu;
-        fin = __builtin_convertvector((I)(a < 0x7f800000u), M);
-        nan = __builtin_convertvector((I)(a > 0x7f800000u), M);
-    } else if constexpr (std::is_same_v<T, double>) {
-        using U = std::uint64_t __attribute__((vector_size(32)));
-        U bits;
-        std::memcpy(&bits, p, sizeof bits);
-        const U a = bits & 0x7fffffffffffffffull;
-        fin = (M)(a < 0x7ff0000000000000ull);
-        nan = (M)(a > 0x7ff0000000000000ull);
+    return __builtin_convertvector(raw, V);
+}
+
+// Lane masks (all ones / zero) of finite elements: |d| < inf, false for NaN.
+template <class T> inline M finiteMask(V d) {
+    if constexpr (std::is_floating_point_v<T>) {
+        const V absd = (V)((M)d & 0x7fffffffffffffffll);
+        return (M)(absd < kInf);
     } else {
-        fin = M{} - 1;
-        nan = M{};
+        (void)d;
+        return M{} - 1;
     }
 }
 
@@ -70,39 +66,39 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     constexpr bool kFloat = std::is_floating_point_v<T>;
     const V vInf = {kInf, kInf, kInf, kInf};
     V sum0 = {}, sum1 = {}, sq0 = {}, sq1 = {};
-    V mn0 = vInf, mn1 = vInf, mx0 = -vInf, mx1 = -vInf;
-    M nf = {}, nn = {}, nz = {};
+    V mn = vInf, mx = -vInf;
+    M nf = {}, nz = {};
     const std::size_t nv = n - n % 8;
     for (std::size_t i = 0; i < nv; i += 8) {
-        V d0, d1;
-        M f0, f1, a0, a1;
-        load4<T>(p + i * sizeof(T), d0, f0, a0);
-        load4<T>(p + (i + 4) * sizeof(T), d1, f1, a1);
+        const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
+        const M f0 = finiteMask<T>(d0), f1 = finiteMask<T>(d1);
         nf -= f0 + f1;
-        nn -= a0 + a1;
         nz -= (M)(d0 == 0.0) + (M)(d1 == 0.0);
-        const V z0 = f0 ? d0 : V{}, z1 = f1 ? d1 : V{};
+        const V z0 = (V)((M)d0 & f0), z1 = (V)((M)d1 & f1); // 0.0 where not finite
         sum0 += z0;
         sum1 += z1;
         sq0 += z0 * z0;
         sq1 += z1 * z1;
         const V l0 = f0 ? d0 : vInf, l1 = f1 ? d1 : vInf;
         const V h0 = f0 ? d0 : -vInf, h1 = f1 ? d1 : -vInf;
-        mn0 = l0 < mn0 ? l0 : mn0;
-        mn1 = l1 < mn1 ? l1 : mn1;
-        mx0 = h0 > mx0 ? h0 : mx0;
-        mx1 = h1 > mx1 ? h1 : mx1;
+        const V l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
+        mn = l < mn ? l : mn;
+        mx = h > mx ? h : mx;
     }
     StatsAccumulator a;
     a.count = n;
     a.finite = std::uint64_t(nf[0] + nf[1] + nf[2] + nf[3]);
-    a.nan = std::uint64_t(nn[0] + nn[1] + nn[2] + nn[3]);
+    if (kFloat && a.finite != nv) // NaNs are counted only in blocks that have non-finite values
+        for (std::size_t i = 0; i < nv; ++i) {
+            const T v = load<T>(p, i);
+            a.nan += v != v;
+        }
     a.zeros = std::uint64_t(nz[0] + nz[1] + nz[2] + nz[3]);
     double s = hsum(sum0) + hsum(sum1);
     a.sumSq = hsum(sq0) + hsum(sq1);
     for (int j = 0; j < 4; ++j) {
-        a.min = std::min({a.min, mn0[j], mn1[j]});
-        a.max = std::max({a.max, mx0[j], mx1[j]});
+        a.min = std::min(a.min, mn[j]);
+        a.max = std::max(a.max, mx[j]);
     }
     for (std::size_t i = nv; i < n; ++i) {
         const double d = double(load<T>(p, i));
@@ -123,11 +119,9 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     const V vm = {m, m, m, m};
     V c0 = {}, c1 = {}, q0 = {}, q1 = {};
     for (std::size_t i = 0; i < nv; i += 8) {
-        V d0, d1;
-        M f0, f1, a0, a1;
-        load4<T>(p + i * sizeof(T), d0, f0, a0);
-        load4<T>(p + (i + 4) * sizeof(T), d1, f1, a1);
-        const V e0 = f0 ? d0 - vm : V{}, e1 = f1 ? d1 - vm : V{};
+        const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
+        const V e0 = (V)((M)(d0 - vm) & finiteMask<T>(d0));
+        const V e1 = (V)((M)(d1 - vm) & finiteMask<T>(d1));
         c0 += e0;
         c1 += e1;
         q0 += e0 * e0;
@@ -160,47 +154,137 @@ inline StatsAccumulator stats(xdl::Dtype dtype, const std::uint8_t* p, std::size
     });
 }
 
-// Histogram: a vectorisable pass computes each element's slot into a small buffer (linear bins:
+// Histogram: a vectorised pass computes each element's slot into a small buffer (linear bins:
 // numpy's index-then-correct rule, see bin_math.h), then a scalar pass counts the slots.
+using I4 = std::int32_t __attribute__((vector_size(16)));
+
 template <class T>
 void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
-                    std::uint64_t* counts) {
+                    std::uint32_t* counts) {
     constexpr std::size_t kSlotBlock = 1024;
-    std::int32_t slots[kSlotBlock];
+    alignas(32) std::int32_t slots[kSlotBlock];
     const int bins = bp.bins;
+    const V lo = V{} + bp.lo, hi = V{} + bp.hi, ulo = V{} + bp.ulo, step = V{} + bp.step;
+    const V norm = V{} + bp.norm, top = V{} + double(bins - 1), vInf = V{} + kInf;
+    // Slots are computed as doubles (exact small integers) so every select is a 64-bit blend.
+    const V sNan = V{} + double(bins + kSlotNan), sPos = V{} + double(bins + kSlotPosInf);
+    const V sNeg = V{} + double(bins + kSlotNegInf), sBelow = V{} + double(bins + kSlotBelow);
+    const V sAbove = V{} + double(bins + kSlotAbove);
     for (std::size_t b = 0; b < n; b += kSlotBlock) {
         const std::size_t m = std::min(kSlotBlock, n - b);
         const std::uint8_t* q = p + b * sizeof(T);
-        if (!bp.symlog) {
-            const double lo = bp.lo, hi = bp.hi, ulo = bp.ulo, step = bp.step, norm = bp.norm;
-            const double top = double(bins - 1);
-            for (std::size_t i = 0; i < m; ++i) {
-                const double x = double(load<T>(q, i));
-                const bool inRange = x >= lo && x <= hi; // false for NaN
-                double f = inRange ? (x - ulo) * norm : 0.0;
-                f = f < 0 ? 0 : (f > top ? top : f);
-                int k = int(f);
-                const bool dec = x < double(k) * step + ulo;
-                const bool inc = !dec && k != bins - 1 && x >= double(k + 1) * step + ulo;
-                k = k - int(dec && k > 0) + int(inc);
-                const int out = x != x   ? bins + kSlotNan
-                                : x < lo ? bins + (x == -kInf ? kSlotNegInf : kSlotBelow)
-                                         : bins + (x == kInf ? kSlotPosInf : kSlotAbove);
-                slots[i] = inRange ? k : out;
+        const std::size_t mv = bp.symlog ? 0 : m - m % 4;
+        for (std::size_t i = 0; i < mv; i += 4) {
+            const V x = load4<T>(q + i * sizeof(T));
+            const M inRange = (M)(x >= lo) & (M)(x <= hi); // false for NaN
+            V f = (V)((M)((x - ulo) * norm) & inRange);
+            f = f < 0.0 ? V{} : f;
+            f = f > top ? top : f;
+            V k = __builtin_convertvector(__builtin_convertvector(f, I4), V); // trunc
+            const M dec = (M)(x < k * step + ulo);
+            const M inc = ~dec & (M)(k != top) & (M)(x >= (k + 1.0) * step + ulo);
+            k = (dec & (M)(k > 0.0)) ? k - 1.0 : k; // the edge is above x
+            k = inc ? k + 1.0 : k;                  // the next edge is not above x
+            V slotD = k;
+            const M both = inRange & __builtin_shufflevector(inRange, inRange, 2, 3, 0, 1);
+            if ((both[0] & both[1]) != -1) { // some lane is outside [lo, hi]: rare in use
+                const V outside =
+                    x != x ? sNan
+                           : (x < lo ? (x == -vInf ? sNeg : sBelow) : (x == vInf ? sPos : sAbove));
+                slotD = inRange ? k : outside;
             }
-        } else {
-            for (std::size_t i = 0; i < m; ++i)
-                slots[i] = slotOf(bp, double(load<T>(q, i)));
+            const I4 slot = __builtin_convertvector(slotD, I4);
+            std::memcpy(slots + i, &slot, sizeof slot);
         }
+        for (std::size_t i = mv; i < m; ++i)
+            slots[i] = slotOf(bp, double(load<T>(q, i)));
         for (std::size_t i = 0; i < m; ++i)
             ++counts[slots[i]];
     }
 }
 
+#if defined(XT_KERNEL_AVX2)
+// float32 on linear bins, 8 lanes at a time in single precision, still exact: a float x is >= a
+// double edge e exactly when x >= the smallest float >= e, so the corrections compare against a
+// table of such float edges (gathered). The float estimate of the bin is within one of the
+// true bin when the range is not tiny compared with its magnitude (checked by the caller);
+// blocks with a lane outside [lo, hi] take the double path.
+inline bool floatEdgesUsable(const BinParams& bp) {
+    const double err = (std::fabs(bp.lo) + std::fabs(bp.hi)) * bp.norm * 0x1p-21 + 0x1p-10;
+    return !bp.symlog && err < 0.25 && bp.bins < (1 << 24);
+}
+
+inline float floatAtOrAbove(double e) {
+    float f = float(e);
+    if (double(f) < e) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+
+inline float floatAtOrBelow(double e) {
+    float f = float(e);
+    if (double(f) > e) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return f;
+}
+
+inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinParams& bp,
+                               std::uint32_t* counts) {
+    const int bins = bp.bins;
+    std::vector<float> fe(std::size_t(bins) + 1);
+    for (int k = 0; k < bins; ++k)
+        fe[std::size_t(k)] = floatAtOrAbove(double(k) * bp.step + bp.ulo);
+    fe[std::size_t(bins)] = std::numeric_limits<float>::infinity(); // never decisive
+    const __m256 lo = _mm256_set1_ps(fe[0]), hi = _mm256_set1_ps(floatAtOrBelow(bp.hi));
+    const __m256 lof = _mm256_set1_ps(float(bp.lo)), normf = _mm256_set1_ps(float(bp.norm));
+    const __m256 top = _mm256_set1_ps(float(bins - 1)), zero = _mm256_setzero_ps();
+    const __m256i last = _mm256_set1_epi32(bins - 1), zeroi = _mm256_setzero_si256();
+    constexpr std::size_t kSlotBlock = 1024;
+    alignas(32) std::int32_t slots[kSlotBlock];
+    for (std::size_t b = 0; b < n; b += kSlotBlock) {
+        const std::size_t m = std::min(kSlotBlock, n - b);
+        const std::uint8_t* q = p + b * 4;
+        const std::size_t mv = m - m % 8;
+        for (std::size_t i = 0; i < mv; i += 8) {
+            const __m256 x = _mm256_loadu_ps(reinterpret_cast<const float*>(q + i * 4));
+            const __m256 in =
+                _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ));
+            if (_mm256_movemask_ps(in) != 0xff) {
+                for (std::size_t j = i; j < i + 8; ++j)
+                    slots[j] = slotOf(bp, double(load<float>(q, j)));
+                continue;
+            }
+            __m256 f = _mm256_mul_ps(_mm256_sub_ps(x, lof), normf);
+            f = _mm256_min_ps(_mm256_max_ps(f, zero), top);
+            __m256i k = _mm256_cvttps_epi32(f);
+            const __m256 e0 = _mm256_i32gather_ps(fe.data(), k, 4);
+            const __m256 e1 = _mm256_i32gather_ps(fe.data() + 1, k, 4);
+            const __m256i below = _mm256_castps_si256(_mm256_cmp_ps(x, e0, _CMP_LT_OQ));
+            const __m256i notBelowNext = _mm256_castps_si256(_mm256_cmp_ps(x, e1, _CMP_GE_OQ));
+            const __m256i dec = _mm256_and_si256(below, _mm256_cmpgt_epi32(k, zeroi));
+            const __m256i inc = _mm256_andnot_si256(
+                _mm256_or_si256(below, _mm256_cmpeq_epi32(k, last)), notBelowNext);
+            k = _mm256_sub_epi32(_mm256_add_epi32(k, dec), inc); // masks are -1
+            _mm256_store_si256(reinterpret_cast<__m256i*>(slots + i), k);
+        }
+        for (std::size_t i = mv; i < m; ++i)
+            slots[i] = slotOf(bp, double(load<float>(q, i)));
+        for (std::size_t i = 0; i < m; ++i)
+            ++counts[slots[i]];
+    }
+}
+#endif
+
 inline void histogram(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, const BinParams& bp,
-                      std::uint64_t* counts) {
+                      std::uint32_t* counts) {
     xdl::visitDtype(dtype, [&](auto t) {
         using T = typename decltype(t)::type;
+#if defined(XT_KERNEL_AVX2)
+        if constexpr (std::is_same_v<T, float>) {
+            if (floatEdgesUsable(bp)) {
+                histogramFloatFast(p, n, bp, counts);
+                return;
+            }
+        }
+#endif
         histogramRange<T>(p, n, bp, counts);
     });
 }

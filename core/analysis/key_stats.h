@@ -38,7 +38,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                                                const KeyStatsOptions& options, Diagnostics& diag,
                                                const ProgressCallback& progress = {});
 
-// Total bytes of tensor data the request would read (for choosing a backend).
+// An upper bound of the bytes the request reads: the file sizes of the selected ranks (for
+// choosing a backend).
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options);
 
 } // namespace xt::analysis

@@ -7,8 +7,18 @@
 
 namespace xt {
 
+std::string temporaryPathFor(const std::string& path) {
+    return path + ".tmp-" + std::to_string(::getpid());
+}
+
+Status commitTemporary(const std::string& tmp, const std::string& path) {
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        return errnoStatus("cannot rename " + tmp + " to " + path, errno);
+    return Status::ok();
+}
+
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
-    std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    std::string tmp = temporaryPathFor(path);
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f) return errnoStatus("cannot create " + tmp, errno);
     return AtomicFile(path, std::move(tmp), f);
@@ -36,8 +46,7 @@ Status AtomicFile::commit() {
     if (std::fclose(m_file) != 0 && !m_errno) m_errno = errno;
     m_file = nullptr;
     if (m_errno) return errnoStatus("cannot write " + m_tmp, m_errno);
-    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0)
-        return errnoStatus("cannot rename " + m_tmp + " to " + m_path, errno);
+    XT_RETURN_IF_ERROR(commitTemporary(m_tmp, m_path));
     m_committed = true;
     return Status::ok();
 }

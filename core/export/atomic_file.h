@@ -11,6 +11,11 @@
 
 namespace xt {
 
+// "<path>.tmp-<pid>": where an output is written before commitTemporary() renames it.
+std::string temporaryPathFor(const std::string& path);
+// Renames a finished temporary file over `path`.
+Status commitTemporary(const std::string& tmp, const std::string& path);
+
 class AtomicFile {
 public:
     static Result<AtomicFile> create(const std::string& path);

@@ -95,7 +95,7 @@ struct Recorder::Impl {
     xdl::RecordEncoder encoder;
 
     // Shared with the writer thread (guarded by mutex).
-    std::unique_ptr<xdl::FileSeriesWriter> writer; // used by the writer thread once started
+    std::unique_ptr<OutputSink> writer; // used by the writer thread once started
     std::thread thread;
     mutable std::mutex mutex;
     std::condition_variable wakeWriter;
@@ -212,7 +212,7 @@ struct Recorder::Impl {
         options.maxFileMB = config.maxFileMB;
         options.rank = config.rank;
         options.training = config.training;
-        auto w = xdl::FileSeriesWriter::create(options, keys);
+        auto w = config.sink ? config.sink(options, keys) : openLocalFileSink(options, keys);
         if (!w) {
             keys.clear();
             return w.status();

@@ -13,6 +13,7 @@
 // C API, Python); strings are traced as Int8 arrays (traceOnceText), as upstream does.
 
 #include "core/base/status.h"
+#include "core/recorder/output_sink.h"
 #include "core/xdl/dtype.h"
 
 #include <chrono>
@@ -86,6 +87,8 @@ struct RecorderConfig {
     std::chrono::milliseconds fsyncInterval{0};
     // Timestamps (ms since the epoch); the system clock when empty.
     std::function<std::int64_t()> clock;
+    // Where records go; empty: local files in outputDir (openLocalFileSink).
+    OutputSinkFactory sink;
 };
 
 struct RecorderStats {

@@ -8,7 +8,8 @@
 // Thread-safety: the follower owns the RunReader. Read it only inside withReader(), which holds
 // the follower's lock (the watcher remaps files while refreshing, so views into the reader must
 // not be kept after withReader returns). The callback runs on the watcher thread without the
-// lock held, so it may call withReader; it must not call stop().
+// lock held, so it may call withReader; it must not call stop(). The reader's files() keeps the
+// run as first opened; its ranks() and their parts() are what the follower has picked up.
 
 #include "core/base/diagnostics.h"
 #include "core/xdl/trace_reader.h"

@@ -4,14 +4,12 @@
 //   bench_index [--benchmark_filter=...]     files are generated once under $XT_BENCH_DIR (/tmp)
 //
 // Counters: bytes_per_second, and index_B_per_record (resident index memory per record).
+#include "bench_data.h"
 #include "core/base/mapped_file.h"
-#include "core/xdl/file_series_writer.h"
 #include "core/xdl/record_index.h"
 
 #include <benchmark/benchmark.h>
-#include <cstdlib>
 #include <fcntl.h>
-#include <filesystem>
 #include <unistd.h>
 #include <vector>
 
@@ -20,44 +18,14 @@ using namespace xt::xdl;
 
 namespace {
 
-std::string benchDir() {
-    const char* d = std::getenv("XT_BENCH_DIR");
-    return d ? d : "/tmp";
-}
-
-// A data file of `bytes` total made of records with one float32 column of `floats` elements.
-std::string ensureFile(const std::string& name, std::uint64_t bytes, std::size_t floats) {
-    std::string dir = benchDir() + "/xt_bench_" + name;
-    std::string path = dir + "/train.trace.0.1";
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) >= bytes)
-        return path;
-    auto w = FileSeriesWriter::create({dir, "trace", 1e9, 0, true}, {"layer/weight"});
-    if (!w) {
-        std::fprintf(stderr, "%s\n", w.status().toString().c_str());
-        std::exit(1);
-    }
-    std::vector<float> data(floats);
-    for (std::size_t i = 0; i < floats; ++i) data[i] = static_cast<float>(i) * 0.001f;
-    std::vector<std::int64_t> shape = {static_cast<std::int64_t>(floats)};
-    RecordEncoder enc;
-    for (std::int64_t step = 0; (*w)->totalBytes() < bytes; ++step) {
-        enc.begin(step, step + 1);
-        enc.addColumn(Dtype::Float, shape,
-                      Bytes(reinterpret_cast<const std::uint8_t*>(data.data()), floats * 4));
-        (void)enc.finish(1700000000000 + step * 10);
-        if (!(*w)->write(enc.framed(), step, step + 1, 1700000000000 + step * 10)) std::exit(1);
-    }
-    (void)(*w)->close();
-    return path;
-}
-
 const std::string& smallRecordsFile() {
-    static std::string p = ensureFile("1g_200b", 1000000000ull, 45); // 45 floats: ~200 B records
+    static std::string p = // 45 floats: ~200 B records
+        bench::ensureFloatRun("1g_200b", 1000000000ull, INT64_MAX, 45, 1) + "/train.trace.0.1";
     return p;
 }
 const std::string& largeRecordsFile() {
-    static std::string p = ensureFile("4g_1mb", 4000000000ull, 262144); // 1 MiB records
+    static std::string p = // 1 MiB records
+        bench::ensureFloatRun("4g_1mb", 4000000000ull, INT64_MAX, 262144, 1) + "/train.trace.0.1";
     return p;
 }
 
@@ -68,7 +36,8 @@ void readWholeFile(benchmark::State& state, const std::string& path) {
         int fd = ::open(path.c_str(), O_RDONLY);
         ssize_t n;
         total = 0;
-        while ((n = ::read(fd, buf.data(), buf.size())) > 0) total += static_cast<std::uint64_t>(n);
+        while ((n = ::read(fd, buf.data(), buf.size())) > 0)
+            total += static_cast<std::uint64_t>(n);
         ::close(fd);
         benchmark::DoNotOptimize(total);
     }
@@ -93,10 +62,18 @@ void indexFile(benchmark::State& state, const std::string& path) {
         static_cast<double>(capacity * sizeof(RecordEntry)) / static_cast<double>(records);
 }
 
-void BM_CatReference_200B(benchmark::State& s) { readWholeFile(s, smallRecordsFile()); }
-void BM_Index_200B(benchmark::State& s) { indexFile(s, smallRecordsFile()); }
-void BM_CatReference_1MB(benchmark::State& s) { readWholeFile(s, largeRecordsFile()); }
-void BM_Index_1MB(benchmark::State& s) { indexFile(s, largeRecordsFile()); }
+void BM_CatReference_200B(benchmark::State& s) {
+    readWholeFile(s, smallRecordsFile());
+}
+void BM_Index_200B(benchmark::State& s) {
+    indexFile(s, smallRecordsFile());
+}
+void BM_CatReference_1MB(benchmark::State& s) {
+    readWholeFile(s, largeRecordsFile());
+}
+void BM_Index_1MB(benchmark::State& s) {
+    indexFile(s, largeRecordsFile());
+}
 
 } // namespace
 

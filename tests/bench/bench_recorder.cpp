@@ -4,10 +4,11 @@
 //
 //   bench_recorder [--benchmark_filter=...]   files go under $XT_BENCH_DIR (/tmp), removed after
 //
-// BM_Step/traced:0|1    one synthetic training step over 1 MB of float32 weights (a few SGD-like
-//                       passes), without and with tracing those 1 MB (trace + commitStep).
+// BM_Step/traced:0|1    one synthetic training step over 1 MB of float32 weights (20 or 100
+//                       SGD-like passes), without and with tracing those 1 MB (trace + commit).
 // BM_TraceCommit1MB     trace + commitStep alone: the absolute step-thread cost per 1 MB.
-// BM_RecorderWrite      1 MB records through the recorder until close(): bytes/s of the files.
+// BM_RecorderWrite      1 MB records through the recorder until close(): bytes/s of the files
+//                       (queue capacity 2 and 8 records).
 // BM_PlainWrite         the same bytes with a plain write() loop into one file.
 // BM_FollowLatency      a record every 20 ms; counters p50_ms/p95_ms/max_ms from commitStep to
 //                       the follower's update that includes it.
@@ -40,10 +41,12 @@ std::string benchDir(const std::string& name) {
     return dir;
 }
 
-std::unique_ptr<recorder::Recorder> makeRecorder(const std::string& dir, double maxMB = 300) {
+std::unique_ptr<recorder::Recorder> makeRecorder(const std::string& dir, double maxMB = 300,
+                                                 std::size_t queue = 8) {
     recorder::RecorderConfig c;
     c.outputDir = dir;
     c.maxFileMB = maxMB;
+    c.queueCapacity = queue;
     auto r = recorder::Recorder::create(c);
     if (!r) {
         std::fprintf(stderr, "%s\n", r.status().toString().c_str());
@@ -87,7 +90,7 @@ void BM_Step(benchmark::State& state) {
     std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_Step)
-    ->ArgsProduct({{0, 1}, {20}})
+    ->ArgsProduct({{0, 1}, {20, 100}})
     ->ArgNames({"traced", "passes"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
@@ -119,7 +122,7 @@ void BM_RecorderWrite(benchmark::State& state) {
         state.PauseTiming();
         std::string dir = benchDir("write");
         state.ResumeTiming();
-        auto rec = makeRecorder(dir);
+        auto rec = makeRecorder(dir, 300, static_cast<std::size_t>(state.range(0)));
         for (int s = 0; s < kRecords; ++s)
             if (!rec->trace("layer/weight", w.data(), kShape) || !rec->commitStep(s))
                 state.SkipWithError("recorder failed");
@@ -131,7 +134,13 @@ void BM_RecorderWrite(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kRecords *
                             static_cast<std::int64_t>(kFloats * 4));
 }
-BENCHMARK(BM_RecorderWrite)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_RecorderWrite)
+    ->Arg(2)
+    ->Arg(8)
+    ->ArgName("queue")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3.0);
 
 void BM_PlainWrite(benchmark::State& state) {
     std::vector<char> buf(kFloats * 4 + 40, 1);

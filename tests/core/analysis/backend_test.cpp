@@ -323,8 +323,22 @@ TYPED_TEST(BackendTest, SymlogHistogramMatchesReference) {
     const auto bufs = everyDtype(20000, 13);
     const BinLayout layout{50, -1e5, 1e5, BinScale::SymLog, 0.5};
     const auto got = this->hist(bufs, layout);
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-        expectHistogram(got[i], referenceHistogram(bufs[i].view(), layout));
+    for (std::size_t i = 0; i < bufs.size(); ++i) {
+        const Histogram want = referenceHistogram(bufs[i].view(), layout);
+        if (this->m_backend->kind() == BackendKind::Cpu) {
+            expectHistogram(got[i], want);
+            continue;
+        }
+        // The device's log10 may differ from glibc's by an ulp: an element lying within an ulp
+        // of an edge may move to the neighbouring bin, nothing else.
+        std::uint64_t moved = 0;
+        for (std::size_t b = 0; b < want.counts.size(); ++b)
+            moved += got[i].counts[b] > want.counts[b] ? got[i].counts[b] - want.counts[b]
+                                                       : want.counts[b] - got[i].counts[b];
+        EXPECT_LE(moved, 4u);
+        EXPECT_EQ(got[i].binned(), want.binned());
+        EXPECT_EQ(got[i].nan, want.nan);
+    }
 }
 
 TYPED_TEST(BackendTest, MultiChunkHistogram) {

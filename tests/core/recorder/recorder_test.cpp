@@ -258,6 +258,7 @@ TEST(Recorder, RolloverFinalisesEveryMeta) {
     TempDir dir;
     RecorderConfig c = configFor(dir.path());
     c.maxFileMB = 0.01;
+    c.fsyncInterval = std::chrono::milliseconds(1); // exercises the writer's periodic sync
     auto rec = make(c);
     std::vector<double> v(200);
     const std::int64_t shape[] = {200};

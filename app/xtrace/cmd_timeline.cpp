@@ -1,0 +1,215 @@
+// `xtrace timeline FILE [--summary] [--json] [--top N]`: Chrome-trace import report and op
+// summary. The --json shape is a contract (CONTRACTS.md).
+#include "app/xtrace/commands.h"
+
+#include "core/base/json_writer.h"
+#include "core/timeline/chrome_trace_reader.h"
+#include "core/timeline/memory_peaks.h"
+#include "core/timeline/op_summary.h"
+#include "core/timeline/step_breakdown.h"
+#include "core/timeline/step_stats_reader.h"
+
+#include <fmt/core.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace xt::cli {
+
+namespace {
+
+using namespace xt::timeline;
+
+struct TimelineArgs {
+    std::string file;
+    bool summary = false;
+    bool json = false;
+    std::size_t top = 10;
+};
+
+double us(std::int64_t ns) {
+    return static_cast<double>(ns) / 1000.0;
+}
+
+std::vector<OpStat> topOps(const TraceStore& store, std::size_t top) {
+    OpSummaryOptions o;
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t)
+        if (store.tracks()[t].kind == TrackKind::Thread) o.tracks.push_back(t);
+    o.limit = top;
+    return opSummary(store, o);
+}
+
+std::int64_t spanNs(const TraceStore& store) {
+    return store.beginTime() == kNoTime ? 0 : store.endTime() - store.beginTime();
+}
+
+void writeJson(const TraceStore& store, const TimelineArgs& a) {
+    const ImportReport& r = store.report();
+    JsonWriter w;
+    w.beginObject();
+    w.field("events", r.events);
+    w.key("phases").beginObject();
+    for (const auto& [ph, n] : r.phases)
+        w.field(ph, n);
+    w.endObject();
+    w.field("processes", static_cast<std::uint64_t>(store.processes().size()));
+    w.field("threads", static_cast<std::uint64_t>(store.threads().size()));
+    w.field("flows", static_cast<std::uint64_t>(store.flows().size()));
+    w.field("counters", static_cast<std::uint64_t>(store.counters().size()));
+    w.field("span_us", us(spanNs(store)));
+    w.key("top").beginArray();
+    for (const OpStat& s : topOps(store, a.top)) {
+        w.beginObject();
+        w.field("name", store.str(s.name));
+        w.field("count", s.count);
+        w.field("total_us", us(s.totalNs));
+        w.field("self_us", us(s.selfNs));
+        w.field("avg_us", s.avgNs() / 1000.0);
+        w.field("min_us", us(s.minNs));
+        w.field("max_us", us(s.maxNs));
+        w.endObject();
+    }
+    w.endArray();
+    w.key("warnings").beginObject();
+    for (const auto& [code, n] : r.diagnostics.countsByCode())
+        w.field(code, n);
+    w.endObject();
+    if (a.summary) {
+        w.key("steps").beginArray();
+        for (const StepBreakdown& s : stepBreakdown(store)) {
+            w.beginObject();
+            w.field("name", s.name);
+            w.field("start_us", us(s.start));
+            w.field("dur_us", us(s.end - s.start));
+            w.field("bottleneck", stepCategoryName(s.bottleneck));
+            w.key("categories_us").beginObject();
+            for (std::size_t c = 0; c < kStepCategoryCount; ++c)
+                w.field(stepCategoryName(static_cast<StepCategory>(c)), us(s.ns[c]));
+            w.endObject();
+            w.endObject();
+        }
+        w.endArray();
+        w.key("memory").beginArray();
+        for (const MemoryPeak& m : memoryPeaks(store)) {
+            const CounterSeries& cs = store.counters()[m.series];
+            w.beginObject();
+            w.field("counter", store.str(cs.name));
+            w.field("process", store.processLabel(cs.process));
+            w.field("peak", m.peak);
+            w.field("ts_us", us(m.ts));
+            w.field("live_objects", static_cast<std::uint64_t>(m.liveObjects.size()));
+            w.endObject();
+        }
+        w.endArray();
+    }
+    w.endObject();
+    std::fputs(w.str().c_str(), stdout);
+    std::fputc('\n', stdout);
+}
+
+void writeText(const TraceStore& store, const TimelineArgs& a) {
+    const ImportReport& r = store.report();
+    fmt::print("file        {} ({}, {} bytes, {} bytes of JSON, {} form)\n", r.file, r.container,
+               r.inputBytes, r.jsonBytes, r.objectForm ? "object" : "array");
+    fmt::print("events      {}\n", r.events);
+    std::string phases;
+    for (const auto& [ph, n] : r.phases)
+        phases += fmt::format("{}{}:{}", phases.empty() ? "" : " ", ph, n);
+    fmt::print("phases      {}\n", phases);
+    fmt::print("processes   {}  threads {}  slices {}  flows {}  counters {}  instants {}  "
+               "objects {}\n",
+               store.processes().size(), store.threads().size(), store.sliceCount(),
+               store.flows().size(), store.counters().size(), store.instants().size(),
+               store.objects().size());
+    fmt::print("span        {:.3f} us\n", us(spanNs(store)));
+    for (const auto& [code, n] : r.diagnostics.countsByCode())
+        fmt::print("warning     {}: {}\n", code, n);
+    if (!a.summary) return;
+    fmt::print("\n{:>10} {:>14} {:>14} {:>12} {:>12} {:>12}  {}\n", "count", "total_us", "self_us",
+               "avg_us", "min_us", "max_us", "name");
+    for (const OpStat& s : topOps(store, a.top))
+        fmt::print("{:>10} {:>14.3f} {:>14.3f} {:>12.3f} {:>12.3f} {:>12.3f}  {}\n", s.count,
+                   us(s.totalNs), us(s.selfNs), s.avgNs() / 1000.0, us(s.minNs), us(s.maxNs),
+                   store.str(s.name));
+    const auto steps = stepBreakdown(store);
+    if (!steps.empty()) {
+        fmt::print("\nsteps\n");
+        for (const StepBreakdown& s : steps) {
+            fmt::print("  {:<24} {:>12.3f} us  bottleneck {}\n", s.name, us(s.end - s.start),
+                       stepCategoryName(s.bottleneck));
+        }
+    }
+    const auto peaks = memoryPeaks(store);
+    if (!peaks.empty()) {
+        fmt::print("\ncounter peaks\n");
+        for (std::size_t i = 0; i < peaks.size() && i < a.top; ++i) {
+            const CounterSeries& cs = store.counters()[peaks[i].series];
+            fmt::print("  {:<40} peak {} at {:.3f} us ({} live objects)\n", store.str(cs.name),
+                       peaks[i].peak, us(peaks[i].ts), peaks[i].liveObjects.size());
+        }
+    }
+}
+
+int runTimeline(const TimelineArgs& a) {
+    ImportOptions opts;
+    if (isatty(STDERR_FILENO)) {
+        opts.progress = [last = -1](const ProgressReport& p) mutable {
+            if (p.total == 0) return true;
+            const int pct = static_cast<int>(100.0 * p.done / p.total);
+            if (pct != last) {
+                last = pct;
+                std::fprintf(stderr, "\r%.*s %3d%%", static_cast<int>(p.stage.size()),
+                             p.stage.data(), pct);
+                if (pct == 100) std::fputc('\n', stderr);
+            }
+            return true;
+        };
+    }
+    // A binary TensorFlow RunMetadata / StepStats goes through the TF timeline semantics.
+    char first = 0;
+    std::ifstream(a.file, std::ios::binary).read(&first, 1);
+    auto store = looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(a.file, opts)
+                                                                 : importChromeTrace(a.file, opts);
+    if (!store) {
+        std::fprintf(stderr, "xtrace timeline: %s\n", store.status().toString().c_str());
+        return 2;
+    }
+    // A few located examples on stderr; the full counts are in the report.
+    const Diagnostics& diags = store->report().diagnostics;
+    std::size_t shown = 0, warnings = 0;
+    for (const auto& d : diags.items()) {
+        if (d.severity == Severity::Info) continue;
+        ++warnings;
+        if (shown < 10) {
+            std::fprintf(stderr, "%s\n", d.toString().c_str());
+            ++shown;
+        }
+    }
+    if (warnings > shown) std::fprintf(stderr, "... more warnings, counted by reason below\n");
+    if (a.json)
+        writeJson(*store, a);
+    else
+        writeText(*store, a);
+    return 0;
+}
+
+} // namespace
+
+void addTimelineCommand(CLI::App& app, int& exitCode) {
+    auto args = std::make_shared<TimelineArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "timeline",
+        "Chrome trace (.json/.json.gz/.gz/.zip) or TensorFlow RunMetadata/StepStats (.pb) summary");
+    cmd->add_option("FILE", args->file, "trace file")->required();
+    cmd->add_flag("--summary", args->summary, "op table, step breakdown and counter peaks");
+    cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");
+    cmd->add_option("--top", args->top, "rows of the op table (default 10)")
+        ->check(CLI::PositiveNumber);
+    cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
+}
+
+} // namespace xt::cli

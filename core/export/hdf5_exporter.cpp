@@ -1,0 +1,554 @@
+#include "core/export/hdf5_exporter.h"
+
+#include "core/export/atomic_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <hdf5.h>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace xt {
+
+namespace {
+
+// Owns an HDF5 identifier and closes it with the matching function.
+class Handle {
+public:
+    Handle() = default;
+    Handle(hid_t id, herr_t (*close)(hid_t)) : m_id(id), m_close(close) {}
+    Handle(Handle&& o) noexcept
+        : m_id(std::exchange(o.m_id, H5I_INVALID_HID)), m_close(o.m_close) {}
+    Handle& operator=(Handle&& o) noexcept {
+        reset();
+        m_id = std::exchange(o.m_id, H5I_INVALID_HID);
+        m_close = o.m_close;
+        return *this;
+    }
+    ~Handle() { reset(); }
+    hid_t get() const { return m_id; }
+    bool valid() const { return m_id >= 0; }
+    void reset() {
+        if (m_id >= 0 && m_close) m_close(m_id);
+        m_id = H5I_INVALID_HID;
+    }
+
+private:
+    hid_t m_id = H5I_INVALID_HID;
+    herr_t (*m_close)(hid_t) = nullptr;
+};
+
+Status h5Error(const std::string& what) {
+    return Status(ErrorCode::IoError, "HDF5: cannot " + what);
+}
+
+Handle stringType() {
+    Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(t.get(), H5T_VARIABLE);
+    H5Tset_cset(t.get(), H5T_CSET_UTF8);
+    return t;
+}
+
+Status writeStringAttr(hid_t obj, const char* name, const std::string& value) {
+    Handle type = stringType();
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    const char* p = value.c_str();
+    if (!attr.valid() || H5Awrite(attr.get(), type.get(), &p) < 0)
+        return h5Error(std::string("write attribute ") + name);
+    return Status::ok();
+}
+
+Status writeStringListAttr(hid_t obj, const char* name, const std::vector<std::string>& values) {
+    Handle type = stringType();
+    hsize_t n = values.size();
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    std::vector<const char*> ptrs;
+    for (const auto& v : values)
+        ptrs.push_back(v.c_str());
+    if (!attr.valid() || H5Awrite(attr.get(), type.get(), ptrs.data()) < 0)
+        return h5Error(std::string("write attribute ") + name);
+    return Status::ok();
+}
+
+Status writeIntAttr(hid_t obj, const char* name, std::int64_t value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attr(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                H5Aclose);
+    if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, &value) < 0)
+        return h5Error(std::string("write attribute ") + name);
+    return Status::ok();
+}
+
+// File and memory types of an XDL dtype. Bool is h5py's convention: an enum over int8.
+struct H5Types {
+    Handle file, memory;
+};
+H5Types typesOf(xdl::Dtype t) {
+    auto copy = [](hid_t base) { return Handle(H5Tcopy(base), H5Tclose); };
+    switch (t) {
+    case xdl::Dtype::Int8:
+        return {copy(H5T_STD_I8LE), copy(H5T_NATIVE_INT8)};
+    case xdl::Dtype::Int16:
+        return {copy(H5T_STD_I16LE), copy(H5T_NATIVE_INT16)};
+    case xdl::Dtype::Int32:
+        return {copy(H5T_STD_I32LE), copy(H5T_NATIVE_INT32)};
+    case xdl::Dtype::Int64:
+        return {copy(H5T_STD_I64LE), copy(H5T_NATIVE_INT64)};
+    case xdl::Dtype::Float:
+        return {copy(H5T_IEEE_F32LE), copy(H5T_NATIVE_FLOAT)};
+    case xdl::Dtype::Double:
+        return {copy(H5T_IEEE_F64LE), copy(H5T_NATIVE_DOUBLE)};
+    case xdl::Dtype::Byte:
+        return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
+    case xdl::Dtype::Bool: {
+        auto makeEnum = [](hid_t base) {
+            Handle e(H5Tenum_create(base), H5Tclose);
+            std::int8_t f = 0, t = 1;
+            H5Tenum_insert(e.get(), "FALSE", &f);
+            H5Tenum_insert(e.get(), "TRUE", &t);
+            return e;
+        };
+        return {makeEnum(H5T_STD_I8LE), makeEnum(H5T_NATIVE_INT8)};
+    }
+    }
+    return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
+}
+
+// One row of a `stats` dataset: NaN for min..l2 when the tensor has no finite element.
+struct StatsRow {
+    std::uint64_t count, nan, inf, zeros;
+    double min, max, mean, std, l2;
+};
+
+StatsRow toRow(const analysis::TensorStats& s) {
+    double none = std::nan("");
+    return s.hasFinite()
+               ? StatsRow{s.count, s.nan, s.inf, s.zeros, s.min, s.max, s.mean, s.std, s.l2}
+               : StatsRow{s.count, s.nan, s.inf, s.zeros, none, none, none, none, none};
+}
+
+Handle statsType(bool file) {
+    Handle t(H5Tcreate(H5T_COMPOUND, sizeof(StatsRow)), H5Tclose);
+    hid_t u = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+    hid_t d = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+    H5Tinsert(t.get(), "count", HOFFSET(StatsRow, count), u);
+    H5Tinsert(t.get(), "nan", HOFFSET(StatsRow, nan), u);
+    H5Tinsert(t.get(), "inf", HOFFSET(StatsRow, inf), u);
+    H5Tinsert(t.get(), "zeros", HOFFSET(StatsRow, zeros), u);
+    H5Tinsert(t.get(), "min", HOFFSET(StatsRow, min), d);
+    H5Tinsert(t.get(), "max", HOFFSET(StatsRow, max), d);
+    H5Tinsert(t.get(), "mean", HOFFSET(StatsRow, mean), d);
+    H5Tinsert(t.get(), "std", HOFFSET(StatsRow, std), d);
+    H5Tinsert(t.get(), "l2", HOFFSET(StatsRow, l2), d);
+    if (file) H5Tpack(t.get());
+    return t;
+}
+
+const std::set<std::string> kReserved = {"values", "offsets",   "shapes", "gstep",
+                                         "lstep",  "timestamp", "stats",  "meta"};
+
+// A key's group path below /rank{R}: "/" nests; components that HDF5 cannot name or that
+// collide with this layout's dataset names get a trailing "_". The `key` attribute keeps the
+// original.
+std::string groupPathOf(const std::string& key) {
+    std::string out;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t slash = key.find('/', start);
+        std::string c =
+            key.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+        if (c.empty() || c == "." || c == ".." || kReserved.count(c)) c += "_";
+        out += "/" + c;
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return out;
+}
+
+// Creates every missing group on the path below `parent`.
+Result<Handle> ensureGroups(hid_t parent, const std::string& path) {
+    Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    std::string rel = path.substr(1);
+    htri_t exists = H5Lexists(parent, rel.c_str(), H5P_DEFAULT);
+    hid_t g = exists > 0 ? H5Gopen2(parent, rel.c_str(), H5P_DEFAULT)
+                         : H5Gcreate2(parent, rel.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return h5Error("create group " + path);
+    return Handle(g, H5Gclose);
+}
+
+// What pass 1 learns about one key of one rank.
+struct KeyPlan {
+    std::string key;
+    std::uint64_t rows = 0;
+    xdl::Dtype dtype = xdl::Dtype::Float;
+    bool mixedDtypes = false;
+    xdl::Shape shape;
+    bool ragged = false;
+    int maxRank = 0;
+    std::uint64_t totalElements = 0;
+};
+
+// Pass 2: a key's datasets and the rows buffered for them.
+class KeyWriter {
+public:
+    KeyWriter(KeyPlan plan, analysis::Backend& backend)
+        : m_plan(std::move(plan)), m_backend(backend) {}
+
+    Status create(hid_t rankGroup, const std::string& path, int deflate) {
+        auto g = ensureGroups(rankGroup, path);
+        if (!g) return g.status();
+        m_group = std::move(*g);
+        XT_RETURN_IF_ERROR(writeStringAttr(m_group.get(), "key", m_plan.key));
+        m_valueDtype = m_plan.mixedDtypes ? xdl::Dtype::Double : m_plan.dtype;
+        if (m_plan.mixedDtypes)
+            XT_RETURN_IF_ERROR(
+                writeStringAttr(m_group.get(), "converted_from_mixed_dtypes", "float64"));
+        m_elementSize = xdl::elementSize(m_valueDtype);
+        H5Types vt = typesOf(m_valueDtype);
+        m_valueMemType = std::move(vt.memory);
+
+        std::vector<hsize_t> dims, chunk;
+        if (m_plan.ragged) {
+            dims = {m_plan.totalElements};
+            chunk = {std::clamp<hsize_t>((1 << 20) / m_elementSize, 1,
+                                         std::max<hsize_t>(m_plan.totalElements, 1))};
+        } else {
+            dims.push_back(m_plan.rows);
+            for (auto d : m_plan.shape.view())
+                dims.push_back(static_cast<hsize_t>(d));
+            hsize_t rowBytes = static_cast<hsize_t>(m_plan.shape.numElements()) * m_elementSize;
+            chunk = dims;
+            chunk[0] =
+                std::clamp<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1, m_plan.rows);
+        }
+        auto dataset = [&](const char* name, hid_t fileType, const std::vector<hsize_t>& d,
+                           const std::vector<hsize_t>& c) -> Result<Handle> {
+            Handle space(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr), H5Sclose);
+            Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+            if (d[0] > 0) {
+                H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data());
+                if (deflate > 0) H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate));
+            }
+            hid_t id = H5Dcreate2(m_group.get(), name, fileType, space.get(), H5P_DEFAULT,
+                                  dcpl.get(), H5P_DEFAULT);
+            if (id < 0)
+                return h5Error(std::string("create dataset ") + name + " of key " + m_plan.key);
+            return Handle(id, H5Dclose);
+        };
+        auto make = [&](Handle& out, const char* name, hid_t type,
+                        std::vector<hsize_t> d) -> Status {
+            std::vector<hsize_t> c = d;
+            c[0] = std::clamp<hsize_t>(c[0], 1, 1 << 16);
+            auto r = dataset(name, type, d, c);
+            if (!r) return r.status();
+            out = std::move(*r);
+            return Status::ok();
+        };
+        auto v = dataset("values", vt.file.get(), dims, chunk);
+        if (!v) return v.status();
+        m_values = std::move(*v);
+        XT_RETURN_IF_ERROR(make(m_gstep, "gstep", H5T_STD_I64LE, {m_plan.rows}));
+        XT_RETURN_IF_ERROR(make(m_lstep, "lstep", H5T_STD_I64LE, {m_plan.rows}));
+        XT_RETURN_IF_ERROR(make(m_timestamp, "timestamp", H5T_STD_I64LE, {m_plan.rows}));
+        Handle st = statsType(true);
+        XT_RETURN_IF_ERROR(make(m_stats, "stats", st.get(), {m_plan.rows}));
+        if (m_plan.ragged) {
+            XT_RETURN_IF_ERROR(make(m_offsets, "offsets", H5T_STD_U64LE, {m_plan.rows + 1}));
+            XT_RETURN_IF_ERROR(make(m_shapes, "shapes", H5T_STD_I64LE,
+                                    {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
+            m_offsetBuf.push_back(0);
+        }
+        return Status::ok();
+    }
+
+    // Buffers one row; the tensor's bytes must stay mapped until the next flush().
+    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t) {
+        if (m_plan.mixedDtypes) {
+            std::vector<double> d = t.toDoubles();
+            m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
+        } else {
+            m_valueBuf.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+        }
+        m_gsteps.push_back(e.gstep);
+        m_lsteps.push_back(e.lstep);
+        m_timestamps.push_back(e.timestamp);
+        m_pendingViews.push_back(t);
+        if (m_plan.ragged) {
+            m_elementsWritten += t.size();
+            m_offsetBuf.push_back(m_elementsWritten);
+            for (int i = 0; i < m_plan.maxRank; ++i)
+                m_shapeBuf.push_back(i < t.shape().rank ? t.shape().dims[static_cast<size_t>(i)]
+                                                        : -1);
+        }
+        m_bytes += t.bytes().size();
+        if (m_valueBuf.size() >= (8u << 20)) return flush();
+        return Status::ok();
+    }
+
+    Status flush() {
+        std::uint64_t rows = m_gsteps.size();
+        if (rows == 0) return Status::ok();
+        std::vector<analysis::TensorStats> stats(m_pendingViews.size());
+        XT_RETURN_IF_ERROR(m_backend.computeStats(m_pendingViews, stats));
+        for (const auto& st : stats)
+            m_statsBuf.push_back(toRow(st));
+        std::uint64_t valueElements = m_valueBuf.size() / m_elementSize;
+        std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
+        std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
+        XT_RETURN_IF_ERROR(
+            writeRows(m_values, m_valueMemType.get(), valueStart, valueCount, m_valueBuf.data()));
+        XT_RETURN_IF_ERROR(
+            writeRows(m_gstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_gsteps.data()));
+        XT_RETURN_IF_ERROR(
+            writeRows(m_lstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_lsteps.data()));
+        XT_RETURN_IF_ERROR(
+            writeRows(m_timestamp, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_timestamps.data()));
+        Handle st = statsType(false);
+        XT_RETURN_IF_ERROR(writeRows(m_stats, st.get(), m_rowsFlushed, rows, m_statsBuf.data()));
+        if (m_plan.ragged) {
+            // offsets has one more entry than rows: the buffer starts with the last flushed end.
+            XT_RETURN_IF_ERROR(writeRows(m_offsets, H5T_NATIVE_UINT64, m_rowsFlushed, rows + 1,
+                                         m_offsetBuf.data()));
+            XT_RETURN_IF_ERROR(
+                writeRows(m_shapes, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_shapeBuf.data()));
+            m_offsetBuf.erase(m_offsetBuf.begin(), m_offsetBuf.end() - 1);
+            m_shapeBuf.clear();
+        }
+        m_rowsFlushed += rows;
+        m_valueElementsFlushed += valueElements;
+        m_valueBuf.clear();
+        m_gsteps.clear(), m_lsteps.clear(), m_timestamps.clear(), m_statsBuf.clear();
+        m_pendingViews.clear();
+        return Status::ok();
+    }
+
+    std::uint64_t bytes() const { return m_bytes; }
+    const KeyPlan& plan() const { return m_plan; }
+
+private:
+    // Writes `count` leading-dimension rows starting at `start` from `data`.
+    Status writeRows(const Handle& ds, hid_t memType, std::uint64_t start, std::uint64_t count,
+                     const void* data) {
+        Handle fileSpace(H5Dget_space(ds.get()), H5Sclose);
+        int rank = H5Sget_simple_extent_ndims(fileSpace.get());
+        std::vector<hsize_t> dims(static_cast<size_t>(rank));
+        H5Sget_simple_extent_dims(fileSpace.get(), dims.data(), nullptr);
+        std::vector<hsize_t> offset(dims.size(), 0), extent = dims;
+        offset[0] = start;
+        extent[0] = count;
+        H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, offset.data(), nullptr, extent.data(),
+                            nullptr);
+        Handle memSpace(H5Screate_simple(rank, extent.data(), nullptr), H5Sclose);
+        if (H5Dwrite(ds.get(), memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, data) < 0)
+            return h5Error("write rows of key " + m_plan.key);
+        return Status::ok();
+    }
+
+    KeyPlan m_plan;
+    analysis::Backend& m_backend;
+    std::vector<xdl::TensorView> m_pendingViews;
+    Handle m_group, m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
+    Handle m_valueMemType;
+    xdl::Dtype m_valueDtype = xdl::Dtype::Float;
+    std::size_t m_elementSize = 4;
+    std::string m_valueBuf;
+    std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
+    std::vector<StatsRow> m_statsBuf;
+    std::vector<std::uint64_t> m_offsetBuf;
+    std::uint64_t m_rowsFlushed = 0, m_valueElementsFlushed = 0, m_elementsWritten = 0, m_bytes = 0;
+};
+
+struct MetaRow {
+    const char* file;
+    std::int64_t index, lstepBegin, lstepEnd, gstepBegin, gstepEnd, timestampBegin, timestampEnd;
+    std::uint8_t finalised;
+};
+
+Status writeMetaTable(hid_t rankGroup, const xdl::RankReader& rank) {
+    Handle str = stringType();
+    auto makeType = [&](bool file) {
+        Handle t(H5Tcreate(H5T_COMPOUND, sizeof(MetaRow)), H5Tclose);
+        hid_t i64 = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+        H5Tinsert(t.get(), "file", HOFFSET(MetaRow, file), str.get());
+        H5Tinsert(t.get(), "index", HOFFSET(MetaRow, index), i64);
+        H5Tinsert(t.get(), "lstep_begin", HOFFSET(MetaRow, lstepBegin), i64);
+        H5Tinsert(t.get(), "lstep_end", HOFFSET(MetaRow, lstepEnd), i64);
+        H5Tinsert(t.get(), "gstep_begin", HOFFSET(MetaRow, gstepBegin), i64);
+        H5Tinsert(t.get(), "gstep_end", HOFFSET(MetaRow, gstepEnd), i64);
+        H5Tinsert(t.get(), "timestamp_begin", HOFFSET(MetaRow, timestampBegin), i64);
+        H5Tinsert(t.get(), "timestamp_end", HOFFSET(MetaRow, timestampEnd), i64);
+        H5Tinsert(t.get(), "finalised", HOFFSET(MetaRow, finalised),
+                  file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+        if (file) H5Tpack(t.get());
+        return t;
+    };
+    std::vector<MetaRow> rows;
+    for (const auto& p : rank.parts()) {
+        const auto& pf = p->part();
+        bool fin = pf.metaState == xdl::MetaState::Finalised;
+        xdl::MetaInfo m = fin ? pf.meta : xdl::MetaInfo{};
+        rows.push_back({pf.path.c_str(), pf.index, m.lstepBegin, m.lstepEnd, m.gstepBegin,
+                        m.gstepEnd, m.timestampBegin, m.timestampEnd, std::uint8_t(fin)});
+    }
+    Handle fileType = makeType(true), memType = makeType(false);
+    hsize_t n = rows.size();
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle ds(H5Dcreate2(rankGroup, "meta", fileType.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT),
+              H5Dclose);
+    if (!ds.valid() ||
+        H5Dwrite(ds.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) < 0)
+        return h5Error("write the meta table");
+    return Status::ok();
+}
+
+} // namespace
+
+Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string& outPath,
+                                    const Hdf5ExportOptions& options, Diagnostics& diag,
+                                    const ProgressCallback& progress) {
+    std::optional<std::regex> filter;
+    if (!options.keyRegex.empty()) {
+        try {
+            filter.emplace(options.keyRegex, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+            return Status(ErrorCode::InvalidArgument,
+                          "bad key pattern '" + options.keyRegex + "': " + e.what());
+        }
+    }
+    auto wanted = [&](const std::string& key) {
+        return !filter || std::regex_search(key, *filter);
+    };
+    auto inRange = [&](std::int64_t g) {
+        return (!options.gstepFirst || g >= *options.gstepFirst) &&
+               (!options.gstepLast || g <= *options.gstepLast);
+    };
+
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); // errors become Status values, not stderr noise
+    std::string tmp = temporaryPathFor(outPath);
+    Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) return Status(ErrorCode::IoError, "cannot create HDF5 file " + tmp);
+    struct RemoveOnFailure {
+        const std::string& path;
+        bool keep = false;
+        ~RemoveOnFailure() {
+            if (!keep) std::remove(path.c_str());
+        }
+    } cleanup{tmp};
+
+    Handle root(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose);
+    XT_RETURN_IF_ERROR(writeStringAttr(root.get(), "producer", "xtview"));
+    XT_RETURN_IF_ERROR(writeIntAttr(root.get(), "layout_version", 1));
+    XT_RETURN_IF_ERROR(writeStringAttr(root.get(), "run", run.files().label()));
+    std::vector<std::string> sources;
+    for (const auto& r : run.ranks())
+        for (const auto& p : r.parts())
+            sources.push_back(p->part().path);
+    XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
+
+    std::unique_ptr<analysis::Backend> ownBackend;
+    analysis::Backend* backend = options.backend;
+    if (!backend) {
+        ownBackend = analysis::selectBackend(analysis::BackendChoice::Cpu).backend;
+        backend = ownBackend.get();
+    }
+
+    Hdf5ExportReport report;
+    std::uint64_t total = 0, done = 0;
+    for (const auto& r : run.ranks())
+        total += 2 * r.recordCount();
+    xdl::RecordView view;
+
+    for (const auto& rank : run.ranks()) {
+        // Pass 1: which keys have rows, how many, of which dtype and shapes.
+        std::map<std::string, KeyPlan> plans;
+        std::vector<std::string> order;
+        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+            if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "planning export"))
+                return Status(ErrorCode::Cancelled, "export cancelled");
+            const auto& e = rank.entry(i);
+            if (!inRange(e.gstep)) continue;
+            const auto& part = *rank.parts()[rank.partOf(i)];
+            if (!rank.decode(i, view)) continue; // reported by the index already
+            for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
+                const auto& key = part.keys()[c];
+                const auto& col = view.columns[c];
+                if (!wanted(key) || col.isEmpty()) continue;
+                if (col.check() != xdl::ColumnProblem::None) {
+                    diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4, -1,
+                             "key '" + key +
+                                 "' skipped in the export: " + columnProblemName(col.check()));
+                    continue;
+                }
+                auto [it, fresh] = plans.try_emplace(key);
+                KeyPlan& p = it->second;
+                if (fresh) {
+                    order.push_back(key);
+                    p.key = key, p.dtype = col.dtype(), p.shape = col.shape;
+                }
+                p.mixedDtypes = p.mixedDtypes || p.dtype != col.dtype();
+                p.ragged = p.ragged || !(p.shape == col.shape);
+                p.maxRank = std::max(p.maxRank, col.shape.rank);
+                p.totalElements += static_cast<std::uint64_t>(col.shape.numElements());
+                ++p.rows;
+            }
+        }
+        std::string rankName = "rank" + std::to_string(rank.rank());
+        Handle rankGroup(
+            H5Gcreate2(file.get(), rankName.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Gclose);
+        if (!rankGroup.valid()) return h5Error("create group " + rankName);
+        XT_RETURN_IF_ERROR(writeMetaTable(rankGroup.get(), rank));
+
+        std::map<std::string, std::unique_ptr<KeyWriter>> writers;
+        std::set<std::string> usedPaths;
+        for (const auto& key : order) {
+            std::string path = groupPathOf(key);
+            for (int n = 2; usedPaths.count(path); ++n)
+                path = groupPathOf(key) + "~" + std::to_string(n);
+            usedPaths.insert(path);
+            auto w = std::make_unique<KeyWriter>(plans[key], *backend);
+            XT_RETURN_IF_ERROR(w->create(rankGroup.get(), path, options.deflateLevel));
+            writers.emplace(key, std::move(w));
+        }
+
+        // Pass 2: rows in record order.
+        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+            if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
+                return Status(ErrorCode::Cancelled, "export cancelled");
+            const auto& e = rank.entry(i);
+            if (!inRange(e.gstep)) continue;
+            const auto& part = *rank.parts()[rank.partOf(i)];
+            if (!rank.decode(i, view)) continue;
+            for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
+                const auto& col = view.columns[c];
+                auto it = writers.find(part.keys()[c]);
+                if (it == writers.end() || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
+                    continue;
+                XT_RETURN_IF_ERROR(
+                    it->second->add(e, xdl::TensorView(col.dtype(), col.shape, col.data)));
+            }
+        }
+        for (auto& [key, w] : writers) {
+            XT_RETURN_IF_ERROR(w->flush());
+            ++report.keys;
+            report.rows += w->plan().rows;
+            report.valueBytes += w->bytes();
+            report.raggedKeys += w->plan().ragged ? 1 : 0;
+        }
+    }
+    root.reset();
+    if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) return h5Error("flush " + tmp);
+    file.reset();
+    XT_RETURN_IF_ERROR(commitTemporary(tmp, outPath));
+    cleanup.keep = true;
+    reportProgress(progress, total, total, "exporting");
+    return report;
+}
+
+} // namespace xt

@@ -1,0 +1,80 @@
+#pragma once
+// A local mirror of runs stored on HDFS, so the rest of core reads plain local files.
+// `hdfs://host:port/dir` is copied to `<cacheDir>/<host>/dir`. HDFS files are append-only: a
+// refresh fetches only the bytes appended since the last one (checking that the old tail still
+// matches), re-fetches files that were replaced (new inode id, shorter, older, or a tail that
+// differs), picks up new part files and drops local copies of files deleted remotely.
+// When the namenode cannot be reached, the existing local copy is used and reported offline.
+// A size limit evicts the least recently used files. Processes share a cache through a lock file.
+
+#include "core/base/progress.h"
+#include "core/base/status.h"
+#include "core/storage/webhdfs_client.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xt::storage {
+
+struct MirrorOptions {
+    WebHdfsSettings webhdfs;
+    std::string cacheDir;                                // empty: defaultMirrorCacheDir()
+    std::uint64_t maxBytes = 50ull * 1000 * 1000 * 1000; // LRU eviction above this; 0: no limit
+    int maxDepth = 2; // directory levels mirrored below a directory URL (runs sit in subdirs)
+};
+
+// $XDG_CACHE_HOME/xtview/hdfs, else $HOME/.cache/xtview/hdfs.
+std::string defaultMirrorCacheDir();
+// webHdfsSettingsFromEnvironment() plus XT_HDFS_CACHE_DIR and XT_HDFS_CACHE_MAX_MB (0: no limit).
+MirrorOptions mirrorOptionsFromEnvironment();
+
+struct MirrorStatus {
+    std::string url;
+    std::string localPath; // what to hand to local readers (a file, directory or glob)
+    bool offline = false;  // the namenode could not be reached; the local copy may be stale
+    std::string offlineReason;
+    std::uint64_t bytesFetched = 0;
+    std::uint64_t filesNew = 0;            // downloaded whole for the first time
+    std::uint64_t filesAppended = 0;       // grew: only the appended bytes were fetched
+    std::uint64_t filesReplaced = 0;       // changed otherwise: downloaded whole again
+    std::uint64_t filesRemoved = 0;        // deleted remotely, so dropped locally
+    std::uint64_t filesEvicted = 0;        // dropped by the size limit
+    std::vector<std::string> changedFiles; // local paths new or grown in this call
+};
+
+class HdfsMirror {
+public:
+    explicit HdfsMirror(MirrorOptions options);
+
+    // Brings the local copy of `url` (a file, a directory, or a glob in the last component) up to
+    // date. NotFound when the URL does not exist; IoError when the namenode is unreachable and
+    // there is no local copy; Cancelled from the callback (the local copy stays consistent).
+    Result<MirrorStatus> mirror(std::string_view url, const ProgressCallback& cb = {});
+    // Polling step for a live run: the same as mirror(); changedFiles lists what grew or appeared.
+    Result<MirrorStatus> refresh(std::string_view url, const ProgressCallback& cb = {}) {
+        return mirror(url, cb);
+    }
+
+    // Where `url` lives in the cache (whether or not it was mirrored yet).
+    std::string localPathFor(const HdfsUrl& url) const;
+    // Bytes of mirrored files currently in the cache.
+    Result<std::uint64_t> cachedBytes() const;
+    const MirrorOptions& options() const { return m_options; }
+    WebHdfsClient& client() { return m_client; }
+
+private:
+    MirrorOptions m_options;
+    WebHdfsClient m_client;
+};
+
+// Mirrors every hdfs:// / webhdfs:// / swebhdfs:// entry of `paths` and returns the list with
+// those entries replaced by their local mirror paths (other paths unchanged). `statuses`, when
+// given, receives one MirrorStatus per URL (offline state included).
+Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& paths,
+                                             const MirrorOptions& options,
+                                             const ProgressCallback& cb = {},
+                                             std::vector<MirrorStatus>* statuses = nullptr);
+
+} // namespace xt::storage

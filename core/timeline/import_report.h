@@ -1,0 +1,25 @@
+#pragma once
+// What an import saw: every event counted by phase exactly as written in the file, and every
+// skipped or repaired event counted by reason (Diagnostics code) with located examples.
+
+#include "core/base/diagnostics.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace xt::timeline {
+
+struct ImportReport {
+    std::string file;
+    std::string container;       // "json", "gzip", "zip"
+    bool objectForm = false;     // {"traceEvents": [...]} rather than a bare array
+    std::string displayTimeUnit; // as written; times are always read as microseconds
+    std::uint64_t inputBytes = 0;
+    std::uint64_t jsonBytes = 0;
+    std::uint64_t events = 0;                    // JSON objects in the event array
+    std::map<std::string, std::uint64_t> phases; // "X" -> count; unknown phases as written
+    Diagnostics diagnostics;                     // reasons: countsByCode()
+};
+
+} // namespace xt::timeline

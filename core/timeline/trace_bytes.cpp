@@ -1,0 +1,245 @@
+#include "core/timeline/trace_bytes.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace xt::timeline {
+
+const char* traceContainerName(TraceContainer c) {
+    switch (c) {
+    case TraceContainer::Plain:
+        return "json";
+    case TraceContainer::Gzip:
+        return "gzip";
+    case TraceContainer::Zip:
+        return "zip";
+    case TraceContainer::StepStats:
+        return "stepstats";
+    }
+    return "?";
+}
+
+namespace {
+
+bool isGzip(std::string_view raw) {
+    return raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+           static_cast<unsigned char>(raw[1]) == 0x8b;
+}
+
+bool isZip(std::string_view raw) {
+    return raw.size() >= 4 && raw.substr(0, 4) == "PK\x03\x04";
+}
+
+// Inflates every gzip member of `raw` into `out`. Returns false when the stream ends early.
+Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressCallback& progress) {
+    z_stream zs{};
+    if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status(ErrorCode::Internal, "inflateInit2");
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+    zs.avail_in = static_cast<uInt>(std::min<std::size_t>(raw.size(), 1u << 30));
+    std::size_t consumedBase = 0;
+    out.reserve(raw.size() * 4 + TraceBytes::kPadding);
+    bool complete = false;
+    std::size_t lastReport = 0;
+    for (;;) {
+        if (out.capacity() - out.size() < (1u << 20)) out.reserve(out.capacity() * 2);
+        const std::size_t before = out.size();
+        const std::size_t room = out.capacity() - before;
+        out.resize(out.capacity());
+        zs.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+        zs.avail_out = static_cast<uInt>(std::min<std::size_t>(room, 1u << 30));
+        const int rc = inflate(&zs, Z_NO_FLUSH);
+        out.resize(before + (std::min<std::size_t>(room, 1u << 30) - zs.avail_out));
+        const std::size_t consumed =
+            consumedBase + (zs.next_in - reinterpret_cast<const Bytef*>(raw.data() + consumedBase));
+        if (zs.avail_in == 0 && consumed < raw.size()) {
+            consumedBase = consumed;
+            zs.avail_in = static_cast<uInt>(std::min<std::size_t>(raw.size() - consumed, 1u << 30));
+        }
+        if (consumed - lastReport > (8u << 20)) {
+            lastReport = consumed;
+            if (!reportProgress(progress, consumed, raw.size(), "inflating")) {
+                inflateEnd(&zs);
+                return Status(ErrorCode::Cancelled, "cancelled");
+            }
+        }
+        if (rc == Z_STREAM_END) {
+            complete = true;
+            // Concatenated gzip members: go on when more input follows.
+            std::size_t rest = raw.size() - consumed;
+            if (rest >= 2 && isGzip(raw.substr(consumed))) {
+                inflateReset(&zs);
+                complete = false;
+                continue;
+            }
+            break;
+        }
+        if (rc == Z_BUF_ERROR && zs.avail_in == 0) break; // input ended mid-stream
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            inflateEnd(&zs);
+            if (out.empty()) return Status(ErrorCode::Corrupt, "gzip data is corrupt");
+            return false; // keep what was inflated before the damage
+        }
+    }
+    inflateEnd(&zs);
+    return complete;
+}
+
+Result<std::string> unzipFirstEntry(std::string_view raw) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* src = zip_source_buffer_create(raw.data(), raw.size(), 0, &err);
+    if (!src) return Status(ErrorCode::Internal, "zip_source_buffer_create failed");
+    zip_t* za = zip_open_from_source(src, ZIP_RDONLY, &err);
+    if (!za) {
+        zip_source_free(src);
+        std::string msg = zip_error_strerror(&err);
+        zip_error_fini(&err);
+        return Status(ErrorCode::Corrupt, "zip archive: " + msg);
+    }
+    // The first entry whose name ends in .json, else the first regular entry.
+    const zip_int64_t n = zip_get_num_entries(za, 0);
+    zip_int64_t pick = -1;
+    for (zip_int64_t i = 0; i < n; ++i) {
+        const char* name = zip_get_name(za, i, 0);
+        if (!name) continue;
+        std::string_view nm(name);
+        if (!nm.empty() && nm.back() == '/') continue;
+        if (pick < 0) pick = i;
+        if (nm.size() >= 5 && nm.substr(nm.size() - 5) == ".json") {
+            pick = i;
+            break;
+        }
+    }
+    if (pick < 0) {
+        zip_close(za);
+        return Status(ErrorCode::Corrupt, "zip archive holds no file");
+    }
+    zip_stat_t st;
+    zip_stat_init(&st);
+    zip_stat_index(za, pick, 0, &st);
+    zip_file_t* zf = zip_fopen_index(za, pick, 0);
+    if (!zf) {
+        zip_close(za);
+        return Status(ErrorCode::Corrupt, "cannot open zip entry");
+    }
+    std::string out;
+    out.reserve((st.valid & ZIP_STAT_SIZE ? st.size : 0) + TraceBytes::kPadding);
+    char buf[1 << 16];
+    for (;;) {
+        zip_int64_t got = zip_fread(zf, buf, sizeof buf);
+        if (got < 0) {
+            zip_fclose(zf);
+            zip_close(za);
+            return Status(ErrorCode::Corrupt, "zip entry is corrupt");
+        }
+        if (got == 0) break;
+        out.append(buf, static_cast<std::size_t>(got));
+    }
+    zip_fclose(zf);
+    zip_close(za);
+    return out;
+}
+
+} // namespace
+
+Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallback& progress) {
+    TraceBytes tb;
+    tb.m_inputSize = raw.size();
+    auto owned = std::make_shared<std::string>();
+    if (isGzip(raw)) {
+        tb.m_container = TraceContainer::Gzip;
+        auto r = inflateGzip(raw, *owned, progress);
+        if (!r) return r.status();
+        tb.m_truncated = !r.value();
+    } else if (isZip(raw)) {
+        tb.m_container = TraceContainer::Zip;
+        auto r = unzipFirstEntry(raw);
+        if (!r) return r.status();
+        *owned = std::move(r.value());
+    } else {
+        return Status(ErrorCode::Internal, "decode called on plain text");
+    }
+    const std::size_t n = owned->size();
+    owned->append(kPadding, '\0');
+    tb.m_owned = std::move(owned);
+    tb.m_text = std::string_view(tb.m_owned->data(), n);
+    tb.m_capacity = tb.m_owned->size();
+    return tb;
+}
+
+namespace {
+
+// A read-only file mapping followed by at least kPadding zero bytes: an anonymous region is
+// reserved first and the file mapped over its start, so the bytes after the file's last page
+// are readable zeros instead of SIGBUS.
+struct PaddedMapping {
+    void* base = MAP_FAILED;
+    std::size_t length = 0;
+    ~PaddedMapping() {
+        if (base != MAP_FAILED) munmap(base, length);
+    }
+};
+
+} // namespace
+
+Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errnoStatus("cannot open " + path, errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot stat " + path, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return Status(ErrorCode::InvalidArgument, path + " is a directory");
+    }
+    const auto size = static_cast<std::size_t>(st.st_size);
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    auto map = std::make_shared<PaddedMapping>();
+    map->length = (size + kPadding + page - 1) / page * page;
+    map->base = mmap(nullptr, map->length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map->base == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot reserve memory for " + path, err);
+    }
+    if (size > 0 &&
+        mmap(map->base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        return errnoStatus("cannot map " + path, err);
+    }
+    ::close(fd);
+    if (size > 0) madvise(map->base, size, MADV_SEQUENTIAL);
+    std::string_view raw(static_cast<const char*>(map->base), size);
+    if (isGzip(raw) || isZip(raw)) return decode(raw, progress);
+    TraceBytes tb;
+    tb.m_inputSize = size;
+    tb.m_text = raw;
+    tb.m_capacity = map->length;
+    tb.m_mapping = std::shared_ptr<const void>(map, map->base);
+    return tb;
+}
+
+Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress) {
+    if (isGzip(bytes) || isZip(bytes)) return decode(bytes, progress);
+    TraceBytes tb;
+    tb.m_inputSize = bytes.size();
+    const std::size_t n = bytes.size();
+    bytes.append(kPadding, '\0');
+    tb.m_owned = std::make_shared<std::string>(std::move(bytes));
+    tb.m_text = std::string_view(tb.m_owned->data(), n);
+    tb.m_capacity = tb.m_owned->size();
+    return tb;
+}
+
+} // namespace xt::timeline

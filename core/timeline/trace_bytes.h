@@ -1,0 +1,59 @@
+#pragma once
+// The JSON text of a trace file, decompressed when needed and followed by at least kPadding
+// readable bytes (what simdjson needs). Compression is detected from magic bytes: gzip
+// (1f 8b), zip (PK\3\4), else plain text. Plain files stay memory-mapped, followed by zero
+// pages, so even they are parsed in place.
+
+#include "core/base/progress.h"
+#include "core/base/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace xt::timeline {
+
+enum class TraceContainer { Plain, Gzip, Zip, StepStats };
+const char* traceContainerName(TraceContainer c);
+
+class TraceBytes {
+public:
+    static constexpr std::size_t kPadding = 64;
+
+    TraceBytes() = default;
+    TraceBytes(TraceBytes&&) noexcept = default;
+    TraceBytes& operator=(TraceBytes&&) noexcept = default;
+
+    // Reads `path`. A truncated gzip stream keeps what could be inflated and sets truncated().
+    static Result<TraceBytes> load(const std::string& path, const ProgressCallback& progress = {});
+    // Same from bytes in memory (tests, network sources).
+    static Result<TraceBytes> fromMemory(std::string bytes, const ProgressCallback& progress = {});
+
+    // Marks text produced from another format (e.g. StepStats turned into JSON) and the size
+    // of that original input, for the import report.
+    void setOrigin(TraceContainer c, std::uint64_t inputSize) {
+        m_container = c;
+        m_inputSize = inputSize;
+    }
+
+    std::string_view text() const { return m_text; }
+    // How many readable bytes follow text().data() + offset (text and padding).
+    std::size_t capacityFrom(std::size_t offset) const { return m_capacity - offset; }
+    TraceContainer container() const { return m_container; }
+    std::uint64_t inputSize() const { return m_inputSize; }
+    bool truncated() const { return m_truncated; }
+
+private:
+    static Result<TraceBytes> decode(std::string_view raw, const ProgressCallback& progress);
+
+    std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
+    std::shared_ptr<std::string> m_owned;  // inflated text + padding
+    std::string_view m_text;
+    std::size_t m_capacity = 0;
+    TraceContainer m_container = TraceContainer::Plain;
+    std::uint64_t m_inputSize = 0;
+    bool m_truncated = false;
+};
+
+} // namespace xt::timeline

@@ -1,0 +1,78 @@
+// P6 (docs/PERFORMANCE.md): HDF5 export throughput.
+//   BM_Hdf5BulkReference   one H5Dwrite of the same tensor bytes into a chunked dataset: the
+//                          ceiling the HDF5 C API gives on this machine
+//   BM_ExportLargeTensors  xtrace's exporter on a run of 1 MiB float32 tensors (~512 MB)
+//   BM_ExportStatsRows     exporter on a run of many tiny tensors: rows per second
+// Files are generated once under $XT_BENCH_DIR (default /tmp); outputs are overwritten.
+#include "bench_data.h"
+#include "core/export/hdf5_exporter.h"
+
+#include <benchmark/benchmark.h>
+#include <hdf5.h>
+#include <vector>
+
+using namespace xt;
+using namespace xt::xdl;
+
+namespace {
+
+RunReader openRun(const std::string& dir) {
+    Diagnostics diag;
+    auto files = discoverRuns({dir}, diag);
+    return std::move(*RunReader::open(files->at(0), diag));
+}
+
+void BM_Hdf5BulkReference(benchmark::State& state) {
+    const std::size_t rows = 512, floats = 262144;
+    std::vector<float> data(rows * floats, 1.5f);
+    std::string out = bench::benchDir() + "/xt_bench_ref.h5";
+    for (auto _ : state) {
+        hid_t f = H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hsize_t dims[2] = {rows, floats}, chunk[2] = {1, floats};
+        hid_t space = H5Screate_simple(2, dims, nullptr);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 2, chunk);
+        hid_t ds = H5Dcreate2(f, "values", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+        H5Dclose(ds), H5Pclose(dcpl), H5Sclose(space), H5Fclose(f);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * data.size() * 4));
+}
+
+void BM_ExportLargeTensors(benchmark::State& state) {
+    RunReader run = openRun(bench::ensureFloatRun("export_large", UINT64_MAX, 512, 262144, 1));
+    std::string out = bench::benchDir() + "/xt_bench_export_large.h5";
+    std::uint64_t bytes = 0;
+    for (auto _ : state) {
+        Diagnostics diag;
+        auto r = exportHdf5(run, out, {}, diag);
+        if (!r)
+            state.SkipWithError(r.status().toString().c_str());
+        else
+            bytes = r->valueBytes;
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+}
+
+void BM_ExportStatsRows(benchmark::State& state) {
+    RunReader run =
+        openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50)); // 1M rows
+    std::string out = bench::benchDir() + "/xt_bench_export_rows.h5";
+    std::uint64_t rows = 0;
+    for (auto _ : state) {
+        Diagnostics diag;
+        auto r = exportHdf5(run, out, {}, diag);
+        if (!r)
+            state.SkipWithError(r.status().toString().c_str());
+        else
+            rows = r->rows;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
+}
+
+} // namespace
+
+BENCHMARK(BM_Hdf5BulkReference)->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_ExportLargeTensors)->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_ExportStatsRows)->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK_MAIN();

@@ -1,0 +1,214 @@
+// HDF5 export: the CONTRACTS.md layout, re-read value by value through the HDF5 C API.
+#include "core/export/hdf5_exporter.h"
+#include "core/xdl/file_series_writer.h"
+#include "xdl_test_util.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+using namespace xt;
+using namespace xt::xdl;
+
+namespace {
+
+Bytes bytesOf(const void* p, size_t n) {
+    return {static_cast<const std::uint8_t*>(p), n};
+}
+
+// Rank r, step s: weight[i] = 100 r + 10 s + i (2x3); act has s+1 elements; mask [3];
+// count scalar; a key named "values"; cfg once then empty.
+void writeRun(const std::string& dir) {
+    std::vector<std::string> keys = {"fc1/weight", "act", "mask", "count", "values", "cfg"};
+    for (int r = 0; r < 2; ++r) {
+        auto w = FileSeriesWriter::create({dir, "trace", 300, r, true}, keys);
+        ASSERT_TRUE(w.isOk());
+        RecordEncoder enc;
+        for (int s = 0; s < 5; ++s) {
+            std::vector<float> weight(6), act(static_cast<size_t>(s + 1));
+            for (int i = 0; i < 6; ++i)
+                weight[static_cast<size_t>(i)] = 100.f * r + 10.f * s + i;
+            for (int i = 0; i <= s; ++i)
+                act[static_cast<size_t>(i)] = static_cast<float>(i) - s;
+            std::uint8_t mask[3] = {std::uint8_t(s % 2), 1, 0};
+            std::int64_t count = s * 7;
+            std::int32_t vals[2] = {r, -s};
+            enc.begin(s * 10, s + 1);
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{2, 3},
+                          bytesOf(weight.data(), 24));
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{s + 1},
+                          bytesOf(act.data(), act.size() * 4));
+            enc.addColumn(Dtype::Bool, std::vector<std::int64_t>{3}, bytesOf(mask, 3));
+            enc.addColumn(Dtype::Int64, {}, bytesOf(&count, 8));
+            enc.addColumn(Dtype::Int32, std::vector<std::int64_t>{2}, bytesOf(vals, 8));
+            if (s == 0)
+                enc.addColumn(Dtype::Int8, std::vector<std::int64_t>{5}, bytesOf("lr=.1", 5));
+            else
+                enc.addColumn(Dtype::Float, std::vector<std::int64_t>{0}, {});
+            ASSERT_TRUE(enc.finish(1700000000000 + s).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), s * 10, s + 1, 1700000000000 + s).isOk());
+        }
+    }
+}
+
+RunReader openRun(const std::string& dir, Diagnostics& diag) {
+    auto files = discoverRuns({dir}, diag);
+    EXPECT_TRUE(files.isOk());
+    return std::move(*RunReader::open(files->at(0), diag));
+}
+
+std::vector<hsize_t> dimsOf(hid_t file, const char* path) {
+    hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
+    EXPECT_GE(ds, 0) << path;
+    if (ds < 0) return {};
+    hid_t sp = H5Dget_space(ds);
+    std::vector<hsize_t> d(static_cast<size_t>(H5Sget_simple_extent_ndims(sp)));
+    H5Sget_simple_extent_dims(sp, d.data(), nullptr);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return d;
+}
+
+template <class T> std::vector<T> readAll(hid_t file, const char* path, hid_t memType) {
+    hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
+    hid_t sp = H5Dget_space(ds);
+    std::vector<T> out(static_cast<size_t>(H5Sget_simple_extent_npoints(sp)));
+    EXPECT_GE(H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0) << path;
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return out;
+}
+
+std::string stringAttr(hid_t obj, const char* objPath, const char* name) {
+    hid_t a = H5Aopen_by_name(obj, objPath, name, H5P_DEFAULT, H5P_DEFAULT);
+    EXPECT_GE(a, 0) << objPath << "@" << name;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    char* s = nullptr;
+    H5Aread(a, t, &s);
+    std::string out = s ? s : "";
+    H5free_memory(s);
+    H5Tclose(t);
+    H5Aclose(a);
+    return out;
+}
+
+} // namespace
+
+TEST(Hdf5Export, LayoutAndValues) {
+    xt::test::TempDir dir;
+    writeRun(dir.file("run"));
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    std::string out = dir.file("out.h5");
+    auto report = exportHdf5(run, out, {}, diag);
+    ASSERT_TRUE(report.isOk()) << report.status().toString();
+    EXPECT_EQ(report->keys, 12u);
+    EXPECT_EQ(report->raggedKeys, 2u);
+    EXPECT_EQ(report->rows, 2u * (5 * 5 + 1));
+
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    EXPECT_EQ(stringAttr(f, "/", "producer"), "xtview");
+    EXPECT_EQ(stringAttr(f, "/rank1/fc1/weight", "key"), "fc1/weight");
+    EXPECT_EQ(stringAttr(f, "/rank0/values_", "key"), "values"); // reserved name escaped
+
+    EXPECT_EQ(dimsOf(f, "/rank1/fc1/weight/values"), (std::vector<hsize_t>{5, 2, 3}));
+    auto w = readAll<float>(f, "/rank1/fc1/weight/values", H5T_NATIVE_FLOAT);
+    for (int s = 0; s < 5; ++s)
+        for (int i = 0; i < 6; ++i)
+            EXPECT_EQ(w[static_cast<size_t>(s * 6 + i)], 100.f + 10.f * s + i);
+    auto g = readAll<std::int64_t>(f, "/rank1/fc1/weight/gstep", H5T_NATIVE_INT64);
+    EXPECT_EQ(g, (std::vector<std::int64_t>{0, 10, 20, 30, 40}));
+    auto ts = readAll<std::int64_t>(f, "/rank0/fc1/weight/timestamp", H5T_NATIVE_INT64);
+    EXPECT_EQ(ts.back(), 1700000000004);
+
+    // Ragged: 1 + 2 + ... + 5 elements, offsets [n+1], shapes [n, 1].
+    EXPECT_EQ(dimsOf(f, "/rank0/act/values"), (std::vector<hsize_t>{15}));
+    auto off = readAll<std::uint64_t>(f, "/rank0/act/offsets", H5T_NATIVE_UINT64);
+    EXPECT_EQ(off, (std::vector<std::uint64_t>{0, 1, 3, 6, 10, 15}));
+    auto shapes = readAll<std::int64_t>(f, "/rank0/act/shapes", H5T_NATIVE_INT64);
+    EXPECT_EQ(shapes, (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+    auto act = readAll<float>(f, "/rank0/act/values", H5T_NATIVE_FLOAT);
+    EXPECT_EQ(act[off[4]], -4.f); // step 4, element 0
+
+    auto mask = readAll<std::int8_t>(f, "/rank0/mask/values", H5T_NATIVE_INT8);
+    EXPECT_EQ(mask[3], 1); // step 1, element 0
+    hid_t mds = H5Dopen2(f, "/rank0/mask/values", H5P_DEFAULT);
+    hid_t mt = H5Dget_type(mds);
+    EXPECT_EQ(H5Tget_class(mt), H5T_ENUM); // h5py reads it as numpy bool
+    H5Tclose(mt);
+    H5Dclose(mds);
+    EXPECT_EQ(dimsOf(f, "/rank0/count/values"), (std::vector<hsize_t>{5}));
+    EXPECT_EQ(readAll<std::int64_t>(f, "/rank0/count/values", H5T_NATIVE_INT64)[4], 28);
+    EXPECT_EQ(dimsOf(f, "/rank0/cfg/values"), (std::vector<hsize_t>{1, 5})); // empties are not rows
+
+    struct Stats {
+        std::uint64_t count, nan, inf, zeros;
+        double min, max, mean, std, l2;
+    };
+    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
+    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "zeros", HOFFSET(Stats, zeros), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "std", HOFFSET(Stats, std), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "l2", HOFFSET(Stats, l2), H5T_NATIVE_DOUBLE);
+    auto stats = readAll<Stats>(f, "/rank1/fc1/weight/stats", st);
+    // Rank 1, step 2: 120, 121, ..., 125.
+    EXPECT_EQ(stats[2].count, 6u);
+    EXPECT_EQ(stats[2].zeros, 0u);
+    EXPECT_EQ(stats[2].min, 120.0);
+    EXPECT_EQ(stats[2].max, 125.0);
+    EXPECT_NEAR(stats[2].mean, 122.5, 1e-12);
+    EXPECT_NEAR(stats[2].std, std::sqrt(35.0 / 12.0), 1e-12);
+    double sq = 0;
+    for (int i = 120; i <= 125; ++i)
+        sq += double(i) * i;
+    EXPECT_NEAR(stats[2].l2, std::sqrt(sq), 1e-9);
+    auto maskStats = readAll<Stats>(f, "/rank0/mask/stats", st);
+    EXPECT_EQ(maskStats[0].zeros, 2u); // step 0: {0, 1, 0}
+    H5Tclose(st);
+
+    EXPECT_EQ(dimsOf(f, "/rank0/meta"), (std::vector<hsize_t>{1}));
+    H5Fclose(f);
+}
+
+TEST(Hdf5Export, FiltersCancellationAndErrors) {
+    xt::test::TempDir dir;
+    writeRun(dir.file("run"));
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    Hdf5ExportOptions opt;
+    opt.keyRegex = "^fc1/";
+    opt.gstepFirst = 10;
+    opt.gstepLast = 30;
+    opt.deflateLevel = 4;
+    std::string out = dir.file("f.h5");
+    auto report = exportHdf5(run, out, opt, diag);
+    ASSERT_TRUE(report.isOk()) << report.status().toString();
+    EXPECT_EQ(report->keys, 2u);
+    EXPECT_EQ(report->rows, 6u);
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    EXPECT_EQ(readAll<std::int64_t>(f, "/rank0/fc1/weight/gstep", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{10, 20, 30}));
+    EXPECT_LE(H5Lexists(f, "/rank0/act", H5P_DEFAULT), 0);
+    H5Fclose(f);
+
+    // Cancelled: no output, no temporary file, an older file untouched.
+    xt::test::writeFile(dir.file("c.h5"), "older");
+    auto cancelled =
+        exportHdf5(run, dir.file("c.h5"), {}, diag, [](const ProgressReport&) { return false; });
+    EXPECT_EQ(cancelled.status().code(), ErrorCode::Cancelled);
+    EXPECT_EQ(xt::test::readFile(dir.file("c.h5")), "older");
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+
+    Hdf5ExportOptions bad;
+    bad.keyRegex = "([";
+    EXPECT_EQ(exportHdf5(run, dir.file("x.h5"), bad, diag).status().code(),
+              ErrorCode::InvalidArgument);
+    EXPECT_FALSE(exportHdf5(run, "/nonexistent/dir/x.h5", {}, diag).isOk());
+}

@@ -1,0 +1,85 @@
+#pragma once
+// Starts tests/core/storage/webhdfs_test_server.py on 127.0.0.1 (ephemeral port) over a temporary
+// directory that plays the HDFS namespace, and drives its fault injection. The server stops by
+// itself when idle; the destructor also stops it.
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <curl/curl.h>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace xt::test {
+
+class WebHdfsTestServer {
+public:
+    explicit WebHdfsTestServer(const std::string& root) {
+        int fds[2];
+        if (::pipe(fds) != 0) return;
+        m_pid = ::fork();
+        if (m_pid == 0) {
+            ::dup2(fds[1], STDOUT_FILENO);
+            ::close(fds[0]);
+            ::close(fds[1]);
+            std::string script =
+                std::string(XT_SOURCE_DIR) + "/tests/core/storage/webhdfs_test_server.py";
+            ::execl("/usr/bin/python3", "python3", script.c_str(), "--root", root.c_str(),
+                    "--idle-exit", "20", "--max-life", "120", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        FILE* f = ::fdopen(fds[0], "r");
+        if (f) {
+            if (std::fscanf(f, "%d", &m_port) != 1) m_port = 0;
+            std::fclose(f);
+        }
+    }
+    ~WebHdfsTestServer() { stop(); }
+
+    int port() const { return m_port; }
+    std::string url(const std::string& path) const {
+        return "hdfs://127.0.0.1:" + std::to_string(m_port) + path;
+    }
+    // GET /_control?query; returns the JSON body ("" on failure).
+    std::string control(const std::string& query) const {
+        std::string body;
+        CURL* h = curl_easy_init();
+        std::string u = "http://127.0.0.1:" + std::to_string(m_port) + "/_control?" + query;
+        curl_easy_setopt(h, CURLOPT_URL, u.c_str());
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 5000L);
+        curl_easy_setopt(
+            h, CURLOPT_WRITEFUNCTION, +[](char* d, size_t s, size_t n, void* b) {
+                static_cast<std::string*>(b)->append(d, s * n);
+                return s * n;
+            });
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+        CURLcode rc = curl_easy_perform(h);
+        curl_easy_cleanup(h);
+        return rc == CURLE_OK ? body : std::string();
+    }
+    void stop() {
+        if (m_pid <= 0) return;
+        control("shutdown=1");
+        for (int i = 0; i < 100; ++i) {
+            if (::waitpid(m_pid, nullptr, WNOHANG) == m_pid) {
+                m_pid = -1;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        ::kill(m_pid, SIGKILL);
+        ::waitpid(m_pid, nullptr, 0);
+        m_pid = -1;
+    }
+
+private:
+    pid_t m_pid = -1;
+    int m_port = 0;
+};
+
+} // namespace xt::test

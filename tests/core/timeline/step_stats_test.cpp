@@ -1,0 +1,124 @@
+// TensorFlow RunMetadata / StepStats import: lanes, op labels, dataflow arrows, tensors and
+// allocator memory, on a message built with the generated classes.
+#include "core/timeline/memory_peaks.h"
+#include "core/timeline/step_stats_reader.h"
+#include "step_stats.pb.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+using namespace xt::timeline;
+
+namespace {
+
+xt::tf::NodeExecStats* addNode(xt::tf::DeviceStepStats* d, const std::string& name,
+                               const std::string& label, std::int64_t start, std::int64_t dur,
+                               std::int64_t outBytes = 0) {
+    auto* ns = d->add_node_stats();
+    ns->set_node_name(name);
+    ns->set_timeline_label(label);
+    ns->set_all_start_micros(start);
+    ns->set_all_end_rel_micros(dur);
+    if (outBytes) {
+        auto* a = ns->add_output()->mutable_tensor_description()->mutable_allocation_description();
+        a->set_requested_bytes(outBytes);
+        a->set_allocator_name("GPU_0_bfc");
+    }
+    return ns;
+}
+
+std::string sample() {
+    xt::tf::RunMetadata rm;
+    auto* cpu = rm.mutable_step_stats()->add_dev_stats();
+    cpu->set_device("/job:localhost/replica:0/task:0/device:GPU:0");
+    addNode(cpu, "x", "x = Const()", 0, 10, 100);
+    addNode(cpu, "y", "y = Const()", 5, 10, 300);           // overlaps x: second lane
+    addNode(cpu, "mm", "mm = MatMul(x, y/_3)", 20, 30, 50); // y/_3: Send/Recv suffix
+    addNode(cpu, "relu", "relu = Relu(mm)", 60, 5);
+    auto* gpu = rm.mutable_step_stats()->add_dev_stats();
+    gpu->set_device("/device:GPU:0/stream:7");
+    addNode(gpu, "mm:MatMul", "sgemm @@mm:MatMul#id=3#", 22, 20);
+    std::string out;
+    rm.SerializeToString(&out);
+    return out;
+}
+
+std::uint32_t slice(const TraceStore& st, std::string_view name) {
+    for (std::uint32_t s = 0; s < st.sliceCount(); ++s)
+        if (st.str(st.sliceName()[s]) == name) return s;
+    ADD_FAILURE() << name;
+    return kNoIndex;
+}
+
+} // namespace
+
+TEST(StepStats, TimelineSemantics) {
+    const std::string bytes = sample();
+    ASSERT_TRUE(looksLikeStepStats(bytes));
+    auto json = stepStatsToChromeJson(bytes);
+    ASSERT_TRUE(json.isOk()) << json.status().toString();
+    auto r = importChromeTraceBytes(json.value());
+    ASSERT_TRUE(r.isOk());
+    const TraceStore& st = *r;
+    EXPECT_EQ(st.report().diagnostics.countsByCode().count("malformed-event"), 0u);
+    // Allocators + Compute and Tensors per device.
+    ASSERT_EQ(st.processes().size(), 5u);
+    EXPECT_EQ(st.processLabel(0), "Allocators");
+    EXPECT_EQ(st.processLabel(1), "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+    // Op names from labels; the GPU tracer op from "name:op".
+    const auto x = slice(st, "Const"), mm = slice(st, "MatMul"), relu = slice(st, "Relu");
+    // Lanes: y overlaps x, so the two Consts are on different threads of the device.
+    std::uint32_t consts = 0;
+    std::set<std::uint32_t> constTracks;
+    for (std::uint32_t s = 0; s < st.sliceCount(); ++s)
+        if (st.str(st.sliceName()[s]) == "Const") {
+            ++consts;
+            constTracks.insert(st.sliceTrack()[s]);
+        }
+    EXPECT_EQ(consts, 2u);
+    EXPECT_EQ(constTracks.size(), 2u);
+    const auto args = st.decodeArgs(st.sliceArgs(mm));
+    ASSERT_GE(args.size(), 4u);
+    EXPECT_EQ(args[0].second, "mm");
+    EXPECT_EQ(args[3].second, "y/_3");
+    // Dataflow: y (lane 1) -> mm (lane 0) is drawn; x -> mm and mm -> relu share lane 0.
+    ASSERT_EQ(st.flows().size(), 1u);
+    const auto from = st.flows()[0].fromSlice;
+    EXPECT_EQ(st.str(st.sliceName()[from]), "Const");
+    EXPECT_EQ(st.sliceStart()[from], 5'000); // y
+    EXPECT_NE(st.sliceTrack()[from], st.sliceTrack()[mm]);
+    EXPECT_EQ(st.sliceTrack()[x], st.sliceTrack()[mm]);
+    EXPECT_EQ(st.flows()[0].toSlice, mm);
+    EXPECT_NE(relu, kNoIndex);
+    // Tensors: x lives [0, 50) (consumed by mm which ends at 50), y [5, 50), mm [20, 65).
+    ASSERT_EQ(st.objects().size(), 3u);
+    EXPECT_EQ(st.objects()[0].created, 0);
+    EXPECT_EQ(st.objects()[0].destroyed, 50'000);
+    EXPECT_EQ(st.objects()[2].destroyed, 65'000);
+    // Memory: 100 + 300 + 50 live in [20, 50): peak 450 at 20 us with three tensors live.
+    auto peaks = memoryPeaks(st);
+    ASSERT_EQ(peaks.size(), 1u);
+    EXPECT_EQ(st.str(st.counters()[peaks[0].series].name), "Memory GPU_0_bfc");
+    EXPECT_EQ(peaks[0].peak, 450.0);
+    EXPECT_EQ(peaks[0].ts, 20'000);
+    EXPECT_EQ(peaks[0].liveObjects.size(), 3u);
+}
+
+TEST(StepStats, FileImportAndErrors) {
+    const std::string path = "/tmp/xt_step_stats_test.pb";
+    {
+        std::ofstream f(path, std::ios::binary);
+        f << sample();
+    }
+    auto r = importStepStats(path);
+    ASSERT_TRUE(r.isOk());
+    EXPECT_EQ(r->report().phases.at("X"), 5u);
+    EXPECT_EQ(r->report().container, "stepstats");
+    EXPECT_EQ(r->report().inputBytes, sample().size());
+    std::remove(path.c_str());
+    EXPECT_FALSE(stepStatsToChromeJson("\x0a\x05garbage-more").isOk());
+    EXPECT_FALSE(stepStatsToChromeJson("").isOk());
+    EXPECT_FALSE(importStepStats("/nonexistent.pb").isOk());
+}
