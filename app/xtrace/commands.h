@@ -16,5 +16,6 @@ void addConvertCommand(CLI::App& app, int& exitCode);
 void addExportCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
 void addTimelineCommand(CLI::App& app, int& exitCode);
+void addPlotCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

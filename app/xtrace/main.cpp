@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     xt::cli::addExportCommand(app, exitCode);
     xt::cli::addRecordDemoCommand(app, exitCode);
     xt::cli::addTimelineCommand(app, exitCode);
+    xt::cli::addPlotCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,0 +1,135 @@
+// xtview: the desktop trace viewer. `xtview [PATH...]` opens files, run directories or globs
+// (a start page without arguments); `--screenshot FILE` saves the window once everything is
+// loaded and plotted, then exits; `--render-plot` draws one plot to a file with no window.
+#include "widgets/main_window.h"
+#include "widgets/plot_renderer.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+// Saves a PNG of `window` once it is idle (or after `timeoutMs`), then quits with 0, or 3 when
+// the window never became idle or the file could not be written.
+void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, int timeoutMs) {
+    auto* timer = new QTimer(window);
+    auto* clock = new QElapsedTimer;
+    clock->start();
+    auto idleSince = std::make_shared<qint64>(-1);
+    QObject::connect(timer, &QTimer::timeout, window, [=] {
+        const bool idle = window->hasLoaded() && !window->isBusy();
+        if (idle && *idleSince < 0) *idleSince = clock->elapsed();
+        if (!idle) *idleSince = -1;
+        const bool settled = idle && clock->elapsed() - *idleSince > 400;
+        const bool late = clock->elapsed() > timeoutMs;
+        if (!settled && !late) return;
+        timer->stop();
+        const bool ok = window->grab().save(file, "PNG");
+        if (!ok) std::fprintf(stderr, "xtview: could not write %s\n", qPrintable(file));
+        if (late) std::fprintf(stderr, "xtview: still busy after %d ms\n", timeoutMs);
+        delete clock;
+        QCoreApplication::exit(ok && !late ? 0 : 3);
+    });
+    timer->start(100);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    bool render = false;
+    for (int i = 1; i < argc; ++i)
+        render |= std::strcmp(argv[i], "--render-plot") == 0;
+    if (render) qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("xtview"));
+    QApplication::setOrganizationName(QStringLiteral("xtview"));
+    QApplication::setApplicationVersion(QStringLiteral(XT_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Trace viewer and analyzer for deep-learning training"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("paths"),
+                                 QStringLiteral("Trace files, run directories or glob patterns"),
+                                 QStringLiteral("[PATH...]"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Open PATHs, wait until loaded and plotted, "
+                                                       "save a PNG of the window and exit."),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption demo(QStringLiteral("demo"),
+                                  QStringLiteral("Open the built-in demo run."));
+    const QCommandLineOption key(QStringLiteral("key"), QStringLiteral("Key to show or render."),
+                                 QStringLiteral("KEY"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window or image size."),
+                                  QStringLiteral("WxH"), QStringLiteral("1400x900"));
+    const QCommandLineOption settings(QStringLiteral("settings"),
+                                      QStringLiteral("Settings file to use instead of the user's."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption renderPlot(
+        QStringLiteral("render-plot"),
+        QStringLiteral("Render the statistics of --key in PATHs to --out (no window)."));
+    const QCommandLineOption stat(QStringLiteral("stat"),
+                                  QStringLiteral("Statistics to draw: mean,min,max,std,l2,count,"
+                                                 "nan,inf,zeros (default: mean with bands)."),
+                                  QStringLiteral("LIST"));
+    const QCommandLineOption rank(QStringLiteral("rank"), QStringLiteral("Only this rank."),
+                                  QStringLiteral("R"), QStringLiteral("-1"));
+    const QCommandLineOption out(QStringLiteral("out"),
+                                 QStringLiteral("Output file (.png, .pdf, .svg)."),
+                                 QStringLiteral("FILE"));
+    parser.addOptions({screenshot, demo, key, size, settings, renderPlot, stat, rank, out});
+    parser.process(app);
+
+    int width = 1400, height = 900;
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) {
+        width = wh[0].toInt();
+        height = wh[1].toInt();
+    } else {
+        std::fprintf(stderr, "xtview: --size must be WxH\n");
+        return 1;
+    }
+
+    if (parser.isSet(renderPlot)) {
+        xt::widgets::RenderPlotRequest r;
+        r.paths = parser.positionalArguments();
+        r.key = parser.value(key);
+        if (parser.isSet(stat))
+            r.stats = parser.value(stat).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        r.rank = parser.value(rank).toInt();
+        r.out = parser.value(out);
+        if (parser.isSet(size)) {
+            r.width = width;
+            r.height = height;
+        }
+        return xt::widgets::renderPlot(r);
+    }
+
+    xt::widgets::MainWindow window(parser.value(settings));
+    if (parser.isSet(screenshot)) window.resize(width, height);
+    window.show();
+    if (parser.isSet(key)) {
+        const QString k = parser.value(key);
+        QObject::connect(&window, &xt::widgets::MainWindow::loadFinished, &window,
+                         [&window, k] { window.showKey(k); });
+    }
+    if (parser.isSet(demo)) window.openDemoRun();
+    if (!parser.positionalArguments().isEmpty()) window.openPaths(parser.positionalArguments());
+    if (parser.isSet(screenshot)) {
+        if (parser.positionalArguments().isEmpty() && !parser.isSet(demo)) {
+            // The start page.
+            QTimer::singleShot(500, &window, [&window, file = parser.value(screenshot)] {
+                QCoreApplication::exit(window.grab().save(file, "PNG") ? 0 : 3);
+            });
+        } else {
+            screenshotWhenIdle(&window, parser.value(screenshot), 120000);
+        }
+    }
+    return app.exec();
+}

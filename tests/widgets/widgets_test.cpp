@@ -1,0 +1,358 @@
+// xtview widgets, offscreen: item models under QAbstractItemModelTester, key tree contents,
+// plot data against core/analysis statistics, decimation and smoothing, export formats, the
+// job tracker's "newest wins" rule, and a rendered main window.
+#include "core/analysis/cpu_backend.h"
+#include "core/analysis/key_stats.h"
+#include "core/xdl/file_series_writer.h"
+#include "widgets/diagnostics_model.h"
+#include "widgets/job_tracker.h"
+#include "widgets/key_tree_model.h"
+#include "widgets/main_window.h"
+#include "widgets/meta_summary_model.h"
+#include "widgets/plot_export.h"
+#include "widgets/run_browser_model.h"
+#include "widgets/series_math.h"
+#include "widgets/stat_plot.h"
+#include "widgets/value_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QTest>
+#include <QTreeView>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <limits>
+#include <unistd.h>
+
+namespace xt::widgets {
+namespace {
+
+QApplication& app() {
+    static int argc = 1;
+    static char name[] = "test_widgets";
+    static char* argv[] = {name, nullptr};
+    static QApplication* a = [] {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return new QApplication(argc, argv);
+    }();
+    return *a;
+}
+
+class TempDir {
+public:
+    TempDir() {
+        static int counter = 0;
+        m_path = std::filesystem::temp_directory_path() /
+                 ("xt_widgets_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::remove_all(m_path);
+        std::filesystem::create_directories(m_path);
+    }
+    ~TempDir() { std::filesystem::remove_all(m_path); }
+    std::string str() const { return m_path.string(); }
+    QString q(const char* name) const { return QString::fromStdString((m_path / name).string()); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Ranks 0 and 1, gsteps 0..steps-1: "layer/w" float32 [4, 4] (NaN on rank 1 at gstep 3),
+// "layer/b" float32 [4], "loss" float32 [].
+void writeRun(const std::string& dir, int steps = 10) {
+    for (int rank = 0; rank < 2; ++rank) {
+        xdl::WriterOptions o;
+        o.outputDir = dir;
+        o.rank = rank;
+        auto w = xdl::FileSeriesWriter::create(o, {"layer/w", "layer/b", "loss"});
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g = 0; g < steps; ++g) {
+            enc.begin(g, g + 1);
+            std::vector<float> wv(16), bv(4);
+            for (int i = 0; i < 16; ++i)
+                wv[std::size_t(i)] = float(rank) + float(g) * 0.1f + float(i) * 0.01f;
+            if (rank == 1 && g == 3) wv[5] = std::numeric_limits<float>::quiet_NaN();
+            for (int i = 0; i < 4; ++i)
+                bv[std::size_t(i)] = -float(g) * float(i);
+            const float loss = 1.0f / float(g + 1);
+            const std::int64_t ws[] = {4, 4}, bs[] = {4};
+            enc.addColumn(xdl::Dtype::Float, ws,
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(wv.data()), 64));
+            enc.addColumn(xdl::Dtype::Float, bs,
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(bv.data()), 16));
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + g * 100).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g + 1, 1700000000000 + g * 100).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+}
+
+LoadResult load(const std::string& dir) {
+    LoadResult r = loadRuns({dir}, {});
+    EXPECT_TRUE(r.status.isOk()) << r.status.toString();
+    EXPECT_EQ(r.runs.size(), 1u);
+    return r;
+}
+
+QStringList collectKeys(const QAbstractItemModel& m, const QModelIndex& parent = {}) {
+    QStringList out;
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        const QModelIndex i = m.index(r, 0, parent);
+        const QString k = i.data(KeyTreeModel::KeyRole).toString();
+        if (!k.isEmpty()) out << k;
+        out << collectKeys(m, i);
+    }
+    return out;
+}
+
+TEST(SeriesMath, DecimationKeepsSpikesOfAMillionPoints) {
+    std::vector<double> x(1000000), y(1000000);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        x[i] = double(i);
+        y[i] = std::sin(double(i) * 1e-4);
+    }
+    y[654321] = 50;
+    y[123456] = -40;
+    const XYSeries d = decimateMinMax(x, y, 1000);
+    EXPECT_LE(d.x.size(), 2000u);
+    EXPECT_EQ(*std::max_element(d.y.begin(), d.y.end()), 50);
+    EXPECT_EQ(*std::min_element(d.y.begin(), d.y.end()), -40);
+    EXPECT_TRUE(std::is_sorted(d.x.begin(), d.x.end()));
+    // Small series pass through unchanged.
+    const XYSeries s = decimateMinMax({1, 2, 3}, {4, 5, 6}, 1000);
+    EXPECT_EQ(s.y, (std::vector<double>{4, 5, 6}));
+}
+
+TEST(SeriesMath, DebiasedEma) {
+    const auto e = emaDebiased({2, 2, 2, std::nan(""), 2}, 0.9);
+    EXPECT_DOUBLE_EQ(e[0], 2); // bias correction: a constant stays constant
+    EXPECT_NEAR(e[2], 2, 1e-12);
+    EXPECT_TRUE(std::isnan(e[3]));
+    EXPECT_NEAR(e[4], 2, 1e-12);
+    const auto f = emaDebiased({0, 10}, 0.5);
+    EXPECT_DOUBLE_EQ(f[1], (0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25));
+}
+
+TEST(Models, PassTheModelTesterAndShowTheKeys) {
+    app();
+    TempDir dir;
+    writeRun(dir.str());
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+
+    KeyTreeModel keys;
+    QAbstractItemModelTester t1(&keys, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    keys.setRun(r.runs[0]);
+    QStringList found = collectKeys(keys);
+    found.sort();
+    EXPECT_EQ(found, (QStringList{"layer/b", "layer/w", "loss"}));
+    const QModelIndex w = keys.indexOfKey("layer/w");
+    ASSERT_TRUE(w.isValid());
+    EXPECT_EQ(w.data().toString(), "w");
+    EXPECT_EQ(w.parent().data().toString(), "layer");
+    EXPECT_TRUE(w.data(KeyTreeModel::NonFiniteRole).toBool());
+    EXPECT_TRUE(w.parent().data(KeyTreeModel::NonFiniteRole).toBool());
+    EXPECT_EQ(keys.index(w.row(), KeyTreeModel::IssuesColumn, w.parent()).data().toString(),
+              "NaN @3");
+    EXPECT_EQ(keys.index(w.row(), KeyTreeModel::ShapeColumn, w.parent()).data().toString(),
+              "[4, 4]");
+    EXPECT_EQ(keys.index(w.row(), KeyTreeModel::DtypeColumn, w.parent()).data().toString(),
+              "float32");
+    EXPECT_FALSE(keys.indexOfKey("loss").data(KeyTreeModel::NonFiniteRole).toBool());
+
+    RunBrowserModel runs;
+    QAbstractItemModelTester t2(&runs, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    runs.setRuns(r.runs);
+    ASSERT_EQ(runs.rowCount(), 1);
+    const QModelIndex run = runs.index(0, 0);
+    EXPECT_EQ(runs.rowCount(run), 2);
+    EXPECT_EQ(runs.index(0, RunBrowserModel::StatusColumn).data().toString(), "finalised");
+    EXPECT_EQ(runs.index(1, RunBrowserModel::RecordsColumn, run).data().toULongLong(), 10u);
+    EXPECT_EQ(runs.index(0, 0, runs.index(1, 0, run)).data(RunBrowserModel::RankRole).toInt(), 1);
+
+    MetaSummaryModel meta;
+    QAbstractItemModelTester t3(&meta, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    meta.setRun(r.runs[0]);
+    ASSERT_EQ(meta.rowCount(), 4); // one part + a total per rank
+    EXPECT_EQ(meta.index(0, MetaSummaryModel::GstepColumn).data().toString(), "0 .. 9");
+    EXPECT_EQ(meta.index(0, MetaSummaryModel::DurationColumn).data().toString(), "0.900s");
+    EXPECT_EQ(meta.index(0, MetaSummaryModel::FinalisedColumn).data().toString(), "yes");
+
+    DiagnosticsModel diag;
+    QAbstractItemModelTester t4(&diag, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    Diagnostics d;
+    d.add(Severity::Error, "truncated-record", "f", 12, 3, "cut short");
+    diag.setDiagnostics(d);
+    diag.addMessage(Severity::Warning, "x", "y");
+    EXPECT_EQ(diag.rowCount(), 2);
+    EXPECT_EQ(diag.index(0, DiagnosticsModel::OffsetColumn).data().toULongLong(), 12u);
+    EXPECT_EQ(diag.errorCount(), 1u);
+
+    ValueTableModel values;
+    QAbstractItemModelTester t5(&values, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const auto* rank1 = r.runs[0]->reader->rank(1);
+    auto t = rank1->tensor(*rank1->findGstep(3), "layer/w");
+    ASSERT_TRUE(t.isOk());
+    values.setTensor(r.runs[0], *t);
+    EXPECT_TRUE(values.isMatrix());
+    EXPECT_EQ(values.rowCount(), 4);
+    EXPECT_EQ(values.columnCount(), 4);
+    EXPECT_EQ(values.index(1, 1).data().toString(), "nan");
+    EXPECT_FLOAT_EQ(values.index(0, 2).data(ValueTableModel::ValueRole).toFloat(), 1.32f);
+}
+
+TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
+    app();
+    TempDir dir;
+    writeRun(dir.str());
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    // Independent computation through the analysis engine.
+    Diagnostics diag;
+    analysis::CpuBackend backend;
+    analysis::KeyStatsOptions opts;
+    opts.keyFilter = [](std::string_view k) { return k == "layer/w"; };
+    auto series = analysis::computeKeyStats(*r.runs[0]->reader, backend, opts, diag);
+    ASSERT_TRUE(series.isOk());
+    ASSERT_EQ(series->size(), 2u);
+
+    StatPlot plot;
+    plot.resize(800, 500);
+    plot.setData(r.runs[0], "layer/w");
+    for (const auto& s : *series) {
+        const XYSeries* mean = plot.lineData(QStringLiteral("rank %1 mean").arg(s.rank));
+        const XYSeries* lo = plot.lineData(QStringLiteral("rank %1 min-max lower").arg(s.rank));
+        const XYSeries* hi = plot.lineData(QStringLiteral("rank %1 min-max upper").arg(s.rank));
+        ASSERT_TRUE(mean && lo && hi);
+        ASSERT_EQ(mean->x.size(), s.records.size());
+        for (std::size_t i = 0; i < s.records.size(); ++i) {
+            EXPECT_EQ(mean->x[i], double(s.records[i].gstep));
+            EXPECT_EQ(mean->y[i], s.records[i].stats.mean);
+            EXPECT_EQ(lo->y[i], s.records[i].stats.min);
+            EXPECT_EQ(hi->y[i], s.records[i].stats.max);
+        }
+        // What QCustomPlot draws is the same data (small series are not decimated).
+        QCPGraph* g = nullptr;
+        for (int i = 0; i < plot.plot()->graphCount(); ++i)
+            if (plot.plot()->graph(i)->name() == QStringLiteral("rank %1 mean").arg(s.rank))
+                g = plot.plot()->graph(i);
+        ASSERT_TRUE(g);
+        ASSERT_EQ(g->data()->size(), int(s.records.size()));
+        EXPECT_EQ(g->data()->at(3)->value, s.records[3].stats.mean);
+    }
+    const XYSeries* marks = plot.lineData("NaN/Inf");
+    ASSERT_TRUE(marks);
+    EXPECT_EQ(marks->x, (std::vector<double>{3}));
+
+    // Aggregated ranks: the mean of the per-rank means.
+    StatPlotOptions o;
+    o.aggregateRanks = true;
+    plot.setOptions(o);
+    const XYSeries* agg = plot.lineData("all ranks mean");
+    ASSERT_TRUE(agg);
+    ASSERT_EQ(agg->y.size(), 10u);
+    EXPECT_NEAR(agg->y[0],
+                ((*series)[0].records[0].stats.mean + (*series)[1].records[0].stats.mean) / 2,
+                1e-12);
+}
+
+bool nonBlank(const QImage& img) {
+    const QRgb first = img.pixel(0, 0);
+    int different = 0;
+    for (int y = 0; y < img.height(); y += 3)
+        for (int x = 0; x < img.width(); x += 3)
+            different += img.pixel(x, y) != first;
+    return different > 200;
+}
+
+TEST(Export, WritesValidPngPdfSvg) {
+    app();
+    TempDir dir;
+    writeRun(dir.str());
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    StatPlot plot;
+    plot.resize(800, 500);
+    plot.setData(r.runs[0], "layer/w");
+    struct Case {
+        const char* name;
+        QByteArray magic;
+    };
+    for (const Case& c : {Case{"p.png", QByteArray("\x89PNG\r\n\x1a\n")},
+                          Case{"p.pdf", QByteArray("%PDF-")}, Case{"p.svg", QByteArray("<?xml")}}) {
+        QString error;
+        ASSERT_TRUE(exportPlot(plot.plot(), dir.q(c.name), 800, 500, &error))
+            << error.toStdString();
+        QFile f(dir.q(c.name));
+        ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        EXPECT_TRUE(bytes.startsWith(c.magic)) << c.name;
+        EXPECT_GT(bytes.size(), 2000) << c.name;
+        if (QByteArray(c.name).endsWith("svg")) EXPECT_TRUE(bytes.contains("<svg"));
+    }
+    QImage png(dir.q("p.png"));
+    ASSERT_FALSE(png.isNull());
+    EXPECT_TRUE(nonBlank(png));
+    QString error;
+    EXPECT_FALSE(exportPlot(plot.plot(), dir.q("p.bmp"), 0, 0, &error));
+    EXPECT_FALSE(error.isEmpty());
+}
+
+TEST(JobTracker, NewestJobWins) {
+    app();
+    JobTracker tracker;
+    std::vector<int> results;
+    std::atomic<bool> firstSawCancel{false};
+    tracker.startJob(
+        [&](JobContext& ctx) {
+            for (int i = 0; i < 400 && ctx.callback()({std::uint64_t(i), 400, "slow"}); ++i)
+                QThread::msleep(5);
+            firstSawCancel = ctx.cancelled.load();
+            return 1;
+        },
+        [&](int v) { results.push_back(v); });
+    tracker.startJob([](JobContext&) { return 2; }, [&](int v) { results.push_back(v); });
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !tracker.isRunning(); }, 10000));
+    QTest::qWait(100);
+    EXPECT_EQ(results, std::vector<int>{2});
+    EXPECT_TRUE(QTest::qWaitFor([&] { return firstSawCancel.load(); }, 5000));
+}
+
+TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
+    app();
+    TempDir dir;
+    writeRun(dir.str());
+    MainWindow w(dir.q("settings.ini"));
+    w.resize(1400, 900);
+    w.show();
+    w.openPaths({QString::fromStdString(dir.str())});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+    ASSERT_EQ(w.runs().size(), 1u);
+    QStringList keys = collectKeys(*w.keyTree()->model());
+    keys.sort();
+    EXPECT_EQ(keys, (QStringList{"layer/b", "layer/w", "loss"}));
+    ASSERT_TRUE(w.currentKeyView());
+    EXPECT_EQ(w.currentKeyView()->key(), "layer/w");
+    EXPECT_TRUE(w.currentKeyView()->histogramView()->matrix());
+    QStringList docks;
+    for (auto* d : w.findChildren<QDockWidget*>())
+        if (d->isVisible()) docks << d->windowTitle();
+    docks.sort();
+    EXPECT_EQ(docks,
+              (QStringList{"Diagnostics", "Keys", "Meta summary", "Runs", "Value inspector"}));
+    QTest::qWait(200);
+    const QImage shot = w.grab().toImage();
+    EXPECT_EQ(shot.width(), 1400);
+    EXPECT_TRUE(nonBlank(shot));
+    // A bad path ends in the diagnostics panel, not in a crash.
+    w.closeAll();
+    w.openPaths({dir.q("does-not-exist")});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
+    EXPECT_GE(w.diagnosticsModel()->errorCount(), 1u);
+}
+
+} // namespace
+} // namespace xt::widgets

@@ -1,0 +1,28 @@
+#!/bin/sh
+# End to end: xtview under xvfb-run opens the demo run (written by xtrace record-demo), waits
+# until it is loaded and plotted, saves a screenshot; xtrace plot renders through xtview.
+# Usage: xtview_e2e_test.sh XTVIEW XTRACE. Exit 77 (skipped) without xvfb-run.
+set -eu
+XTVIEW=$1
+XTRACE=$2
+command -v xvfb-run >/dev/null 2>&1 || { echo "xvfb-run not found: skipped"; exit 77; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+"$XTRACE" record-demo "$TMP/run" >/dev/null
+xvfb-run -a -s "-screen 0 1600x1000x24" "$XTVIEW" --settings "$TMP/settings.ini" \
+    --screenshot "$TMP/shot.png" --key gradient/fc2/weight "$TMP/run"
+check_file() { # FILE MAGIC MIN_BYTES
+    [ -s "$1" ] || { echo "missing $1"; exit 1; }
+    head -c 8 "$1" | grep -q "$2" || { echo "$1: bad magic"; exit 1; }
+    size=$(wc -c < "$1")
+    [ "$size" -ge "$3" ] || { echo "$1: only $size bytes"; exit 1; }
+}
+check_file "$TMP/shot.png" PNG 30000
+"$XTRACE" plot "$TMP/run" --key fc1/weight --stat mean,min,max --out "$TMP/p.svg"
+check_file "$TMP/p.svg" "<?xml" 5000
+"$XTRACE" plot "$TMP/run" --key loss --out "$TMP/p.pdf"
+check_file "$TMP/p.pdf" "%PDF" 2000
+if "$XTRACE" plot "$TMP/run" --key no/such/key --out "$TMP/x.png" 2>/dev/null; then
+    echo "a missing key must fail"; exit 1
+fi
+echo "ok"

@@ -1,0 +1,261 @@
+#include "widgets/histogram_view.h"
+
+#include "widgets/text_format.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace xt::widgets {
+
+namespace {
+struct HistogramJobResult {
+    std::shared_ptr<const analysis::HistogramMatrix> matrix;
+    QString error;
+};
+} // namespace
+
+HistogramView::HistogramView(QWidget* parent)
+    : QWidget(parent), m_jobs(new JobTracker(this)), m_rank(new QComboBox(this)),
+      m_bins(new QSpinBox(this)), m_scale(new QComboBox(this)), m_info(new QLabel(this)),
+      m_heatmap(new QCustomPlot(this)), m_stepPlot(new QCustomPlot(this)) {
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 2);
+    bar->addWidget(new QLabel(tr("Histograms of rank"), this));
+    bar->addWidget(m_rank);
+    bar->addWidget(new QLabel(tr("bins"), this));
+    m_bins->setRange(4, 1024);
+    m_bins->setValue(64);
+    bar->addWidget(m_bins);
+    m_scale->addItem(tr("linear bins"));
+    m_scale->addItem(tr("symlog bins"));
+    bar->addWidget(m_scale);
+    bar->addWidget(m_info, 1);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_heatmap);
+    split->addWidget(m_stepPlot);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
+    m_colorScale = new QCPColorScale(m_heatmap);
+    m_heatmap->plotLayout()->addElement(0, 1, m_colorScale);
+    m_colorScale->setType(QCPAxis::atRight);
+    m_colorScale->axis()->setLabel(tr("log10(1 + count)"));
+    m_map->setColorScale(m_colorScale);
+    QCPColorGradient gradient(QCPColorGradient::gpThermal);
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(gradient);
+    m_map->setInterpolate(false);
+    auto* group = new QCPMarginGroup(m_heatmap);
+    m_heatmap->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    m_colorScale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    m_heatmap->xAxis->setLabel(tr("global step"));
+    m_heatmap->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_cursor = new QCPItemStraightLine(m_heatmap);
+    m_cursor->setPen(QPen(QColor(0xff, 0x8c, 0x00), 1.5));
+    m_cursor->setVisible(false);
+
+    m_bars = new QCPBars(m_stepPlot->xAxis, m_stepPlot->yAxis);
+    m_bars->setPen(Qt::NoPen);
+    m_bars->setBrush(QColor(0x1f, 0x77, 0xb4));
+    m_bars->setWidthType(QCPBars::wtPlotCoords);
+    m_stepPlot->yAxis->setLabel(tr("count"));
+    m_stepPlot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+
+    connect(m_rank, &QComboBox::activated, this, &HistogramView::recompute);
+    connect(m_bins, &QSpinBox::editingFinished, this, &HistogramView::recompute);
+    connect(m_scale, &QComboBox::activated, this, &HistogramView::recompute);
+    connect(m_heatmap, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
+        if (!m_matrix || m_matrix->steps.empty()) return;
+        const double x = m_heatmap->xAxis->pixelToCoord(e->position().x());
+        const auto& s = m_matrix->steps;
+        auto it = std::lower_bound(s.begin(), s.end(), std::int64_t(std::llround(x)));
+        if (it == s.end()) --it;
+        setStepCursor(*it);
+        emit stepSelected(*it);
+    });
+    applyPalette();
+}
+
+void HistogramView::setData(RunSnapshot run, const QString& key) {
+    m_run = std::move(run);
+    m_key = key;
+    const int previous = m_rank->currentData().isValid() ? m_rank->currentData().toInt() : -1;
+    m_rank->clear();
+    if (m_run)
+        for (const auto* s : m_run->seriesOf(key.toStdString()))
+            m_rank->addItem(QString::number(s->rank), s->rank);
+    const int keep = m_rank->findData(previous);
+    if (keep >= 0) m_rank->setCurrentIndex(keep);
+    recompute();
+}
+
+void HistogramView::recompute() {
+    m_matrix.reset();
+    m_map->data()->clear();
+    m_bars->data()->clear();
+    if (!m_run || m_rank->count() == 0) {
+        m_info->setText(m_run ? tr("no data for this key") : QString());
+        m_jobs->cancel();
+        m_heatmap->replot();
+        m_stepPlot->replot();
+        return;
+    }
+    m_info->setText(tr("computing..."));
+    const int rank = m_rank->currentData().toInt();
+    analysis::HistogramOptions options;
+    options.bins = m_bins->value();
+    options.scale =
+        m_scale->currentIndex() == 1 ? analysis::BinScale::SymLog : analysis::BinScale::Linear;
+    m_jobs->startJob(
+        [run = m_run, key = m_key.toStdString(), rank, options](JobContext& ctx) {
+            HistogramJobResult out;
+            const auto* reader = run->reader->rank(rank);
+            if (!reader) return out;
+            auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+            Diagnostics diag;
+            auto m =
+                analysis::stepHistograms(*reader, key, *backend, options, {}, diag, ctx.callback());
+            if (m.isOk())
+                out.matrix =
+                    std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
+            else if (m.status().code() != ErrorCode::NotFound)
+                out.error = QString::fromStdString(m.status().toString());
+            return out;
+        },
+        [this](HistogramJobResult r) {
+            if (!r.error.isEmpty()) {
+                m_info->setText(tr("histogram failed"));
+                emit failed(r.error);
+            }
+            showMatrix(std::move(r.matrix));
+            emit finished();
+        });
+}
+
+void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m) {
+    m_matrix = std::move(m);
+    if (!m_matrix || m_matrix->steps.empty()) {
+        if (!m_matrix) m_info->setText(tr("no finite data"));
+        m_heatmap->replot();
+        return;
+    }
+    const auto& steps = m_matrix->steps;
+    const auto& layout = m_matrix->layout;
+    const std::int64_t s0 = steps.front(), s1 = steps.back();
+    // One cell per gstep when that is affordable (gaps stay transparent), else one per row.
+    const bool perStep = s1 - s0 + 1 <= 20000;
+    const int nx = perStep ? int(s1 - s0 + 1) : int(steps.size());
+    const int ny = layout.bins;
+    const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
+    const double w = (t1 - t0) / ny;
+    m_map->data()->setSize(nx, ny);
+    m_map->data()->setRange(QCPRange(double(s0), double(std::max(s1, s0 + 1))),
+                            QCPRange(t0 + w / 2, t1 - w / 2 + (ny == 1 ? w : 0)));
+    m_map->data()->fill(std::nan(""));
+    for (std::size_t row = 0; row < steps.size(); ++row) {
+        const int cx = perStep ? int(steps[row] - s0) : int(row);
+        for (int b = 0; b < ny; ++b)
+            m_map->data()->setCell(
+                cx, b, std::log10(1.0 + double(m_matrix->rows[row].counts[std::size_t(b)])));
+    }
+    m_map->rescaleDataRange(true);
+    m_heatmap->rescaleAxes();
+    m_heatmap->yAxis->setLabel(
+        layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
+    const auto& total = m_matrix->total;
+    m_info->setText(tr("%1 steps, %2 bins over [%3, %4]%5")
+                        .arg(steps.size())
+                        .arg(layout.bins)
+                        .arg(formatValue(layout.lo), formatValue(layout.hi))
+                        .arg(total.nan + total.posInf + total.negInf
+                                 ? tr(", %1 NaN, %2 Inf not binned")
+                                       .arg(total.nan)
+                                       .arg(total.posInf + total.negInf)
+                                 : QString()));
+    m_heatmap->replot();
+    showStep();
+}
+
+void HistogramView::setStepCursor(std::int64_t gstep) {
+    m_cursorStep = gstep;
+    m_cursor->point1->setCoords(double(gstep), 0);
+    m_cursor->point2->setCoords(double(gstep), 1);
+    m_cursor->setVisible(true);
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+    showStep();
+}
+
+void HistogramView::showStep() {
+    m_bars->data()->clear();
+    if (!m_matrix || m_matrix->steps.empty()) {
+        m_stepPlot->replot();
+        return;
+    }
+    const auto& steps = m_matrix->steps;
+    std::size_t row = steps.size() - 1;
+    if (m_cursorStep) {
+        auto it = std::lower_bound(steps.begin(), steps.end(), *m_cursorStep);
+        row = it == steps.end() ? steps.size() - 1 : std::size_t(it - steps.begin());
+    }
+    const auto& layout = m_matrix->layout;
+    const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
+    const double w = (t1 - t0) / layout.bins;
+    QVector<double> keys, values;
+    for (int b = 0; b < layout.bins; ++b) {
+        keys << t0 + (b + 0.5) * w;
+        values << double(m_matrix->rows[row].counts[std::size_t(b)]);
+    }
+    m_bars->setWidth(w);
+    m_bars->setData(keys, values, true);
+    m_bars->setName(tr("gstep %1").arg(steps[row]));
+    m_stepPlot->xAxis->setLabel(tr("gstep %1").arg(steps[row]));
+    m_stepPlot->rescaleAxes();
+    m_stepPlot->yAxis->setRangeLower(0);
+    m_stepPlot->replot();
+}
+
+void HistogramView::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange)
+        applyPalette();
+    QWidget::changeEvent(e);
+}
+
+void HistogramView::applyPalette() {
+    const QPalette p = palette();
+    const QColor fg = p.color(QPalette::Text);
+    QColor grid = fg;
+    grid.setAlpha(40);
+    for (QCustomPlot* plot : {m_heatmap, m_stepPlot}) {
+        plot->setBackground(p.brush(QPalette::Base));
+        for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+            a->setBasePen(QPen(fg));
+            a->setTickPen(QPen(fg));
+            a->setSubTickPen(QPen(fg));
+            a->setTickLabelColor(fg);
+            a->setLabelColor(fg);
+            a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        }
+    }
+    QCPAxis* a = m_colorScale->axis();
+    a->setBasePen(QPen(fg));
+    a->setTickPen(QPen(fg));
+    a->setSubTickPen(QPen(fg));
+    a->setTickLabelColor(fg);
+    a->setLabelColor(fg);
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+    m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace xt::widgets

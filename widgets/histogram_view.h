@@ -1,0 +1,63 @@
+#pragma once
+// Histograms of one key over steps: a steps x bins heatmap (QCPColorMap, colour = log10(1 +
+// count)) with its colour scale, and the histogram of the step under the shared cursor. The
+// matrix is computed off the GUI thread by core/analysis (stepHistograms) for one rank.
+
+#include "core/analysis/step_histogram.h"
+#include "widgets/job_tracker.h"
+#include "widgets/run_loader.h"
+
+#include <QWidget>
+#include <qcustomplot.h>
+
+class QComboBox;
+class QSpinBox;
+class QLabel;
+
+namespace xt::widgets {
+
+class HistogramView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HistogramView(QWidget* parent = nullptr);
+
+    void setData(RunSnapshot run, const QString& key);
+    void setStepCursor(std::int64_t gstep);
+    bool isBusy() const { return m_jobs->isRunning(); }
+    // The matrix on screen, or null while none is.
+    const analysis::HistogramMatrix* matrix() const { return m_matrix.get(); }
+    QCustomPlot* heatmapPlot() const { return m_heatmap; }
+    QCustomPlot* stepPlot() const { return m_stepPlot; }
+
+signals:
+    void stepSelected(std::int64_t gstep);
+    void failed(const QString& message);
+    void finished();
+
+protected:
+    void changeEvent(QEvent* e) override;
+
+private:
+    void recompute();
+    void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
+    void showStep();
+    void applyPalette();
+
+    JobTracker* m_jobs;
+    QComboBox* m_rank;
+    QSpinBox* m_bins;
+    QComboBox* m_scale;
+    QLabel* m_info;
+    QCustomPlot* m_heatmap;
+    QCustomPlot* m_stepPlot;
+    QCPColorMap* m_map;
+    QCPColorScale* m_colorScale;
+    QCPBars* m_bars;
+    QCPItemStraightLine* m_cursor;
+    RunSnapshot m_run;
+    QString m_key;
+    std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
+    std::optional<std::int64_t> m_cursorStep;
+};
+
+} // namespace xt::widgets

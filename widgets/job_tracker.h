@@ -1,0 +1,78 @@
+#pragma once
+// Background jobs for the GUI (after KDAB hotspot's JobTracker): a job runs on the global
+// thread pool through QtConcurrent; starting a new job cancels the previous one (its atomic
+// flag is set, so core's ProgressCallback returns false) and drops its result. The continuation
+// runs on the GUI thread only for the newest job. Progress is published through atomics and
+// read by the GUI with a timer, so a busy worker never floods the event loop.
+
+#include "core/base/progress.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QtConcurrent>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace xt::widgets {
+
+// Shared between one job and the GUI.
+class JobContext {
+public:
+    std::atomic<bool> cancelled{false};
+    std::atomic<std::uint64_t> done{0}, total{0};
+
+    // A ProgressCallback that publishes progress and stops when cancelled.
+    ProgressCallback callback();
+    QString stage() const;
+    void setStage(const QString& s);
+
+private:
+    mutable std::mutex m_mutex;
+    QString m_stage;
+};
+
+class JobTracker : public QObject {
+    Q_OBJECT
+public:
+    explicit JobTracker(QObject* parent = nullptr) : QObject(parent) {}
+    ~JobTracker() override { cancel(); }
+
+    // job(JobContext&) -> T runs off the GUI thread; then(T) runs on the GUI thread when this
+    // is still the newest job.
+    template <class Job, class Then> void startJob(Job&& job, Then&& then) {
+        using T = std::invoke_result_t<Job, JobContext&>;
+        cancel();
+        const quint64 id = ++m_jobId;
+        auto ctx = std::make_shared<JobContext>();
+        m_current = ctx;
+        auto* watcher = new QFutureWatcher<T>(this);
+        connect(watcher, &QFutureWatcherBase::finished, this,
+                [this, watcher, id, then = std::forward<Then>(then)]() mutable {
+                    watcher->deleteLater();
+                    if (id != m_jobId) return;
+                    m_current.reset();
+                    emit runningChanged(false);
+                    then(watcher->result());
+                });
+        watcher->setFuture(
+            QtConcurrent::run([ctx, job = std::forward<Job>(job)]() mutable { return job(*ctx); }));
+        emit runningChanged(true);
+    }
+
+    bool isRunning() const { return m_current != nullptr; }
+    // The running job's context (progress), or null.
+    std::shared_ptr<JobContext> current() const { return m_current; }
+    // Cancels the running job; its continuation will not run.
+    void cancel();
+
+signals:
+    void runningChanged(bool running);
+
+private:
+    quint64 m_jobId = 0;
+    std::shared_ptr<JobContext> m_current;
+};
+
+} // namespace xt::widgets

@@ -1,0 +1,92 @@
+#include "widgets/key_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace xt::widgets {
+
+KeyView::KeyView(QWidget* parent)
+    : QWidget(parent), m_stats(new StatPlot(this)), m_histograms(new HistogramView(this)),
+      m_xAxis(new QComboBox(this)), m_ranks(new QComboBox(this)),
+      m_minMax(new QCheckBox(tr("min-max"), this)), m_std(new QCheckBox(tr("\u00b1 std"), this)),
+      m_l2(new QCheckBox(tr("L2 norm"), this)), m_logY(new QCheckBox(tr("log y"), this)),
+      m_smoothing(new QDoubleSpinBox(this)) {
+    m_xAxis->addItems({tr("global step"), tr("local step"), tr("wall time")});
+    m_ranks->addItems({tr("ranks overlaid"), tr("ranks aggregated")});
+    m_minMax->setChecked(true);
+    m_std->setChecked(true);
+    m_smoothing->setRange(0, 0.999);
+    m_smoothing->setSingleStep(0.1);
+    m_smoothing->setDecimals(3);
+    m_smoothing->setSpecialValueText(tr("off"));
+    m_smoothing->setToolTip(tr("Debiased EMA smoothing weight; the raw curve stays visible"));
+    auto* reset = new QToolButton(this);
+    reset->setText(tr("Fit"));
+    reset->setToolTip(tr("Fit the plot to the data (Home)"));
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 2);
+    bar->addWidget(new QLabel(tr("x:"), this));
+    bar->addWidget(m_xAxis);
+    bar->addWidget(m_ranks);
+    bar->addWidget(m_minMax);
+    bar->addWidget(m_std);
+    bar->addWidget(m_l2);
+    bar->addWidget(m_logY);
+    bar->addWidget(new QLabel(tr("smoothing:"), this));
+    bar->addWidget(m_smoothing);
+    bar->addStretch(1);
+    bar->addWidget(reset);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_stats);
+    split->addWidget(m_histograms);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    for (QCheckBox* c : {m_minMax, m_std, m_l2, m_logY})
+        connect(c, &QCheckBox::toggled, this, &KeyView::updateOptions);
+    connect(m_xAxis, &QComboBox::activated, this, &KeyView::updateOptions);
+    connect(m_ranks, &QComboBox::activated, this, &KeyView::updateOptions);
+    connect(m_smoothing, &QDoubleSpinBox::valueChanged, this, &KeyView::updateOptions);
+    connect(reset, &QToolButton::clicked, m_stats, &StatPlot::resetZoom);
+    connect(m_stats, &StatPlot::stepSelected, this, &KeyView::stepSelected);
+    connect(m_histograms, &HistogramView::stepSelected, this, &KeyView::stepSelected);
+}
+
+void KeyView::setData(RunSnapshot run, const QString& key) {
+    m_run = std::move(run);
+    m_key = key;
+    m_stats->setData(m_run, key);
+    m_histograms->setData(m_run, key);
+}
+
+void KeyView::setStepCursor(std::int64_t gstep) {
+    m_stats->setStepCursor(gstep);
+    m_histograms->setStepCursor(gstep);
+}
+
+void KeyView::updateOptions() {
+    StatPlotOptions o = m_stats->options();
+    o.xAxis = XAxisMode(m_xAxis->currentIndex());
+    o.aggregateRanks = m_ranks->currentIndex() == 1;
+    o.minMaxBand = m_minMax->isChecked();
+    o.stdBand = m_std->isChecked();
+    o.showL2 = m_l2->isChecked();
+    o.logY = m_logY->isChecked();
+    o.smoothing = m_smoothing->value();
+    m_stats->setOptions(o);
+}
+
+} // namespace xt::widgets

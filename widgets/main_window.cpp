@@ -1,0 +1,691 @@
+#include "widgets/main_window.h"
+
+#include "widgets/plot_export.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace xt::widgets {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+QDockWidget* makeDock(QMainWindow* w, const QString& title, const QString& name, QWidget* content,
+                      Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, w);
+    d->setObjectName(name);
+    d->setWidget(content);
+    w->addDockWidget(area, d);
+    return d;
+}
+
+} // namespace
+
+MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
+    : QMainWindow(parent),
+      m_settings(
+          settingsFile.isEmpty()
+              ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
+              : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
+      m_loadJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
+      m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
+      m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    m_keyProxy->setSourceModel(m_keyModel);
+    m_keyProxy->setRecursiveFilteringEnabled(true);
+    m_keyProxy->setFilterRole(KeyTreeModel::KeyRole);
+    m_keyProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+    m_center = new QStackedWidget(this);
+    m_center->addWidget(createStartPage());
+    m_tabs = new QTabWidget(this);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setDocumentMode(true);
+    m_tabs->setMovable(true);
+    m_center->addWidget(m_tabs);
+    setCentralWidget(m_center);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int i) {
+        QWidget* w = m_tabs->widget(i);
+        m_tabs->removeTab(i);
+        w->deleteLater();
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (auto* v = currentKeyView()) {
+            m_inspector->setContext(v->run(), v->key(), m_cursorStep);
+            const QModelIndex src = m_keyModel->indexOfKey(v->key());
+            if (src.isValid() && v->run() == m_currentRun)
+                m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
+        }
+        m_exportPlotAction->setEnabled(currentKeyView() != nullptr);
+        m_exportHeatmapAction->setEnabled(currentKeyView() != nullptr);
+    });
+
+    createDocks();
+    createActions();
+
+    m_statusLabel = new QLabel(tr("Ready"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(220);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancel = new QToolButton(this);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Cancel loading (Esc)"));
+    m_cancel->hide();
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QToolButton::clicked, this, [this] {
+        m_loadJobs->cancel();
+        if (m_demoProcess) m_demoProcess->kill();
+        m_statusLabel->setText(tr("Cancelled"));
+    });
+    m_progressTimer.setInterval(50);
+    connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
+    connect(m_loadJobs, &JobTracker::runningChanged, this, [this](bool running) {
+        m_progress->setVisible(running || m_demoProcess);
+        m_cancel->setVisible(running || m_demoProcess);
+        if (running)
+            m_progressTimer.start();
+        else
+            m_progressTimer.stop();
+    });
+
+    resize(1400, 900);
+    restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
+    updateRecentMenu();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() {
+    m_loadJobs->cancel();
+    if (m_demoProcess) {
+        m_demoProcess->disconnect(this);
+        m_demoProcess->kill();
+        m_demoProcess->waitForFinished(2000);
+    }
+}
+
+QWidget* MainWindow::createStartPage() {
+    auto* page = new QWidget(this);
+    auto* outer = new QVBoxLayout(page);
+    auto* box = new QWidget(page);
+    box->setMaximumWidth(640);
+    auto* v = new QVBoxLayout(box);
+    auto* title = new QLabel(QStringLiteral("xtview"), box);
+    QFont f = title->font();
+    f.setPointSizeF(f.pointSizeF() * 2.6);
+    f.setBold(true);
+    title->setFont(f);
+    auto* sub = new QLabel(tr("Tensor traces of deep-learning training: statistics, histograms "
+                              "and values of every traced key, per rank and step."),
+                           box);
+    sub->setWordWrap(true);
+    auto* demo = new QPushButton(tr("Open the demo run"), box);
+    demo->setToolTip(tr("Writes a small simulated training run (4 ranks, drifting weights, a NaN) "
+                        "with xtrace record-demo and opens it"));
+    auto* open = new QPushButton(tr("Open files..."), box);
+    auto* openDir = new QPushButton(tr("Open run directory..."), box);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(demo);
+    buttons->addWidget(open);
+    buttons->addWidget(openDir);
+    buttons->addStretch(1);
+    m_recentList = new QListWidget(box);
+    m_recentList->setAlternatingRowColors(true);
+    v->addWidget(title);
+    v->addWidget(sub);
+    v->addSpacing(12);
+    v->addLayout(buttons);
+    v->addSpacing(12);
+    v->addWidget(new QLabel(tr("<b>Recent</b> (drop files or directories anywhere to open)"), box));
+    v->addWidget(m_recentList, 1);
+    outer->addStretch(1);
+    outer->addWidget(box, 3, Qt::AlignHCenter);
+    outer->addStretch(1);
+    connect(demo, &QPushButton::clicked, this, &MainWindow::openDemoRun);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open trace files"));
+        if (!files.isEmpty()) openPaths(files);
+    });
+    connect(openDir, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
+        if (!dir.isEmpty()) openPaths({dir});
+    });
+    connect(m_recentList, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { openPaths(item->data(Qt::UserRole).toStringList()); });
+    return page;
+}
+
+void MainWindow::createDocks() {
+    // Run browser.
+    m_runTree = new QTreeView(this);
+    m_runTree->setModel(m_runModel);
+    m_runTree->setUniformRowHeights(true);
+    m_runTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(m_runTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& i) {
+                if (i.isValid()) setCurrentRun(i.data(RunBrowserModel::RunIndexRole).toInt());
+            });
+    QDockWidget* runDock =
+        makeDock(this, tr("Runs"), QStringLiteral("RunsDock"), m_runTree, Qt::LeftDockWidgetArea);
+
+    // Key tree with its filter.
+    auto* keys = new QWidget(this);
+    auto* kl = new QVBoxLayout(keys);
+    kl->setContentsMargins(0, 0, 0, 0);
+    kl->setSpacing(2);
+    m_keyFilter = new QLineEdit(keys);
+    m_keyFilter->setPlaceholderText(tr("Filter keys (regular expression)  Ctrl+F"));
+    m_keyFilter->setClearButtonEnabled(true);
+    m_keyTree = new QTreeView(keys);
+    m_keyTree->setModel(m_keyProxy);
+    m_keyTree->setUniformRowHeights(true);
+    m_keyTree->setAlternatingRowColors(true);
+    m_keyTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    kl->addWidget(m_keyFilter);
+    kl->addWidget(m_keyTree, 1);
+    connect(m_keyFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+        if (!re.isValid()) {
+            m_keyFilter->setStyleSheet(QStringLiteral("QLineEdit { color: #d03030; }"));
+            m_keyFilter->setToolTip(re.errorString());
+            return;
+        }
+        m_keyFilter->setStyleSheet({});
+        m_keyFilter->setToolTip({});
+        m_keyProxy->setFilterRegularExpression(re);
+        if (!text.isEmpty()) m_keyTree->expandAll();
+    });
+    connect(m_keyTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& i) {
+                const QString key = i.data(KeyTreeModel::KeyRole).toString();
+                if (!key.isEmpty()) showKey(key);
+            });
+    connect(m_keyTree, &QTreeView::doubleClicked, this, [this](const QModelIndex& i) {
+        const QString key = i.data(KeyTreeModel::KeyRole).toString();
+        if (!key.isEmpty()) showKey(key, true);
+    });
+    QDockWidget* keyDock =
+        makeDock(this, tr("Keys"), QStringLiteral("KeysDock"), keys, Qt::LeftDockWidgetArea);
+    splitDockWidget(runDock, keyDock, Qt::Vertical);
+
+    // Meta summary.
+    auto* meta = new QWidget(this);
+    auto* ml = new QVBoxLayout(meta);
+    ml->setContentsMargins(0, 0, 0, 0);
+    m_metaLabel = new QLabel(meta);
+    m_metaLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_metaLabel->setContentsMargins(4, 2, 4, 2);
+    m_metaTable = new QTableView(meta);
+    m_metaTable->setModel(m_metaModel);
+    m_metaTable->verticalHeader()->hide();
+    m_metaTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    ml->addWidget(m_metaLabel);
+    ml->addWidget(m_metaTable, 1);
+    QDockWidget* metaDock = makeDock(this, tr("Meta summary"), QStringLiteral("MetaDock"), meta,
+                                     Qt::BottomDockWidgetArea);
+
+    // Diagnostics.
+    m_diagTable = new QTableView(this);
+    m_diagTable->setModel(m_diagModel);
+    m_diagTable->verticalHeader()->hide();
+    m_diagTable->horizontalHeader()->setStretchLastSection(true);
+    m_diagTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    QDockWidget* diagDock = makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"),
+                                     m_diagTable, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(metaDock, diagDock);
+    metaDock->raise();
+
+    // Value inspector.
+    m_inspector = new ValueInspector(this);
+    QDockWidget* inspectorDock =
+        makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
+                 Qt::RightDockWidgetArea);
+    resizeDocks({runDock, inspectorDock}, {400, 380}, Qt::Horizontal);
+    resizeDocks({metaDock}, {190}, Qt::Vertical);
+    resizeDocks({runDock, keyDock}, {220, 480}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open Files..."), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open trace files"));
+        if (!files.isEmpty()) openPaths(files);
+    });
+    open->setShortcut(QKeySequence::Open);
+    QAction* openDir = file->addAction(tr("Open &Directory..."), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
+        if (!dir.isEmpty()) openPaths({dir});
+    });
+    openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open the &Demo Run"), this, &MainWindow::openDemoRun);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    QAction* reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
+    reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_exportPlotAction =
+        file->addAction(tr("&Export Statistics Plot..."), this, [this] { exportPlot(false); });
+    m_exportPlotAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportHeatmapAction =
+        file->addAction(tr("Export &Histogram Heatmap..."), this, [this] { exportPlot(true); });
+    m_exportHeatmapAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    m_exportPlotAction->setEnabled(false);
+    m_exportHeatmapAction->setEnabled(false);
+    file->addSeparator();
+    QAction* closeTab = file->addAction(tr("&Close Tab"), this, [this] {
+        if (QWidget* w = m_tabs->currentWidget()) {
+            m_tabs->removeTab(m_tabs->currentIndex());
+            w->deleteLater();
+        }
+    });
+    closeTab->setShortcut(QKeySequence::Close);
+    QAction* closeAllAction = file->addAction(tr("Close &All Runs"), this, &MainWindow::closeAll);
+    closeAllAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    QAction* find = m_viewMenu->addAction(tr("&Find Key"), this, [this] {
+        m_keyFilter->parentWidget()->parentWidget()->show();
+        m_keyFilter->setFocus();
+        m_keyFilter->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction* cancel =
+        m_viewMenu->addAction(tr("Cancel Loading"), this, [this] { m_cancel->click(); });
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
+        QMessageBox::information(
+            this, tr("Keyboard and mouse"),
+            tr("<p><b>Plots</b>: drag to pan, wheel to zoom, click to move the step cursor; "
+               "+/- zoom, arrow keys pan, Home fits, [ and ] step the cursor.</p>"
+               "<p><b>Heatmap</b>: double-click moves the step cursor.</p>"
+               "<p>Ctrl+O open, Ctrl+Shift+O open directory, F5 reload, Ctrl+F find key, "
+               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit.</p>"));
+    });
+    help->addAction(tr("&About xtview"), this, [this] {
+        QMessageBox::about(this, tr("About xtview"),
+                           tr("<b>xtview</b> %1<br>Trace viewer and analyzer for deep-learning "
+                              "training.")
+                               .arg(QCoreApplication::applicationVersion()));
+    });
+}
+
+KeyView* MainWindow::currentKeyView() const {
+    return qobject_cast<KeyView*>(m_tabs->currentWidget());
+}
+
+void MainWindow::openPaths(const QStringList& paths) {
+    for (const QString& p : paths) {
+        const QString abs = QFileInfo(p).exists() ? QFileInfo(p).absoluteFilePath() : p;
+        if (!m_paths.contains(abs)) m_paths << abs;
+    }
+    addRecent(paths);
+    startLoad();
+}
+
+void MainWindow::reload() {
+    if (!m_paths.isEmpty()) startLoad();
+}
+
+void MainWindow::closeAll() {
+    m_loadJobs->cancel();
+    m_paths.clear();
+    while (m_tabs->count()) {
+        QWidget* w = m_tabs->widget(0);
+        m_tabs->removeTab(0);
+        w->deleteLater();
+    }
+    m_runModel->setRuns({});
+    setCurrentRun(-1);
+    m_diagModel->setDiagnostics({});
+    m_center->setCurrentIndex(0);
+    m_statusLabel->setText(tr("Ready"));
+    updateTitle();
+}
+
+void MainWindow::startLoad() {
+    m_statusLabel->setText(tr("Loading %1...").arg(m_paths.join(QStringLiteral(", "))));
+    m_progress->setRange(0, 0);
+    std::vector<std::string> paths;
+    for (const QString& p : m_paths)
+        paths.push_back(p.toStdString());
+    m_loadJobs->startJob([paths](JobContext& ctx) { return loadRuns(paths, ctx.callback()); },
+                         [this](LoadResult r) { onLoaded(std::move(r)); });
+}
+
+void MainWindow::onLoaded(LoadResult result) {
+    m_loadedOnce = true;
+    m_diagModel->setDiagnostics(result.diagnostics);
+    if (result.cancelled) {
+        m_statusLabel->setText(tr("Loading cancelled"));
+    } else if (!result.status.isOk()) {
+        m_diagModel->addMessage(Severity::Error, QStringLiteral("open-failed"),
+                                QString::fromStdString(result.status.toString()));
+        m_statusLabel->setText(
+            tr("Could not open: %1").arg(QString::fromStdString(result.status.message())));
+        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
+    }
+    if (!result.cancelled && !result.runs.empty()) {
+        // Keep the tabs' keys and the current key over a reload.
+        QStringList tabKeys;
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i))) tabKeys << v->key();
+        const QString currentKey = currentKeyView() ? currentKeyView()->key() : QString();
+        const std::string currentLabel = m_currentRun ? m_currentRun->label() : std::string();
+        m_runModel->setRuns(result.runs);
+        m_runTree->expandToDepth(0);
+        int runIndex = 0;
+        for (std::size_t i = 0; i < result.runs.size(); ++i)
+            if (result.runs[i]->label() == currentLabel) runIndex = int(i);
+        m_center->setCurrentIndex(1);
+        setCurrentRun(runIndex);
+        int rebound = 0;
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
+                if (m_currentRun->summaryOf(v->key().toStdString())) {
+                    v->setData(m_currentRun, v->key());
+                    ++rebound;
+                }
+        if (!currentKey.isEmpty() && m_currentRun->summaryOf(currentKey.toStdString()))
+            showKey(currentKey);
+        else if (rebound == 0)
+            selectFirstKey();
+        std::size_t keys = 0;
+        std::uint64_t records = 0;
+        for (const auto& r : result.runs) {
+            keys += r->keys.size();
+            for (const auto& rank : r->reader->ranks())
+                records += rank.recordCount();
+        }
+        QString msg = tr("%n run(s), %1 keys, %2 records", nullptr, int(result.runs.size()))
+                          .arg(keys)
+                          .arg(records);
+        if (!result.diagnostics.empty())
+            msg += tr(" - %n diagnostic(s)", nullptr, int(result.diagnostics.total()));
+        m_statusLabel->setText(msg);
+        if (result.diagnostics.errorCount())
+            findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
+    }
+    updateTitle();
+    emit loadFinished();
+}
+
+void MainWindow::setCurrentRun(int index) {
+    const auto& runs = m_runModel->runs();
+    RunSnapshot run = index >= 0 && index < int(runs.size()) ? runs[std::size_t(index)] : nullptr;
+    if (run == m_currentRun && run) return;
+    m_currentRun = run;
+    m_cursorStep.reset();
+    m_keyModel->setRun(run);
+    m_metaModel->setRun(run);
+    if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
+    if (run) {
+        std::uint64_t size = 0;
+        for (const auto& r : run->reader->files().ranks)
+            for (const auto& p : r.parts)
+                size += p.size;
+        m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
+                                 .arg(QString::fromStdString(run->label()).toHtmlEscaped())
+                                 .arg(run->reader->ranks().size())
+                                 .arg(run->keys.size())
+                                 .arg(QString::fromStdString(run->backend)));
+    } else {
+        m_metaLabel->clear();
+    }
+    m_inspector->setContext(run, {}, {});
+}
+
+void MainWindow::selectFirstKey() {
+    if (!m_currentRun) return;
+    for (const auto& k : m_currentRun->keys)
+        if (k.records > 0) {
+            const QModelIndex src = m_keyModel->indexOfKey(QString::fromStdString(k.key));
+            if (src.isValid()) {
+                m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
+                return;
+            }
+        }
+}
+
+void MainWindow::showKey(const QString& key, bool newTab) {
+    if (!m_currentRun) return;
+    m_center->setCurrentIndex(1);
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
+            if (v->key() == key && v->run() == m_currentRun) {
+                m_tabs->setCurrentIndex(i);
+                return;
+            }
+    KeyView* view = newTab ? nullptr : currentKeyView();
+    if (!view) {
+        view = new KeyView(m_tabs);
+        connect(view, &KeyView::stepSelected, this, &MainWindow::onStepSelected);
+        m_tabs->addTab(view, {});
+    }
+    const int i = m_tabs->indexOf(view);
+    m_tabs->setTabText(i, key.section(QLatin1Char('/'), -1));
+    m_tabs->setTabToolTip(i, key);
+    view->setData(m_currentRun, key);
+    if (m_cursorStep) view->setStepCursor(*m_cursorStep);
+    m_tabs->setCurrentIndex(i);
+    const QModelIndex src = m_keyModel->indexOfKey(key);
+    if (src.isValid() && m_keyProxy->mapFromSource(src) != m_keyTree->currentIndex())
+        m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
+    m_inspector->setContext(m_currentRun, key, m_cursorStep);
+    m_exportPlotAction->setEnabled(true);
+    m_exportHeatmapAction->setEnabled(true);
+}
+
+void MainWindow::onStepSelected(std::int64_t gstep) {
+    m_cursorStep = gstep;
+    auto* source = qobject_cast<KeyView*>(sender());
+    const RunSnapshot run = source ? source->run() : m_currentRun;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
+            if (v->run() == run) v->setStepCursor(gstep);
+    if (auto* v = currentKeyView()) m_inspector->setContext(v->run(), v->key(), gstep);
+    m_statusLabel->setText(tr("Step cursor at gstep %1").arg(gstep));
+}
+
+bool MainWindow::isBusy() const {
+    if (m_loadJobs->isRunning() || m_demoProcess) return true;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
+            if (v->isBusy()) return true;
+    return false;
+}
+
+void MainWindow::updateProgress() {
+    auto ctx = m_loadJobs->current();
+    if (!ctx) return;
+    const auto done = ctx->done.load(), total = ctx->total.load();
+    if (total > 0) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(double(done) / double(total) * 1000));
+    } else {
+        m_progress->setRange(0, 0);
+    }
+    const QString stage = ctx->stage();
+    if (!stage.isEmpty()) m_progress->setFormat(stage + QStringLiteral(" %p%"));
+}
+
+QString MainWindow::demoDirectory() {
+    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+           QStringLiteral("/demo");
+}
+
+QString MainWindow::xtraceExecutable() {
+    const QString dir = QCoreApplication::applicationDirPath();
+    for (const QString& candidate :
+         {dir + QStringLiteral("/xtrace"), dir + QStringLiteral("/../xtrace/xtrace")})
+        if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
+    return {};
+}
+
+void MainWindow::openDemoRun() {
+    const QString dir = demoDirectory();
+    if (QDir(dir).exists() && !QDir(dir).isEmpty()) {
+        openPaths({dir});
+        return;
+    }
+    if (m_demoProcess) return;
+    const QString xtrace = xtraceExecutable();
+    if (xtrace.isEmpty()) {
+        m_diagModel->addMessage(Severity::Error, QStringLiteral("demo-unavailable"),
+                                tr("the xtrace executable was not found next to xtview (%1)")
+                                    .arg(QCoreApplication::applicationDirPath()));
+        m_statusLabel->setText(tr("Cannot write the demo run: xtrace not found"));
+        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
+        return;
+    }
+    const QString partial = dir + QStringLiteral(".partial");
+    QDir(partial).removeRecursively();
+    QDir().mkpath(QFileInfo(partial).absolutePath());
+    auto* proc = new QProcess(this);
+    m_demoProcess = proc;
+    proc->setProcessChannelMode(QProcess::MergedChannels);
+    m_statusLabel->setText(tr("Writing the demo run with xtrace record-demo..."));
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("demo"));
+    m_progress->show();
+    m_cancel->show();
+    connect(proc, &QProcess::finished, this,
+            [this, proc, dir, partial](int code, QProcess::ExitStatus st) {
+                proc->deleteLater();
+                m_demoProcess = nullptr;
+                m_progress->hide();
+                m_cancel->hide();
+                if (st != QProcess::NormalExit || code != 0) {
+                    m_diagModel->addMessage(
+                        Severity::Error, QStringLiteral("demo-failed"),
+                        tr("xtrace record-demo failed (exit %1): %2")
+                            .arg(code)
+                            .arg(QString::fromLocal8Bit(proc->readAll()).trimmed()));
+                    m_statusLabel->setText(tr("Writing the demo run failed"));
+                    QDir(partial).removeRecursively();
+                    return;
+                }
+                QDir(dir).removeRecursively();
+                QDir().rename(partial, dir);
+                openPaths({dir});
+            });
+    proc->start(xtrace, {QStringLiteral("record-demo"), partial});
+}
+
+void MainWindow::addRecent(const QStringList& paths) {
+    QList<QVariant> recent = m_settings->value(QStringLiteral("recent")).toList();
+    const QString joined = paths.join(QLatin1Char('\n'));
+    recent.removeIf(
+        [&](const QVariant& v) { return v.toStringList().join(QLatin1Char('\n')) == joined; });
+    recent.prepend(paths);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    m_settings->setValue(QStringLiteral("recent"), recent);
+    m_settings->sync();
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    m_recentMenu->clear();
+    m_recentList->clear();
+    const QList<QVariant> recent = m_settings->value(QStringLiteral("recent")).toList();
+    for (const QVariant& v : recent) {
+        const QStringList paths = v.toStringList();
+        const QString text = paths.join(QStringLiteral(", "));
+        m_recentMenu->addAction(text, this, [this, paths] { openPaths(paths); });
+        auto* item = new QListWidgetItem(text, m_recentList);
+        item->setData(Qt::UserRole, paths);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::exportPlot(bool heatmap) {
+    KeyView* v = currentKeyView();
+    if (!v) return;
+    const QString dir =
+        m_settings->value(QStringLiteral("export/dir"), QDir::homePath()).toString();
+    QString name = v->key();
+    name.replace(QLatin1Char('/'), QLatin1Char('_'));
+    const QString path = QFileDialog::getSaveFileName(
+        this, heatmap ? tr("Export histogram heatmap") : tr("Export statistics plot"),
+        dir + QLatin1Char('/') + name +
+            (heatmap ? QStringLiteral("_hist.png") : QStringLiteral(".png")),
+        tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
+    if (path.isEmpty()) return;
+    m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    QCustomPlot* plot = heatmap ? v->histogramView()->heatmapPlot() : v->statPlot()->plot();
+    if (xt::widgets::exportPlot(plot, path, 0, 0, &error))
+        m_statusLabel->setText(tr("Exported %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(
+        m_currentRun
+            ? QStringLiteral("%1 - xtview").arg(QString::fromStdString(m_currentRun->label()))
+            : QStringLiteral("xtview"));
+}
+
+void MainWindow::saveSettings() {
+    m_settings->setValue(QStringLiteral("window/geometry"), saveGeometry());
+    m_settings->setValue(QStringLiteral("window/state"), saveState());
+    m_settings->sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    saveSettings();
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    QStringList paths;
+    for (const QUrl& u : e->mimeData()->urls())
+        if (u.isLocalFile()) paths << u.toLocalFile();
+    if (!paths.isEmpty()) {
+        openPaths(paths);
+        e->acceptProposedAction();
+    }
+}
+
+} // namespace xt::widgets

@@ -1,0 +1,123 @@
+#pragma once
+// The xtview main window: run browser, key tree (regex filter), meta summary, value inspector
+// and diagnostics docks around plot tabs, with a start page when nothing is open. Loading runs
+// off the GUI thread through a JobTracker (progress and cancel in the status bar); the demo run
+// is written by the `xtrace` executable next to this one. Layout, recent files and options are
+// kept in QSettings.
+
+#include "widgets/diagnostics_model.h"
+#include "widgets/job_tracker.h"
+#include "widgets/key_tree_model.h"
+#include "widgets/key_view.h"
+#include "widgets/meta_summary_model.h"
+#include "widgets/run_browser_model.h"
+#include "widgets/value_inspector.h"
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QProcess>
+#include <QSettings>
+#include <QTimer>
+
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QTreeView;
+
+namespace xt::widgets {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // settingsFile empty = the user's settings; tests pass a file of their own.
+    explicit MainWindow(const QString& settingsFile = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Adds paths (files, run directories, globs) to the open set and (re)loads in background.
+    void openPaths(const QStringList& paths);
+    // Writes the built-in demo run with `xtrace record-demo` (if not cached) and opens it.
+    void openDemoRun();
+    void reload();
+    void closeAll();
+    // Loading, writing the demo or computing a view.
+    bool isBusy() const;
+    // Whether the last load finished (successfully or not).
+    bool hasLoaded() const { return m_loadedOnce; }
+
+    const std::vector<RunSnapshot>& runs() const { return m_runModel->runs(); }
+    KeyTreeModel* keyModel() const { return m_keyModel; }
+    QTreeView* keyTree() const { return m_keyTree; }
+    DiagnosticsModel* diagnosticsModel() const { return m_diagModel; }
+    KeyView* currentKeyView() const;
+    // Shows `key` of the current run in the current plot tab.
+    void showKey(const QString& key, bool newTab = false);
+    // Where the demo run is cached and the xtrace executable used to write it.
+    static QString demoDirectory();
+    static QString xtraceExecutable();
+
+signals:
+    void loadFinished();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void createActions();
+    void createDocks();
+    QWidget* createStartPage();
+    void startLoad();
+    void onLoaded(LoadResult result);
+    void setCurrentRun(int index);
+    void selectFirstKey();
+    void onStepSelected(std::int64_t gstep);
+    void updateProgress();
+    void addRecent(const QStringList& paths);
+    void updateRecentMenu();
+    void exportPlot(bool heatmap);
+    void updateTitle();
+    void saveSettings();
+
+    std::unique_ptr<QSettings> m_settings;
+    JobTracker* m_loadJobs;
+    QStringList m_paths;
+    bool m_loadedOnce = false;
+    QPointer<QProcess> m_demoProcess;
+
+    RunBrowserModel* m_runModel;
+    KeyTreeModel* m_keyModel;
+    QSortFilterProxyModel* m_keyProxy;
+    MetaSummaryModel* m_metaModel;
+    DiagnosticsModel* m_diagModel;
+    RunSnapshot m_currentRun;
+    std::optional<std::int64_t> m_cursorStep;
+
+    QStackedWidget* m_center;
+    QListWidget* m_recentList;
+    QTabWidget* m_tabs;
+    QTreeView* m_runTree;
+    QTreeView* m_keyTree;
+    QLineEdit* m_keyFilter;
+    QTableView* m_metaTable;
+    QLabel* m_metaLabel;
+    QTableView* m_diagTable;
+    ValueInspector* m_inspector;
+
+    QLabel* m_statusLabel;
+    QProgressBar* m_progress;
+    QToolButton* m_cancel;
+    QTimer m_progressTimer;
+    QMenu* m_recentMenu;
+    QMenu* m_viewMenu;
+    QAction* m_exportPlotAction;
+    QAction* m_exportHeatmapAction;
+};
+
+} // namespace xt::widgets

@@ -1,0 +1,130 @@
+#include "widgets/meta_summary_model.h"
+
+#include "widgets/text_format.h"
+
+#include <QFont>
+#include <algorithm>
+
+namespace xt::widgets {
+
+MetaSummaryModel::MetaSummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+namespace {
+void widen(std::int64_t& lo, std::int64_t& hi, std::int64_t v) {
+    if (lo < 0 || v < lo) lo = v;
+    if (hi < 0 || v > hi) hi = v;
+}
+} // namespace
+
+void MetaSummaryModel::setRun(RunSnapshot run) {
+    beginResetModel();
+    m_rows.clear();
+    if (run) {
+        for (const auto& rank : run->reader->ranks()) {
+            Row total;
+            total.rank = rank.rank();
+            bool allFinal = true;
+            for (const auto& part : rank.parts()) {
+                Row r;
+                r.rank = rank.rank();
+                r.part = part->part().index;
+                r.path = QString::fromStdString(part->part().path);
+                r.size = part->part().size;
+                r.records = part->index().records().size();
+                for (const auto& e : part->index().records()) {
+                    widen(r.g0, r.g1, e.gstep);
+                    widen(r.l0, r.l1, e.lstep);
+                    widen(r.t0, r.t1, e.timestamp);
+                }
+                const bool final = part->part().metaState == xdl::MetaState::Finalised;
+                allFinal &= final;
+                r.state = final ? tr("yes")
+                                : QString::fromUtf8(xdl::metaStateName(part->part().metaState));
+                total.size += r.size;
+                total.records += r.records;
+                if (r.g0 >= 0) {
+                    widen(total.g0, total.g1, r.g0);
+                    widen(total.g0, total.g1, r.g1);
+                    widen(total.l0, total.l1, r.l0);
+                    widen(total.l0, total.l1, r.l1);
+                    widen(total.t0, total.t1, r.t0);
+                    widen(total.t0, total.t1, r.t1);
+                }
+                m_rows.push_back(std::move(r));
+            }
+            total.state = allFinal ? tr("yes") : tr("no");
+            m_rows.push_back(std::move(total));
+        }
+    }
+    endResetModel();
+}
+
+int MetaSummaryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int MetaSummaryModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant MetaSummaryModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
+    const Row& r = m_rows[std::size_t(index.row())];
+    if (role == PathRole || (role == Qt::ToolTipRole && r.part > 0)) return r.path;
+    if (role == Qt::FontRole && r.part == 0) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role != Qt::DisplayRole) return {};
+    switch (index.column()) {
+    case RankColumn:
+        return r.rank;
+    case PartColumn:
+        return r.part == 0 ? tr("all") : QString::number(r.part);
+    case GstepColumn:
+        return formatRange(r.g0, r.g1);
+    case LstepColumn:
+        return formatRange(r.l0, r.l1);
+    case TimeColumn:
+        return r.t0 < 0 ? QStringLiteral("-")
+                        : formatTimestampMs(r.t0) + QStringLiteral(" .. ") +
+                              formatTimestampMs(r.t1).mid(11);
+    case DurationColumn:
+        return r.t0 < 0 ? QStringLiteral("-") : formatDurationMs(r.t1 - r.t0);
+    case RecordsColumn:
+        return qulonglong(r.records);
+    case SizeColumn:
+        return formatBytes(r.size);
+    case FinalisedColumn:
+        return r.state;
+    }
+    return {};
+}
+
+QVariant MetaSummaryModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case RankColumn:
+        return tr("Rank");
+    case PartColumn:
+        return tr("Part");
+    case GstepColumn:
+        return tr("Global steps");
+    case LstepColumn:
+        return tr("Local steps");
+    case TimeColumn:
+        return tr("Wall time (UTC)");
+    case DurationColumn:
+        return tr("Duration");
+    case RecordsColumn:
+        return tr("Records");
+    case SizeColumn:
+        return tr("Size");
+    case FinalisedColumn:
+        return tr("Finalised");
+    }
+    return {};
+}
+
+} // namespace xt::widgets

@@ -1,0 +1,49 @@
+#pragma once
+// Per rank and part file of one run: step and wall-time ranges, duration, size, record count
+// and whether the part was finalised. Ranges come from the record index (what is really in the
+// file), so live and damaged parts are described too.
+
+#include "widgets/run_loader.h"
+
+#include <QAbstractTableModel>
+
+namespace xt::widgets {
+
+class MetaSummaryModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns {
+        RankColumn,
+        PartColumn,
+        GstepColumn,
+        LstepColumn,
+        TimeColumn,
+        DurationColumn,
+        RecordsColumn,
+        SizeColumn,
+        FinalisedColumn,
+        ColumnCount
+    };
+    enum Roles { PathRole = Qt::UserRole }; // QString: the part file
+
+    explicit MetaSummaryModel(QObject* parent = nullptr);
+    void setRun(RunSnapshot run);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        int rank = 0;
+        std::int64_t part = 0; // 0 on a rank total row
+        QString path;
+        std::int64_t g0 = -1, g1 = -1, l0 = -1, l1 = -1, t0 = -1, t1 = -1;
+        std::uint64_t records = 0, size = 0;
+        QString state;
+    };
+    std::vector<Row> m_rows;
+};
+
+} // namespace xt::widgets

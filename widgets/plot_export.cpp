@@ -1,0 +1,50 @@
+#include "widgets/plot_export.h"
+
+#include <QFileInfo>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+namespace xt::widgets {
+
+QString exportFormatOf(const QString& path) {
+    const QString s = QFileInfo(path).suffix().toLower();
+    return s == QLatin1String("png") || s == QLatin1String("pdf") || s == QLatin1String("svg")
+               ? s
+               : QString();
+}
+
+bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    const QString format = exportFormatOf(path);
+    if (format.isEmpty())
+        return fail(
+            QObject::tr("unknown export format of '%1' (use .png, .pdf or .svg)").arg(path));
+    const int w = width > 0 ? width : plot->width();
+    const int h = height > 0 ? height : plot->height();
+    bool ok = false;
+    if (format == QLatin1String("png")) {
+        ok = plot->savePng(path, w, h, 2.0);
+    } else if (format == QLatin1String("pdf")) {
+        ok = plot->savePdf(path, w, h, QCP::epNoCosmetic, QStringLiteral("xtview"),
+                           plot->objectName());
+    } else {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(QSize(w, h));
+        svg.setViewBox(QRect(0, 0, w, h));
+        svg.setTitle(QStringLiteral("xtview plot"));
+        QCPPainter painter;
+        if (painter.begin(&svg)) {
+            plot->toPainter(&painter, w, h);
+            ok = painter.end();
+        }
+    }
+    if (!ok || !QFileInfo(path).exists() || QFileInfo(path).size() == 0)
+        return fail(QObject::tr("could not write '%1'").arg(path));
+    return true;
+}
+
+} // namespace xt::widgets

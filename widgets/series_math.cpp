@@ -1,0 +1,67 @@
+#include "widgets/series_math.h"
+
+#include <cmath>
+
+namespace xt::widgets {
+
+double xOf(const analysis::RecordStats& r, XAxisMode mode) {
+    switch (mode) {
+    case XAxisMode::Gstep:
+        return double(r.gstep);
+    case XAxisMode::Lstep:
+        return double(r.lstep);
+    case XAxisMode::WallTime:
+        return double(r.timestamp) / 1000.0;
+    }
+    return double(r.gstep);
+}
+
+XYSeries decimateMinMax(const std::vector<double>& x, const std::vector<double>& y,
+                        std::size_t buckets) {
+    XYSeries out;
+    const std::size_t n = std::min(x.size(), y.size());
+    if (buckets == 0 || n <= 2 * buckets) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (!std::isnan(y[i])) {
+                out.x.push_back(x[i]);
+                out.y.push_back(y[i]);
+            }
+        return out;
+    }
+    const double x0 = x.front(), span = x[n - 1] - x.front();
+    out.x.reserve(2 * buckets + 2);
+    out.y.reserve(2 * buckets + 2);
+    std::size_t i = 0;
+    for (std::size_t b = 0; b < buckets && i < n; ++b) {
+        const double hi = b + 1 == buckets ? x[n - 1] : x0 + span * double(b + 1) / double(buckets);
+        std::size_t lo = n, hiIdx = n;
+        for (; i < n && (x[i] <= hi || b + 1 == buckets); ++i) {
+            if (std::isnan(y[i])) continue;
+            if (lo == n || y[i] < y[lo]) lo = i;
+            if (hiIdx == n || y[i] > y[hiIdx]) hiIdx = i;
+        }
+        if (lo == n) continue;
+        const std::size_t first = std::min(lo, hiIdx), second = std::max(lo, hiIdx);
+        out.x.push_back(x[first]);
+        out.y.push_back(y[first]);
+        if (second != first) {
+            out.x.push_back(x[second]);
+            out.y.push_back(y[second]);
+        }
+    }
+    return out;
+}
+
+std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {
+    std::vector<double> out(y.size(), std::nan(""));
+    double s = 0, correction = 1;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        if (!std::isfinite(y[i])) continue;
+        s = weight * s + (1 - weight) * y[i];
+        correction *= weight;
+        out[i] = correction < 1 ? s / (1 - correction) : y[i];
+    }
+    return out;
+}
+
+} // namespace xt::widgets
