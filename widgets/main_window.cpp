@@ -372,7 +372,7 @@ void MainWindow::closeAll() {
     }
     m_runModel->setRuns({});
     setCurrentRun(-1);
-    m_diagModel->setDiagnostics({});
+    m_diagModel->setDiagnostics(Diagnostics{});
     m_center->setCurrentIndex(0);
     m_statusLabel->setText(tr("Ready"));
     updateTitle();
