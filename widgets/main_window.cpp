@@ -66,6 +66,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     m_center->addWidget(createStartPage());
     m_tabs = new QTabWidget(this);
     m_tabs->setTabsClosable(true);
+    m_tabs->setElideMode(Qt::ElideMiddle); // long keys keep their head and their last scope
     m_tabs->setDocumentMode(true);
     m_tabs->setMovable(true);
     m_center->addWidget(m_tabs);
@@ -498,7 +499,7 @@ void MainWindow::showKey(const QString& key, bool newTab) {
         m_tabs->addTab(view, {});
     }
     const int i = m_tabs->indexOf(view);
-    m_tabs->setTabText(i, key.section(QLatin1Char('/'), -1));
+    m_tabs->setTabText(i, key); // the full key: many keys share their last component
     m_tabs->setTabToolTip(i, key);
     view->setData(m_currentRun, key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);

@@ -40,10 +40,13 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 } // namespace
 
 int main(int argc, char** argv) {
-    bool render = false;
+    bool noDisplay = false;
     for (int i = 1; i < argc; ++i)
-        render |= std::strcmp(argv[i], "--render-plot") == 0;
-    if (render) qputenv("QT_QPA_PLATFORM", "offscreen");
+        noDisplay |= std::strcmp(argv[i], "--render-plot") == 0 ||
+                     std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+                     std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
+    // Rendering to a file and printing help need no display.
+    if (noDisplay) qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("xtview"));
