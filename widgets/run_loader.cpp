@@ -1,6 +1,7 @@
 #include "widgets/run_loader.h"
 
 #include "core/analysis/backend.h"
+#include "core/storage/hdfs_mirror.h"
 
 namespace xt::widgets {
 
@@ -21,7 +22,21 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
     LoadResult result;
     Diagnostics& diag = result.diagnostics;
     try {
-        auto runs = xdl::discoverRuns(paths, diag);
+        // hdfs:// URLs are read through the local mirror (only what changed is fetched).
+        std::vector<storage::MirrorStatus> mirrored;
+        auto local = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(), progress,
+                                          &mirrored);
+        if (!local.isOk()) {
+            result.status = local.status();
+            result.cancelled = local.status().code() == ErrorCode::Cancelled;
+            return result;
+        }
+        for (const auto& st : mirrored)
+            if (st.offline)
+                diag.add(Severity::Warning, "hdfs-offline", st.url, Diagnostic::kNoOffset, -1,
+                         "offline (" + st.offlineReason + "); showing the local mirror " +
+                             st.localPath);
+        auto runs = xdl::discoverRuns(*local, diag);
         if (!runs.isOk()) {
             result.status = runs.status();
             return result;

@@ -4,6 +4,7 @@
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
 #include "core/xdl/file_series_writer.h"
+#include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
@@ -352,6 +353,40 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     w.openPaths({dir.q("does-not-exist")});
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
     EXPECT_GE(w.diagnosticsModel()->errorCount(), 1u);
+}
+
+} // namespace
+} // namespace xt::widgets
+
+namespace xt::widgets {
+namespace {
+
+// The loader reads hdfs:// URLs through the local mirror, off the GUI thread like any path.
+TEST(RunLoader, OpensHdfsUrlsThroughTheMirror) {
+    if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+    TempDir remote, cache;
+    writeRun(remote.str() + "/exp", 6);
+    test::WebHdfsTestServer server(remote.str());
+    ASSERT_GT(server.port(), 0) << "the WebHDFS test server did not start";
+    ::setenv("XT_HDFS_CACHE_DIR", cache.str().c_str(), 1);
+    LoadResult r = loadRuns({server.url("/exp")}, {});
+    ::unsetenv("XT_HDFS_CACHE_DIR");
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    ASSERT_EQ(r.runs.size(), 1u);
+    const auto& run = *r.runs.front();
+    EXPECT_EQ(run.reader->ranks().size(), 2u);
+    EXPECT_EQ(run.reader->ranks()[0].recordCount(), 6u);
+    EXPECT_NE(run.reader->files().directory.find(cache.str()), std::string::npos);
+    EXPECT_EQ(run.seriesOf("layer/w").size(), 2u);
+
+    // The namenode gone, the mirror still opens, with an "offline" diagnostic.
+    server.stop();
+    ::setenv("XT_HDFS_CACHE_DIR", cache.str().c_str(), 1);
+    LoadResult offline = loadRuns({server.url("/exp")}, {});
+    ::unsetenv("XT_HDFS_CACHE_DIR");
+    ASSERT_TRUE(offline.status.isOk()) << offline.status.toString();
+    EXPECT_EQ(offline.runs.size(), 1u);
+    EXPECT_EQ(offline.diagnostics.countsByCode().count("hdfs-offline"), 1u);
 }
 
 } // namespace
