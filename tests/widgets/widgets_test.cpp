@@ -4,6 +4,7 @@
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
 #include "core/xdl/file_series_writer.h"
+#include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
@@ -29,6 +30,11 @@
 
 namespace xt::widgets {
 namespace {
+using xt::test::TempDir;
+
+QString qfile(const TempDir& dir, const char* name) {
+    return QString::fromStdString(dir.file(name));
+}
 
 QApplication& app() {
     static int argc = 1;
@@ -40,23 +46,6 @@ QApplication& app() {
     }();
     return *a;
 }
-
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        m_path = std::filesystem::temp_directory_path() /
-                 ("xt_widgets_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(m_path);
-        std::filesystem::create_directories(m_path);
-    }
-    ~TempDir() { std::filesystem::remove_all(m_path); }
-    std::string str() const { return m_path.string(); }
-    QString q(const char* name) const { return QString::fromStdString((m_path / name).string()); }
-
-private:
-    std::filesystem::path m_path;
-};
 
 // Ranks 0 and 1, gsteps 0..steps-1: "layer/w" float32 [4, 4] (NaN on rank 1 at gstep 3),
 // "layer/b" float32 [4], "loss" float32 [].
@@ -285,20 +274,20 @@ TEST(Export, WritesValidPngPdfSvg) {
     for (const Case& c : {Case{"p.png", QByteArray("\x89PNG\r\n\x1a\n")},
                           Case{"p.pdf", QByteArray("%PDF-")}, Case{"p.svg", QByteArray("<?xml")}}) {
         QString error;
-        ASSERT_TRUE(exportPlot(plot.plot(), dir.q(c.name), 800, 500, &error))
+        ASSERT_TRUE(exportPlot(plot.plot(), qfile(dir, c.name), 800, 500, &error))
             << error.toStdString();
-        QFile f(dir.q(c.name));
+        QFile f(qfile(dir, c.name));
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
         EXPECT_TRUE(bytes.startsWith(c.magic)) << c.name;
         EXPECT_GT(bytes.size(), 2000) << c.name;
         if (QByteArray(c.name).endsWith("svg")) EXPECT_TRUE(bytes.contains("<svg"));
     }
-    QImage png(dir.q("p.png"));
+    QImage png(qfile(dir, "p.png"));
     ASSERT_FALSE(png.isNull());
     EXPECT_TRUE(nonBlank(png));
     QString error;
-    EXPECT_FALSE(exportPlot(plot.plot(), dir.q("p.bmp"), 0, 0, &error));
+    EXPECT_FALSE(exportPlot(plot.plot(), qfile(dir, "p.bmp"), 0, 0, &error));
     EXPECT_FALSE(error.isEmpty());
 }
 
@@ -326,7 +315,7 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     app();
     TempDir dir;
     writeRun(dir.str());
-    MainWindow w(dir.q("settings.ini"));
+    MainWindow w(qfile(dir, "settings.ini"));
     w.resize(1400, 900);
     w.show();
     w.openPaths({QString::fromStdString(dir.str())});
@@ -350,7 +339,7 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     EXPECT_TRUE(nonBlank(shot));
     // A bad path ends in the diagnostics panel, not in a crash.
     w.closeAll();
-    w.openPaths({dir.q("does-not-exist")});
+    w.openPaths({qfile(dir, "does-not-exist")});
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
     EXPECT_GE(w.diagnosticsModel()->errorCount(), 1u);
 }

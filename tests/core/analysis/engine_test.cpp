@@ -8,6 +8,7 @@
 #include "core/analysis/step_aggregate.h"
 #include "core/analysis/step_histogram.h"
 #include "core/xdl/file_series_writer.h"
+#include "temp_dir.h"
 
 #include <cmath>
 #include <filesystem>
@@ -17,24 +18,9 @@
 
 namespace xt::analysis {
 namespace {
+using xt::test::TempDir;
 
 using xdl::Dtype;
-
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        m_path = std::filesystem::temp_directory_path() /
-                 ("xt_analysis_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(m_path);
-        std::filesystem::create_directories(m_path);
-    }
-    ~TempDir() { std::filesystem::remove_all(m_path); }
-    std::string str() const { return m_path.string(); }
-
-private:
-    std::filesystem::path m_path;
-};
 
 // value(rank, gstep, i) of key "w"; key "n" is an int32 column.
 using ValueFn = std::function<float(int, std::int64_t, int)>;

@@ -5,6 +5,7 @@
 #include "core/xdl/file_series_writer.h"
 #include "core/xdl/run_discovery.h"
 #include "core/xdl/trace_reader.h"
+#include "temp_dir.h"
 #include "xdl.pb.h"
 
 #include <gtest/gtest.h>
@@ -25,25 +26,10 @@
 
 namespace xt::recorder {
 namespace {
+using xt::test::TempDir;
 
 namespace fs = std::filesystem;
 using xdl::Dtype;
-
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "xt_recorder_test_XXXXXX").string();
-        m_path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -89,7 +75,7 @@ template <class T> std::vector<T> ramp(std::size_t n, int step) {
 
 TEST(Recorder, RoundTripEveryDtype) {
     TempDir dir;
-    auto rec = make(configFor(dir.path()));
+    auto rec = make(configFor(dir.str()));
     const std::int64_t shape23[] = {2, 3};
     const std::int64_t shape4[] = {4};
     constexpr int kSteps = 5;
@@ -118,7 +104,7 @@ TEST(Recorder, RoundTripEveryDtype) {
     EXPECT_EQ(rec->stats().written, std::uint64_t(kSteps));
 
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     EXPECT_TRUE(diag.empty()) << diag.items().front().toString();
     ASSERT_EQ(run.ranks().size(), 1u);
     const auto& rank = run.ranks()[0];
@@ -156,7 +142,7 @@ TEST(Recorder, RoundTripEveryDtype) {
 // upstream file-series rules (FileSeriesWriter).
 TEST(Recorder, BytesEqualProtobufReference) {
     TempDir dir;
-    const std::string recDir = dir.path() + "/rec", refDir = dir.path() + "/ref";
+    const std::string recDir = dir.str() + "/rec", refDir = dir.str() + "/ref";
     RecorderConfig c = configFor(recDir);
     c.outputFileName = "predict.trace";
     c.rank = 3;
@@ -256,7 +242,7 @@ TEST(Recorder, BytesEqualProtobufReference) {
 
 TEST(Recorder, RolloverFinalisesEveryMeta) {
     TempDir dir;
-    RecorderConfig c = configFor(dir.path());
+    RecorderConfig c = configFor(dir.str());
     c.maxFileMB = 0.01;
     c.fsyncInterval = std::chrono::milliseconds(1); // exercises the writer's periodic sync
     auto rec = make(c);
@@ -269,7 +255,7 @@ TEST(Recorder, RolloverFinalisesEveryMeta) {
     }
     ASSERT_TRUE(rec->close().isOk());
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     EXPECT_TRUE(diag.empty()) << diag.items().front().toString();
     const auto& rank = run.ranks().at(0);
     ASSERT_GE(rank.parts().size(), 3u);
@@ -292,7 +278,7 @@ TEST(Recorder, RolloverFinalisesEveryMeta) {
 
 TEST(Recorder, ColumnOrderOnceCallbackAndSummary) {
     TempDir dir;
-    auto rec = make(configFor(dir.path()));
+    auto rec = make(configFor(dir.str()));
     const std::int64_t mshape[] = {3, 2};
     float m[6];
     const std::int32_t seed = 42;
@@ -325,7 +311,7 @@ TEST(Recorder, ColumnOrderOnceCallbackAndSummary) {
     ASSERT_TRUE(rec->close().isOk());
     EXPECT_EQ(calls, 3);
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     const auto& rank = run.ranks().at(0);
     EXPECT_EQ(rank.keys(), (std::vector<std::string>{"m", "calls", "seed"}));
     auto seed0 = rank.tensor(0, "seed");
@@ -351,7 +337,7 @@ TEST(Recorder, ColumnOrderOnceCallbackAndSummary) {
 
 TEST(Recorder, EveryNStepsFilter) {
     TempDir dir;
-    RecorderConfig c = configFor(dir.path());
+    RecorderConfig c = configFor(dir.str());
     c.everyNSteps = 3;
     auto rec = make(c);
     int recorded = 0;
@@ -367,7 +353,7 @@ TEST(Recorder, EveryNStepsFilter) {
     EXPECT_EQ(recorded, 4);
     EXPECT_EQ(rec->stats().skippedSteps, 6u);
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     const auto& rank = run.ranks().at(0);
     ASSERT_EQ(rank.recordCount(), 4u);
     for (std::size_t i = 0; i < 4; ++i) {
@@ -405,8 +391,8 @@ struct StalledWriter {
 
 TEST(Recorder, QueueFullDropCountsRecords) {
     TempDir dir;
-    StalledWriter stall(dir.path());
-    RecorderConfig c = configFor(dir.path());
+    StalledWriter stall(dir.str());
+    RecorderConfig c = configFor(dir.str());
     c.queueCapacity = 2;
     c.queueFull = QueueFullPolicy::Drop;
     auto rec = make(c);
@@ -431,8 +417,8 @@ TEST(Recorder, QueueFullDropCountsRecords) {
 
 TEST(Recorder, QueueFullBlockLosesNothing) {
     TempDir dir;
-    StalledWriter stall(dir.path());
-    RecorderConfig c = configFor(dir.path());
+    StalledWriter stall(dir.str());
+    RecorderConfig c = configFor(dir.str());
     c.queueCapacity = 1;
     auto rec = make(c);
     std::vector<float> big(100000);
@@ -458,7 +444,7 @@ TEST(Recorder, QueueFullBlockLosesNothing) {
 
 TEST(Recorder, UnwritableDirectoryIsRefused) {
     TempDir dir;
-    std::string file = dir.path() + "/plain_file";
+    std::string file = dir.str() + "/plain_file";
     std::ofstream(file) << "x";
     RecorderConfig c = configFor(file + "/sub");
     auto rec = Recorder::create(c);
@@ -469,7 +455,7 @@ TEST(Recorder, UnwritableDirectoryIsRefused) {
 
 TEST(Recorder, MisuseIsReported) {
     TempDir dir;
-    auto rec = make(configFor(dir.path()));
+    auto rec = make(configFor(dir.str()));
     EXPECT_EQ(rec->commitStep(0).code(), ErrorCode::InvalidArgument); // nothing traced
     float x = 1;
     const std::int64_t neg[] = {-1};
@@ -519,7 +505,7 @@ TEST(Recorder, WriteFailureIsStickyAndFilesStayReadable) {
         ::signal(SIGXFSZ, SIG_IGN);
         rlimit lim{300000, 300000};
         ::setrlimit(RLIMIT_FSIZE, &lim);
-        auto r = Recorder::create(configFor(dir.path()));
+        auto r = Recorder::create(configFor(dir.str()));
         if (!r) ::_exit(10);
         std::vector<float> v(25000, 1.5f); // 100 kB records
         const std::int64_t shape[] = {25000};
@@ -541,7 +527,7 @@ TEST(Recorder, WriteFailureIsStickyAndFilesStayReadable) {
     ASSERT_TRUE(WIFEXITED(status));
     ASSERT_EQ(WEXITSTATUS(status), 0);
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     EXPECT_EQ(diag.errorCount(), 0u);
     const auto& rank = run.ranks().at(0);
     EXPECT_EQ(rank.recordCount(), 2u); // 300 kB holds the header and two 100 kB records
@@ -555,7 +541,7 @@ TEST(Recorder, KillNineLeavesEveryCompleteRecordReadable) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
         RecorderConfig c;
-        c.outputDir = dir.path();
+        c.outputDir = dir.str();
         c.maxFileMB = 0.5;
         auto r = Recorder::create(c);
         if (!r) ::_exit(10);
@@ -571,7 +557,7 @@ TEST(Recorder, KillNineLeavesEveryCompleteRecordReadable) {
     // Let it write a few parts, then kill it mid-flight.
     for (int i = 0; i < 500; ++i) {
         std::error_code ec;
-        if (fs::exists(dir.path() + "/train.trace.0.3", ec)) break;
+        if (fs::exists(dir.str() + "/train.trace.0.3", ec)) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     ::kill(pid, SIGKILL);
@@ -579,7 +565,7 @@ TEST(Recorder, KillNineLeavesEveryCompleteRecordReadable) {
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
     Diagnostics diag;
-    auto run = openRun(dir.path(), diag);
+    auto run = openRun(dir.str(), diag);
     for (const auto& d : diag.items())
         EXPECT_TRUE(d.code == "truncated-record" || d.severity != Severity::Error) << d.toString();
     const auto& rank = run.ranks().at(0);

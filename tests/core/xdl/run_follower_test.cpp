@@ -3,6 +3,7 @@
 // asserted as timings.
 #include "core/recorder/recorder.h"
 #include "core/xdl/run_follower.h"
+#include "temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -13,24 +14,9 @@
 
 namespace xt::xdl {
 namespace {
+using xt::test::TempDir;
 
 namespace fs = std::filesystem;
-
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "xt_follower_test_XXXXXX").string();
-        m_path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 // Collects updates; waitFor() blocks until a predicate on the latest update holds (or 2 s).
 class Updates {
@@ -88,11 +74,11 @@ void followsRecorder(bool inotify) {
     Updates updates;
     FollowOptions options;
     options.useInotify = inotify;
-    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback(), options);
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), options);
     ASSERT_TRUE(follower.isOk()) << follower.status().toString();
     EXPECT_EQ((*follower)->usesInotify(), inotify);
 
-    auto rec = makeRecorder(dir.path(), 0, 0.006); // ~3 records of 2 kB per part
+    auto rec = makeRecorder(dir.str(), 0, 0.006); // ~3 records of 2 kB per part
     recordSteps(*rec, 0, 2);
     ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 2; }));
     recordSteps(*rec, 2, 10);
@@ -136,16 +122,16 @@ TEST(RunFollower, FollowsAppendsPartsAndMetasByPolling) {
 
 TEST(RunFollower, PicksUpNewRanksAndExistingData) {
     TempDir dir;
-    auto rank0 = makeRecorder(dir.path(), 0);
+    auto rank0 = makeRecorder(dir.str(), 0);
     recordSteps(*rank0, 0, 3);
     Updates updates;
-    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback());
     ASSERT_TRUE(follower.isOk());
     (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
         ASSERT_EQ(r.ranks().size(), 1u);
         EXPECT_EQ(r.ranks()[0].recordCount(), 3u);
     });
-    auto rank2 = makeRecorder(dir.path(), 2);
+    auto rank2 = makeRecorder(dir.str(), 2);
     recordSteps(*rank2, 0, 4);
     ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.rankCount == 2; }));
     ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 7; }));
@@ -158,7 +144,7 @@ TEST(RunFollower, PicksUpNewRanksAndExistingData) {
 
 TEST(RunFollower, WaitsForDirectoryToAppear) {
     TempDir dir;
-    std::string sub = dir.path() + "/later";
+    std::string sub = dir.str() + "/later";
     Updates updates;
     FollowOptions options;
     options.pollInterval = std::chrono::milliseconds(20);
@@ -172,7 +158,7 @@ TEST(RunFollower, WaitsForDirectoryToAppear) {
 
 TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
     TempDir dir;
-    const std::string path = dir.path() + "/train.trace.0.1";
+    const std::string path = dir.str() + "/train.trace.0.1";
     std::string header;
     std::string body = encodeHeader({"x"});
     appendLength(header, static_cast<std::uint32_t>(body.size()));
@@ -193,7 +179,7 @@ TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
         out << header << r0 << r1.substr(0, 7);
     }
     Updates updates;
-    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback());
     ASSERT_TRUE(follower.isOk());
     (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
         ASSERT_EQ(r.ranks().size(), 1u);
@@ -216,16 +202,16 @@ TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
 TEST(RunFollower, IgnoresOtherRunsInTheDirectory) {
     TempDir dir;
     Updates updates;
-    auto follower = RunFollower::start(dir.path(), "train", "trace", updates.callback());
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback());
     ASSERT_TRUE(follower.isOk());
     recorder::RecorderConfig c;
-    c.outputDir = dir.path();
+    c.outputDir = dir.str();
     c.training = false; // test.trace.*: another run
     auto other = recorder::Recorder::create(c);
     ASSERT_TRUE(other.isOk());
     recordSteps(**other, 0, 3);
     ASSERT_TRUE((*other)->close().isOk());
-    auto rec = makeRecorder(dir.path(), 0);
+    auto rec = makeRecorder(dir.str(), 0);
     recordSteps(*rec, 0, 1);
     ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 1; }));
     (*follower)->withReader([](const RunReader& r, const Diagnostics&) {

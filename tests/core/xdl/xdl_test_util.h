@@ -3,6 +3,7 @@
 // protobuf-generated classes (so the hand-written encoder and decoder are checked against
 // protobuf's own serializer).
 
+#include "temp_dir.h"
 #include "xdl.pb.h"
 
 #include <cstdint>
@@ -14,23 +15,6 @@
 #include <vector>
 
 namespace xt::test {
-
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        m_path = std::filesystem::temp_directory_path() /
-                 ("xt_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(m_path);
-        std::filesystem::create_directories(m_path);
-    }
-    ~TempDir() { std::filesystem::remove_all(m_path); }
-    const std::filesystem::path& path() const { return m_path; }
-    std::string file(const std::string& name) const { return (m_path / name).string(); }
-
-private:
-    std::filesystem::path m_path;
-};
 
 inline std::string frame(const std::string& message) {
     std::string out(4, '\0');
