@@ -51,36 +51,35 @@ Handle stringType() {
     return t;
 }
 
-Status writeStringAttr(hid_t obj, const char* name, const std::string& value) {
-    Handle type = stringType();
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    const char* p = value.c_str();
-    if (!attr.valid() || H5Awrite(attr.get(), type.get(), &p) < 0)
+// Creates attribute `name` on `obj` and writes `data` (memory layout `memType`) into it.
+Status writeAttr(hid_t obj, const char* name, hid_t fileType, hid_t memType, const Handle& space,
+                 const void* data) {
+    Handle attr(H5Acreate2(obj, name, fileType, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attr.valid() || H5Awrite(attr.get(), memType, data) < 0)
         return h5Error(std::string("write attribute ") + name);
     return Status::ok();
+}
+
+Status writeStringAttr(hid_t obj, const char* name, const std::string& value) {
+    Handle type = stringType();
+    const char* p = value.c_str();
+    return writeAttr(obj, name, type.get(), type.get(), Handle(H5Screate(H5S_SCALAR), H5Sclose),
+                     &p);
 }
 
 Status writeStringListAttr(hid_t obj, const char* name, const std::vector<std::string>& values) {
     Handle type = stringType();
     hsize_t n = values.size();
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     std::vector<const char*> ptrs;
     for (const auto& v : values)
         ptrs.push_back(v.c_str());
-    if (!attr.valid() || H5Awrite(attr.get(), type.get(), ptrs.data()) < 0)
-        return h5Error(std::string("write attribute ") + name);
-    return Status::ok();
+    return writeAttr(obj, name, type.get(), type.get(),
+                     Handle(H5Screate_simple(1, &n, nullptr), H5Sclose), ptrs.data());
 }
 
 Status writeIntAttr(hid_t obj, const char* name, std::int64_t value) {
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle attr(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                H5Aclose);
-    if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, &value) < 0)
-        return h5Error(std::string("write attribute ") + name);
-    return Status::ok();
+    return writeAttr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64,
+                     Handle(H5Screate(H5S_SCALAR), H5Sclose), &value);
 }
 
 // File and memory types of an XDL dtype. Bool is h5py's convention: an enum over int8.
