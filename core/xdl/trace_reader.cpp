@@ -53,7 +53,9 @@ Result<bool> PartReader::refresh(Diagnostics& diag) {
     auto grown = m_file.refresh();
     if (!grown) return grown.status();
     MetaState before = m_part.metaState;
-    readMeta(m_part, diag);
+    Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll
+    readMeta(m_part, metaDiag);
+    if (m_part.metaState != before) diag.merge(metaDiag);
     m_part.size = m_file.size();
     std::size_t records = m_index.records().size();
     XT_RETURN_IF_ERROR(m_index.extend(bytes(), diag));

@@ -98,3 +98,25 @@ TEST(PartReader, RefreshPicksUpAppendedRecordsAndIgnoresPartialOnes) {
     EXPECT_FALSE(*again);
     EXPECT_TRUE(diag.empty());
 }
+
+TEST(PartReader, ADamagedMetaIsReportedOnceNotOnEveryRefresh) {
+    TempDir dir;
+    std::string path = dir.file("train.trace.0.1");
+    xt::test::writeFile(path, xt::test::simpleFile(2));
+    xt::test::writeFile(path + ".meta", "\xff\xff"); // not a Meta message
+    Diagnostics diag;
+    auto runs = discoverRuns({path}, diag);
+    ReaderOptions live;
+    live.live = true;
+    auto run = RunReader::open(runs->at(0), diag, {}, live);
+    ASSERT_TRUE(run.isOk());
+    EXPECT_EQ(diag.countsByCode().at("corrupt-meta"), 1u);
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(run->ranks()[0].refresh(diag).isOk());
+    EXPECT_EQ(diag.countsByCode().at("corrupt-meta"), 1u);
+    // Once the writer finalises it, the meta is read.
+    MetaInfo m{1, 2, 0, 1, 1700000000000, 1700000000100};
+    xt::test::writeFile(path + ".meta", encodeMeta(m));
+    ASSERT_TRUE(run->ranks()[0].refresh(diag).isOk());
+    EXPECT_EQ(run->ranks()[0].parts()[0]->part().metaState, MetaState::Finalised);
+}
