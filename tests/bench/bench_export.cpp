@@ -39,35 +39,33 @@ void BM_Hdf5BulkReference(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * data.size() * 4));
 }
 
-void BM_ExportLargeTensors(benchmark::State& state) {
-    RunReader run = openRun(bench::ensureFloatRun("export_large", UINT64_MAX, 512, 262144, 1));
-    std::string out = bench::benchDir() + "/xt_bench_export_large.h5";
-    std::uint64_t bytes = 0;
+// Exports `run` to benchDir()/<name>.h5 once per iteration; returns the last report.
+Hdf5ExportReport exportLoop(benchmark::State& state, const RunReader& run,
+                            const std::string& name) {
+    const std::string out = bench::benchDir() + "/" + name + ".h5";
+    Hdf5ExportReport last;
     for (auto _ : state) {
         Diagnostics diag;
         auto r = exportHdf5(run, out, {}, diag);
         if (!r)
             state.SkipWithError(r.status().toString().c_str());
         else
-            bytes = r->valueBytes;
+            last = *r;
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+    return last;
+}
+
+void BM_ExportLargeTensors(benchmark::State& state) {
+    RunReader run = openRun(bench::ensureFloatRun("export_large", UINT64_MAX, 512, 262144, 1));
+    auto r = exportLoop(state, run, "xt_bench_export_large");
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * r.valueBytes));
 }
 
 void BM_ExportStatsRows(benchmark::State& state) {
-    RunReader run =
-        openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50)); // 1M rows
-    std::string out = bench::benchDir() + "/xt_bench_export_rows.h5";
-    std::uint64_t rows = 0;
-    for (auto _ : state) {
-        Diagnostics diag;
-        auto r = exportHdf5(run, out, {}, diag);
-        if (!r)
-            state.SkipWithError(r.status().toString().c_str());
-        else
-            rows = r->rows;
-    }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
+    RunReader run = // 1 M rows of 16 floats
+        openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50));
+    auto r = exportLoop(state, run, "xt_bench_export_rows");
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * r.rows));
 }
 
 } // namespace
