@@ -213,6 +213,10 @@ bool Hdf5ExportDialog::start() {
         showError(tr("'%1' is a directory.").arg(out));
         return false;
     }
+    if (!QFileInfo(QFileInfo(out).absolutePath()).isDir()) {
+        showError(tr("The folder %1 does not exist.").arg(QFileInfo(out).absolutePath()));
+        return false;
+    }
     if (m_matching < 0) {
         showError(tr("The key pattern is not a valid regular expression."));
         return false;
