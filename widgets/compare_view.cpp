@@ -93,7 +93,8 @@ CompareView::CompareView(QWidget* parent)
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
     m_sides->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    bar->addWidget(m_sides, 1);
+    m_sides->setContentsMargins(4, 2, 4, 0);
+    m_sides->setWordWrap(true);
     bar->addWidget(new QLabel(tr("statistic"), this));
     for (StatField f :
          {StatField::Mean, StatField::Min, StatField::Max, StatField::Std, StatField::L2,
@@ -119,7 +120,7 @@ CompareView::CompareView(QWidget* parent)
     bar->addWidget(m_atol);
     bar->addWidget(new QLabel(tr("rtol"), this));
     bar->addWidget(m_rtol);
-    bar->addWidget(m_status);
+    bar->addWidget(m_status, 1);
     m_progress->setMaximumWidth(160);
     m_progress->hide();
     m_cancel->setText(tr("Cancel"));
@@ -179,9 +180,11 @@ CompareView::CompareView(QWidget* parent)
     split->addWidget(m_plot);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
+    split->setSizes({520, 880});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
+    layout->addWidget(m_sides);
     layout->addLayout(bar);
     layout->addWidget(split, 1);
 
@@ -256,8 +259,8 @@ void CompareView::setRequest(const CompareRequest& request) {
                          .arg(kColorA.name(), sideText(request.a).toHtmlEscaped(), kColorB.name(),
                               sideText(request.b).toHtmlEscaped()));
     m_align->setCurrentIndex(m_align->findData(int(request.align)));
-    m_atol->setText(QString::number(request.atol, 'g', 17));
-    m_rtol->setText(QString::number(request.rtol, 'g', 17));
+    m_atol->setText(QString::number(request.atol, 'g', 12));
+    m_rtol->setText(QString::number(request.rtol, 'g', 12));
     startCompare();
 }
 
@@ -272,8 +275,8 @@ void CompareView::setAlign(analysis::StepAlign align) {
 void CompareView::setTolerance(double atol, double rtol) {
     m_request.atol = atol;
     m_request.rtol = rtol;
-    m_atol->setText(QString::number(atol, 'g', 17));
-    m_rtol->setText(QString::number(rtol, 'g', 17));
+    m_atol->setText(QString::number(atol, 'g', 12));
+    m_rtol->setText(QString::number(rtol, 'g', 12));
     startCompare();
 }
 
@@ -480,7 +483,7 @@ void CompareView::rebuildPlots() {
     m_curves->axis(QCPAxis::atLeft)
         ->setLabel(m_key.isEmpty() ? stat : m_key + QLatin1Char(' ') + stat);
     m_delta->axis(QCPAxis::atLeft)->setLabel(tr("B - A %1").arg(stat));
-    m_title->setText(m_key.isEmpty() ? title() : m_key + QStringLiteral("  -  ") + title());
+    m_title->setText(m_key.isEmpty() ? title() : m_key + QLatin1Char('\n') + title());
     m_plot->legend->setVisible(!m_key.isEmpty());
     updateCursorLines();
     redecimate();
