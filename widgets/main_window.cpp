@@ -300,6 +300,7 @@ void MainWindow::createActions() {
     m_exportHeatmapAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     m_exportPlotAction->setEnabled(false);
     m_exportHeatmapAction->setEnabled(false);
+    createCompareExportActions(file);
     file->addSeparator();
     QAction* closeTab = file->addAction(tr("&Close Tab"), this, [this] {
         if (QWidget* w = m_tabs->currentWidget()) {
@@ -525,6 +526,7 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_demoProcess) return true;
+    if (compareOrExportBusy()) return true;
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
             if (v->isBusy()) return true;

@@ -5,6 +5,7 @@
 // is written by the `xtrace` executable next to this one. Layout, recent files and options are
 // kept in QSettings.
 
+#include "widgets/compare_view.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
@@ -32,6 +33,8 @@ class QTreeView;
 
 namespace xt::widgets {
 
+class Hdf5ExportDialog;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -57,6 +60,16 @@ public:
     KeyView* currentKeyView() const;
     // Shows `key` of the current run in the current plot tab.
     void showKey(const QString& key, bool newTab = false);
+    // Run comparison and exports (compare tabs, HDF5 and statistics CSV).
+    // Opens a compare tab for `request` (the comparison runs in the background).
+    CompareView* openCompare(const CompareRequest& request);
+    // "Compare Runs...": the dialog, then a compare tab.
+    void showCompareDialog();
+    // "Export to HDF5..." for the current run: a non-modal dialog (null when no run is open).
+    Hdf5ExportDialog* showExportHdf5Dialog();
+    // The current run's per-record statistics as CSV, written in the background.
+    void exportStatisticsCsv(const QString& path);
+    CompareView* currentCompareView() const;
     // Where the demo run is cached and the xtrace executable used to write it.
     static QString demoDirectory();
     static QString xtraceExecutable();
@@ -84,6 +97,9 @@ private:
     void exportPlot(bool heatmap);
     void updateTitle();
     void saveSettings();
+    void createCompareExportActions(QMenu* file);
+    void exportCompareView();
+    bool compareOrExportBusy() const;
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
@@ -118,6 +134,9 @@ private:
     QMenu* m_viewMenu;
     QAction* m_exportPlotAction;
     QAction* m_exportHeatmapAction;
+    QAction* m_exportCompareAction = nullptr;
+    JobTracker* m_exportJobs = nullptr;
+    QPointer<Hdf5ExportDialog> m_hdf5Dialog;
 };
 
 } // namespace xt::widgets

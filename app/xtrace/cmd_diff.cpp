@@ -1,4 +1,4 @@
-// xtrace diff RUN_A RUN_B [--key REGEX] [--align gstep|lstep] [--rank R] [--rank-b R]
+// xtrace diff RUN_A RUN_B [--key REGEX] [--align gstep|lstep|relative] [--rank R] [--rank-b R]
 //             [--atol X] [--rtol X] [--json]
 // Compares two runs rank by rank (or two ranks, e.g. of one run) per key and aligned step.
 #include "app/xtrace/analysis_options.h"
@@ -127,8 +127,10 @@ void addDiffCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("RUN_A", opts->a, "first run (data file, directory or glob)")->required();
     cmd->add_option("RUN_B", opts->b, "second run (may be the same run with --rank-b)")->required();
     cmd->add_option("--key", opts->key, "only keys matching this regex (anchor with ^...$)");
-    cmd->add_option("--align", opts->align, "align records by global or local step")
-        ->check(CLI::IsMember({"gstep", "lstep"}));
+    cmd->add_option("--align", opts->align,
+                    "align records by global step, local step, or relative step (gstep minus "
+                    "each side's first gstep)")
+        ->check(CLI::IsMember({"gstep", "lstep", "relative"}));
     cmd->add_option("--rank", opts->rank, "rank of RUN_A (default: every rank in both runs)");
     cmd->add_option("--rank-b", opts->rankB, "rank of RUN_B (default: the same as --rank)");
     cmd->add_option("--atol", opts->atol, "absolute tolerance (|a-b| <= atol + rtol*|b|)");

@@ -13,7 +13,28 @@ namespace xt::analysis {
 std::optional<StepAlign> parseStepAlign(std::string_view text) {
     if (text == "gstep") return StepAlign::Gstep;
     if (text == "lstep") return StepAlign::Lstep;
+    if (text == "relative") return StepAlign::Relative;
     return std::nullopt;
+}
+
+const char* stepAlignName(StepAlign align) {
+    switch (align) {
+    case StepAlign::Gstep:
+        return "gstep";
+    case StepAlign::Lstep:
+        return "lstep";
+    case StepAlign::Relative:
+        return "relative";
+    }
+    return "?";
+}
+
+std::int64_t stepOrigin(const xdl::RankReader& rank, StepAlign align) {
+    if (align != StepAlign::Relative || rank.recordCount() == 0) return 0;
+    std::int64_t lo = rank.entry(0).gstep;
+    for (std::size_t r = 1; r < rank.recordCount(); ++r)
+        lo = std::min(lo, rank.entry(r).gstep);
+    return lo;
 }
 
 namespace {
@@ -25,12 +46,13 @@ struct SideRecord {
 
 // aligned step -> the first record holding `key` with data; later duplicates go to diag.
 std::map<std::int64_t, SideRecord> collect(const xdl::RankReader& rank, const std::string& key,
-                                           StepAlign align, const char* side, Diagnostics& diag) {
+                                           StepAlign align, std::int64_t origin, const char* side,
+                                           Diagnostics& diag) {
     std::map<std::int64_t, SideRecord> out;
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         if (t.empty()) return true;
         const auto& e = rank.entry(record);
-        const std::int64_t step = align == StepAlign::Gstep ? e.gstep : e.lstep;
+        const std::int64_t step = alignedStep(e.gstep, e.lstep, align, origin);
         if (!out.try_emplace(step, SideRecord{record, t}).second) {
             const auto& part = *rank.parts()[rank.partOf(record)];
             diag.add(Severity::Warning, "duplicate-step", part.part().path, e.offset - 4,
@@ -116,11 +138,13 @@ Result<RunDiff> compareRanks(const xdl::RankReader& a, const xdl::RankReader& b,
     for (const auto& k : b.keys())
         if (wanted(k) && !keysA.count(k)) out.keysOnlyB.push_back(k);
 
+    const std::int64_t originA = stepOrigin(a, options.align);
+    const std::int64_t originB = stepOrigin(b, options.align);
     try {
         for (std::size_t ki = 0; ki < common.size(); ++ki) {
             const std::string& key = common[ki];
-            const auto sa = collect(a, key, options.align, "A", diag);
-            const auto sb = collect(b, key, options.align, "B", diag);
+            const auto sa = collect(a, key, options.align, originA, "A", diag);
+            const auto sb = collect(b, key, options.align, originB, "B", diag);
             KeyDiff kd;
             kd.key = key;
             std::vector<std::pair<const SideRecord*, const SideRecord*>> pairs;

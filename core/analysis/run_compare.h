@@ -1,5 +1,6 @@
 #pragma once
-// Comparison of two runs (or two ranks): records aligned by gstep or lstep, tensors compared
+// Comparison of two runs (or two ranks): records aligned by gstep, lstep or relative step (gstep
+// minus the side's first gstep, for runs that started at different steps), tensors compared
 // element by element per key and aligned step.
 
 #include "core/base/diagnostics.h"
@@ -14,8 +15,21 @@
 
 namespace xt::analysis {
 
-enum class StepAlign { Gstep, Lstep };
-std::optional<StepAlign> parseStepAlign(std::string_view text); // "gstep" "lstep"
+enum class StepAlign {
+    Gstep,
+    Lstep,
+    Relative, // gstep - the smallest gstep of the rank: both sides count from their first step
+};
+std::optional<StepAlign> parseStepAlign(std::string_view text); // "gstep" "lstep" "relative"
+const char* stepAlignName(StepAlign align);
+
+// What is subtracted from a record's step on `rank`: its smallest gstep for Relative, else 0.
+std::int64_t stepOrigin(const xdl::RankReader& rank, StepAlign align);
+// The aligned step of a record with (gstep, lstep) on a rank whose stepOrigin is `origin`.
+inline std::int64_t alignedStep(std::int64_t gstep, std::int64_t lstep, StepAlign align,
+                                std::int64_t origin) {
+    return (align == StepAlign::Lstep ? lstep : gstep) - origin;
+}
 
 struct CompareOptions {
     std::function<bool(std::string_view)> keyFilter; // unset = every key

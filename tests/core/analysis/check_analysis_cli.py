@@ -179,15 +179,17 @@ def check_hist(directory, run, key, rank, bins, rng=None, steps=None):
         assert row == c.tolist(), (g, row, c.tolist())
 
 
-def check_diff(directory, run):
+def check_diff(directory, run, align="gstep"):
     d = json.loads(subprocess.check_output(
-        [xtrace, "diff", directory, directory, "--rank", "0", "--rank-b", "1", "--json"],
-        text=True))
+        [xtrace, "diff", directory, directory, "--rank", "0", "--rank-b", "1", "--json",
+         "--align", align], text=True))
     r = d["ranks"][0]
-    assert r["rank_a"] == 0 and r["rank_b"] == 1
+    assert r["rank_a"] == 0 and r["rank_b"] == 1 and d["align"] == align
     keys = {k["key"]: k for k in r["keys"]}
-    a = {g: cols for g, _, _, cols in run[0]}
-    b = {g: cols for g, _, _, cols in run[1]}
+    # relative: each side's steps count from its own smallest gstep
+    origin = [min(g for g, _, _, _ in run[rank]) if align == "relative" else 0 for rank in (0, 1)]
+    a = {g - origin[0]: cols for g, _, _, cols in run[0]}
+    b = {g - origin[1]: cols for g, _, _, cols in run[1]}
     for key, kd in keys.items():
         steps = sorted(g for g in a if key in a[g] and g in b and key in b[g])
         assert [s["step"] for s in kd["steps"]] == steps, (key, kd["steps"])
@@ -216,6 +218,7 @@ check_hist(ref, run, "layer.1/weight", 0, 16)
 check_hist(ref, run, "gradient/layer.1/weight", 1, 7, rng=(-0.5, 3.0), steps=(20, 70))
 check_hist(ref, run, "step_count", 1, 5)
 check_diff(ref, run)
+check_diff(ref, run, "relative")
 
 nan_dir = os.path.join(out, "nan")
 write_nan_run(nan_dir)

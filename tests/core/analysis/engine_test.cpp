@@ -30,8 +30,9 @@ float baseValue(int rank, std::int64_t g, int i) {
 }
 
 // Ranks 0 and 1, gsteps 0..4 (rank 1 skips gstep 2), keys {w: float32 [2,4], n: int32 [3]}.
+// `gstepOffset` is added to every written gstep (the values still depend on 0..4).
 void writeRun(const std::string& dir, const ValueFn& value,
-              std::vector<std::string> keys = {"w", "n"}) {
+              std::vector<std::string> keys = {"w", "n"}, std::int64_t gstepOffset = 0) {
     for (int rank = 0; rank < 2; ++rank) {
         xdl::WriterOptions o;
         o.outputDir = dir;
@@ -41,7 +42,7 @@ void writeRun(const std::string& dir, const ValueFn& value,
         xdl::RecordEncoder enc;
         for (std::int64_t g = 0; g < 5; ++g) {
             if (rank == 1 && g == 2) continue;
-            enc.begin(g, g + 10);
+            enc.begin(g + gstepOffset, g + 10);
             std::vector<float> wv(8);
             for (int i = 0; i < 8; ++i)
                 wv[std::size_t(i)] = value(rank, g, i);
@@ -55,7 +56,8 @@ void writeRun(const std::string& dir, const ValueFn& value,
                               xdl::Bytes(reinterpret_cast<const std::uint8_t*>(nv), 12));
             }
             ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), g, g + 10, 1700000000000 + g).isOk());
+            ASSERT_TRUE(
+                (*w)->write(enc.framed(), g + gstepOffset, g + 10, 1700000000000 + g).isOk());
         }
         ASSERT_TRUE((*w)->close().isOk());
     }
@@ -213,6 +215,56 @@ TEST(Engine, CompareRuns) {
     ASSERT_TRUE(r01.isOk());
     EXPECT_EQ(r01->keys[0].stepsOnlyA, std::vector<std::int64_t>{12});
     EXPECT_EQ(r01->keys[0].firstDiffExact, 10);
+}
+
+// Relative alignment: B restarted at gstep 1000 with the same values; by gstep nothing lines up,
+// relative to each side's first gstep everything does, and a change shows at its offset.
+TEST(Engine, CompareRunsRelativeAlignment) {
+    EXPECT_EQ(parseStepAlign("relative"), StepAlign::Relative);
+    EXPECT_STREQ(stepAlignName(StepAlign::Relative), "relative");
+    EXPECT_FALSE(parseStepAlign("index").has_value());
+    TempDir a, b;
+    writeRun(a.str(), baseValue, {"w"});
+    writeRun(
+        b.str(),
+        [](int rank, std::int64_t g, int i) {
+            return g == 3 && i == 1 ? baseValue(rank, g, i) + 0.5f : baseValue(rank, g, i);
+        },
+        {"w"}, 1000);
+    Diagnostics diag;
+    auto ra = openRun(a.str(), diag);
+    auto rb = openRun(b.str(), diag);
+    EXPECT_EQ(stepOrigin(rb.ranks()[0], StepAlign::Relative), 1000);
+    EXPECT_EQ(stepOrigin(rb.ranks()[0], StepAlign::Gstep), 0);
+    EXPECT_EQ(alignedStep(1003, 13, StepAlign::Relative, 1000), 3);
+    EXPECT_EQ(alignedStep(1003, 13, StepAlign::Lstep, 0), 13);
+
+    auto byGstep = compareRanks(ra.ranks()[0], rb.ranks()[0], CompareOptions{}, diag);
+    ASSERT_TRUE(byGstep.isOk());
+    EXPECT_TRUE(byGstep->keys[0].steps.empty());
+    EXPECT_EQ(byGstep->keys[0].stepsOnlyA.size(), 5u);
+    EXPECT_EQ(byGstep->keys[0].stepsOnlyB.size(), 5u);
+
+    CompareOptions rel;
+    rel.align = StepAlign::Relative;
+    auto d = compareRanks(ra.ranks()[0], rb.ranks()[0], rel, diag);
+    ASSERT_TRUE(d.isOk());
+    const KeyDiff& k = d->keys[0];
+    ASSERT_EQ(k.steps.size(), 5u);
+    EXPECT_EQ(k.steps.front().step, 0);
+    EXPECT_EQ(k.steps.back().step, 4);
+    EXPECT_TRUE(k.stepsOnlyA.empty());
+    EXPECT_TRUE(k.stepsOnlyB.empty());
+    EXPECT_EQ(k.firstDiffExact, 3);
+    EXPECT_EQ(k.firstDiffTolerance, 3);
+    EXPECT_DOUBLE_EQ(k.steps[3].maxAbs, 0.5);
+
+    // Rank 1 of A (which skips gstep 2) against rank 1 of B: gaps keep their offsets.
+    auto d1 = compareRanks(ra.ranks()[1], rb.ranks()[1], rel, diag);
+    ASSERT_TRUE(d1.isOk());
+    ASSERT_EQ(d1->keys[0].steps.size(), 4u);
+    EXPECT_EQ(d1->keys[0].steps[2].step, 3);
+    EXPECT_EQ(d1->keys[0].firstDiffExact, 3);
 }
 
 } // namespace
