@@ -134,7 +134,7 @@ void MemoryPanel::display(std::vector<MemoryPeak> peaks) {
         const timeline::CounterSeries& cs = m_store->counters()[p.series];
         const std::string process = m_store->processLabel(cs.process);
         const bool bytes = looksLikeBytes(m_store->str(cs.name), process);
-        auto* name = new QTableWidgetItem(qstr(m_store->str(cs.name)));
+        auto* name = new QTableWidgetItem(cs.name ? qstr(m_store->str(cs.name)) : tr("(unnamed)"));
         name->setData(Qt::UserRole, p.series);
         m_peakTable->setItem(r, SeriesColumn, name);
         m_peakTable->setItem(r, ProcessColumn,
@@ -162,7 +162,7 @@ void MemoryPanel::selectPeak(int index) {
     const auto objects = m_store->objects();
     m_objectsLabel->setText(tr("%1 objects alive at the peak of \"%2\" (%3)")
                                 .arg(p.liveObjects.size())
-                                .arg(qstr(m_store->str(m_store->counters()[p.series].name)))
+                                .arg(m_peakTable->item(index, SeriesColumn)->text())
                                 .arg(relTime(p.ts)));
     m_objectTable->setSortingEnabled(false);
     m_objectTable->clearContents();

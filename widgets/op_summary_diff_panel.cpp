@@ -182,8 +182,9 @@ OpSummaryDiffPanel::OpSummaryDiffPanel(QWidget* parent)
     m_view->horizontalHeader()->setSortIndicator(OpSummaryDiffModel::TotalDeltaColumn,
                                                  Qt::DescendingOrder);
     m_view->setSortingEnabled(true);
-    m_view->horizontalHeader()->setSectionResizeMode(OpSummaryDiffModel::NameColumn,
-                                                     QHeaderView::Stretch);
+    m_view->horizontalHeader()->setDefaultSectionSize(
+        fontMetrics().horizontalAdvance("+000.000 ms") + 12);
+    m_view->setColumnWidth(OpSummaryDiffModel::NameColumn, 280);
     m_view->setColumnHidden(OpSummaryDiffModel::CategoryColumn, true);
     m_view->setWordWrap(false);
     m_view->setTextElideMode(Qt::ElideMiddle);

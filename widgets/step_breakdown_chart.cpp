@@ -94,9 +94,17 @@ StepBreakdownChart::StepBreakdownChart(QWidget* parent)
     m_plot->setMinimumHeight(160);
     m_plot->yAxis->setLabel(tr("ms"));
     m_plot->xAxis->grid()->setVisible(false);
+    // The legend in one row under the axis rect, so it never hides a bar.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->axisRect()->insetLayout()->simplify();
+    auto* legendRow = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, m_plot->legend);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* e) { m_pressPos = e->pos(); });
@@ -110,6 +118,7 @@ StepBreakdownChart::StepBreakdownChart(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const int i = m_table->item(row, 0)->data(Qt::UserRole).toInt();
         if (i >= 0 && i < int(m_steps.size()))

@@ -14,6 +14,7 @@
 #include "widgets/op_summary_diff_panel.h"
 #include "widgets/op_summary_panel.h"
 #include "widgets/step_breakdown_chart.h"
+#include "widgets/text_format.h"
 #include "widgets/trace_time_format.h"
 
 #include <QAbstractItemModelTester>
@@ -66,6 +67,14 @@ std::shared_ptr<const TraceStore> load(const std::string& rel) {
     return s;
 }
 
+// Renders `w`; with XT_PANEL_SHOTS=DIR set also saves it there for a look.
+QImage shot(QWidget& w, const char* name) {
+    const QImage img = w.grab().toImage();
+    if (const QByteArray dir = qgetenv("XT_PANEL_SHOTS"); !dir.isEmpty())
+        img.save(QString::fromUtf8(dir) + "/" + name + ".png");
+    return img;
+}
+
 bool nonBlank(const QImage& img) {
     const QRgb first = img.pixel(0, 0);
     int different = 0;
@@ -108,7 +117,7 @@ TEST(TraceTimeFormat, UnitsAndRanges) {
     EXPECT_TRUE(looksLikeBytes("GPU_0_bfc GPU_0_bfc", "Allocators"));
     EXPECT_TRUE(looksLikeBytes("Memory usage", ""));
     EXPECT_FALSE(looksLikeBytes("fps", "renderer"));
-    EXPECT_EQ(formatCounterValue(80056472, true), "80.06 MB");
+    EXPECT_EQ(formatCounterValue(80056472, true), "80.1 MB");
     EXPECT_EQ(formatCounterValue(2.5, true), "2.5");
 }
 
@@ -183,7 +192,7 @@ TEST(OpSummaryPanel, RowsEqualTheCoreSummaryForTheTraceAndARange) {
 
     panel.filterEdit()->clear();
     panel.resize(900, 500);
-    EXPECT_TRUE(nonBlank(panel.grab().toImage()));
+    EXPECT_TRUE(nonBlank(shot(panel, "op_summary")));
 }
 
 TEST(StepBreakdownChart, OneStackedBarPerStepWithItsBottleneck) {
@@ -229,7 +238,7 @@ TEST(StepBreakdownChart, OneStackedBarPerStepWithItsBottleneck) {
     QTest::mouseClick(chart.plot(), Qt::LeftButton, {},
                       QPoint(chart.barCenter(2).x(), chart.plot()->axisRect()->top() + 2));
     EXPECT_EQ(activated.count(), 1);
-    EXPECT_TRUE(nonBlank(chart.grab().toImage()));
+    EXPECT_TRUE(nonBlank(shot(chart, "step_breakdown")));
 
     // Another prefix without markers, and a trace without any: a message, no bars.
     chart.setMarkerPrefix("NoSuchStep#");
@@ -264,7 +273,7 @@ TEST(MemoryPanel, PeaksAndTheObjectsAliveAtThem) {
         EXPECT_EQ(panel.peaks()[std::size_t(r)].peak, p.peak);
         const auto& cs = st->counters()[p.series];
         EXPECT_EQ(panel.peakTable()->item(r, MemoryPanel::SeriesColumn)->text().toStdString(),
-                  st->str(cs.name));
+                  cs.name ? std::string(st->str(cs.name)) : "(unnamed)");
         EXPECT_EQ(panel.peakTable()->item(r, MemoryPanel::TimeColumn)->text(),
                   formatTraceDuration(double(p.ts - st->beginTime())));
     }
@@ -289,7 +298,7 @@ TEST(MemoryPanel, PeaksAndTheObjectsAliveAtThem) {
     ASSERT_EQ(time.count(), 1);
     EXPECT_EQ(time[0][0].toLongLong(), want[0].ts);
     panel.resize(800, 600);
-    EXPECT_TRUE(nonBlank(panel.grab().toImage()));
+    EXPECT_TRUE(nonBlank(shot(panel, "memory")));
 
     panel.setBackgroundThreshold(0);
     panel.setStore(st);
@@ -365,7 +374,7 @@ TEST(OpSummaryDiffPanel, RegressionOrderColoursAndSteps) {
     ASSERT_EQ(activated.count(), 1);
     EXPECT_EQ(activated[0][0].toString().toStdString(), steps.rows[0].name);
     panel.resize(1000, 500);
-    EXPECT_TRUE(nonBlank(panel.grab().toImage()));
+    EXPECT_TRUE(nonBlank(shot(panel, "trace_diff")));
 }
 
 } // namespace xt::widgets
