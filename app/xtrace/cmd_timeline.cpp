@@ -1,8 +1,9 @@
-// `xtrace timeline FILE [--summary] [--json] [--top N]`: Chrome-trace import report and op
-// summary. The --json shape is a contract (CONTRACTS.md).
+// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT]`: Chrome-trace import report and
+// op summary. The --json shape is a contract (CONTRACTS.md).
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
+#include "core/export/op_summary_csv.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
@@ -29,6 +30,7 @@ struct TimelineArgs {
     bool summary = false;
     bool json = false;
     std::size_t top = 10;
+    std::string csv; // every op of every track (thread and async lanes), as CSV
 };
 
 double us(std::int64_t ns) {
@@ -190,6 +192,13 @@ int runTimeline(const TimelineArgs& a) {
         }
     }
     if (warnings > shown) std::fprintf(stderr, "... more warnings, counted by reason below\n");
+    if (!a.csv.empty()) {
+        const Status st = writeOpSummaryCsv(a.csv, *store, opSummary(*store), false);
+        if (!st) {
+            std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
+            return 2;
+        }
+    }
     if (a.json)
         writeJson(*store, a);
     else
@@ -209,6 +218,8 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
     cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");
     cmd->add_option("--top", args->top, "rows of the op table (default 10)")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--csv", args->csv,
+                    "write the whole op summary (every op, thread and async tracks) as CSV");
     cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
 }
 

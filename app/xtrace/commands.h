@@ -17,5 +17,6 @@ void addExportCommand(CLI::App& app, int& exitCode);
 void addRecordDemoCommand(CLI::App& app, int& exitCode);
 void addTimelineCommand(CLI::App& app, int& exitCode);
 void addPlotCommand(CLI::App& app, int& exitCode);
+void addTimelineDiffCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     xt::cli::addRecordDemoCommand(app, exitCode);
     xt::cli::addTimelineCommand(app, exitCode);
     xt::cli::addPlotCommand(app, exitCode);
+    xt::cli::addTimelineDiffCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
