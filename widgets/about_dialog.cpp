@@ -27,7 +27,7 @@ Because QCustomPlot is licensed under the GPL, a distributed xtview binary is co
 GNU General Public License version 3. The recorder library (<tt>libxtrecorder.so</tt>) and
 <tt>xtrace</tt> do not link QCustomPlot or Qt.</p>
 <table cellspacing="4">
-<tr><td><b>Qt 6</b> (Core, Gui, Widgets, Concurrent, Svg, PrintSupport)</td><td>LGPL-3.0-only</td></tr>
+<tr><td><b>Qt 6</b> (Core, Gui, Widgets, Concurrent, Svg, PrintSupport)</td><td>LGPL-3.0-only or GPL-2.0-or-later</td></tr>
 <tr><td><b>QCustomPlot</b> 2.1</td><td>GPL-3.0-or-later</td></tr>
 <tr><td><b>protocol buffers</b></td><td>BSD-3-Clause</td></tr>
 <tr><td><b>HDF5</b></td><td>BSD-3-Clause (HDF5 license)</td></tr>
