@@ -25,6 +25,14 @@ echo "deb-check: installing ${names[*]}"
 $SUDO apt-get install -y -q --no-install-recommends "${debs[@]}"
 for n in "${names[@]}"; do dpkg-query -W -f='${Package} ${Version} ${Status}\n' "$n"; done
 
+# The Debian triggers registered the MIME type and the .desktop file's MIME associations.
+if [[ " ${names[*]} " == *" xtview "* ]]; then
+  grep -q '^[0-9]*:application/x-xdl-trace:train\.\*' /usr/share/mime/globs2
+  if [ -f /usr/share/applications/mimeinfo.cache ]; then
+    grep -q '^application/x-xdl-trace=.*xtview.desktop' /usr/share/applications/mimeinfo.cache
+  fi
+fi
+
 PATH=/usr/bin:/bin
 xtrace --version
 xtrace record-demo "$work/x"
