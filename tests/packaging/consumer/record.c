@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
         return 1;
     for (int step = 0; step < 5; ++step) {
         float w[6];
-        for (int i = 0; i < 6; ++i) w[i] = (float)(step * 10 + i);
+        for (int i = 0; i < 6; ++i)
+            w[i] = (float)(step * 10 + i);
         float loss = 1.0f / (float)(step + 1);
         const int64_t shape[2] = {2, 3};
         xt_tensor tw = {XT_FLOAT32, 2, shape, w};
