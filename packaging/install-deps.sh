@@ -11,6 +11,7 @@ packages=(
   libsimdjson-dev libcurl4-openssl-dev libtbb-dev libcli11-dev libfmt-dev
   zlib1g-dev libzip-dev
   xvfb xauth
+  dpkg-dev desktop-file-utils appstream shared-mime-info
   python3 python3-numpy python3-protobuf python3-h5py
 )
 

@@ -1,5 +1,6 @@
 #include "widgets/main_window.h"
 
+#include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
 
 #include <QAction>
@@ -339,12 +340,7 @@ void MainWindow::createActions() {
                "<p>Ctrl+O open, Ctrl+Shift+O open directory, F5 reload, Ctrl+F find key, "
                "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit.</p>"));
     });
-    help->addAction(tr("&About xtview"), this, [this] {
-        QMessageBox::about(this, tr("About xtview"),
-                           tr("<b>xtview</b> %1<br>Trace viewer and analyzer for deep-learning "
-                              "training.")
-                               .arg(QCoreApplication::applicationVersion()));
-    });
+    help->addAction(tr("&About xtview"), this, [this] { showAboutDialog(this); });
 }
 
 KeyView* MainWindow::currentKeyView() const {

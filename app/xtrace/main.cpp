@@ -1,12 +1,19 @@
 // xtrace: the command-line face of xtview. Links core only; works with no display.
 #include "app/xtrace/commands.h"
+#include "core/buildinfo/build_info.h"
 
 #include <cstdio>
 
 int main(int argc, char** argv) {
     CLI::App app{"xtrace: inspect and analyze XDL tensor traces and Chrome traces"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("xtrace ") + XT_VERSION);
+    // The build facts and whether CUDA runs here (probed only when --version is given).
+    app.set_version_flag("--version", [] {
+        std::string text = xt::buildinfo::versionText(
+            "xtrace", {{"CUDA device", xt::buildinfo::cudaRuntimeStatus()}});
+        text.pop_back(); // CLI11 adds the final newline
+        return text;
+    });
     int exitCode = 0;
     xt::cli::addInfoCommand(app, exitCode);
     xt::cli::addDumpCommand(app, exitCode);

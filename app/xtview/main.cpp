@@ -1,12 +1,14 @@
 // xtview: the desktop trace viewer. `xtview [PATH...]` opens files, run directories or globs
 // (a start page without arguments); `--screenshot FILE` saves the window once everything is
 // loaded and plotted, then exits; `--render-plot` draws one plot to a file with no window.
+#include "core/buildinfo/build_info.h"
 #include "widgets/main_window.h"
 #include "widgets/plot_renderer.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QIcon>
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
@@ -52,12 +54,17 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("xtview"));
     QApplication::setOrganizationName(QStringLiteral("xtview"));
     QApplication::setApplicationVersion(QStringLiteral(XT_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/xtview/xtview.svg")));
+    QGuiApplication::setDesktopFileName(QStringLiteral("xtview"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Trace viewer and analyzer for deep-learning training"));
     parser.addHelpOption();
-    parser.addVersionOption();
+    // --version prints the build facts (as `xtrace --version` does), not only the version.
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+                                     QStringLiteral("Displays version and build information."));
+    parser.addOption(version);
     parser.addPositionalArgument(QStringLiteral("paths"),
                                  QStringLiteral("Trace files, run directories or glob patterns"),
                                  QStringLiteral("[PATH...]"));
@@ -88,6 +95,13 @@ int main(int argc, char** argv) {
                                  QStringLiteral("FILE"));
     parser.addOptions({screenshot, demo, key, size, settings, renderPlot, stat, rank, out});
     parser.process(app);
+    if (parser.isSet(version)) {
+        const std::string text = xt::buildinfo::versionText(
+            "xtview",
+            {{"Qt (run time)", qVersion()}, {"CUDA device", xt::buildinfo::cudaRuntimeStatus()}});
+        std::fputs(text.c_str(), stdout);
+        return 0;
+    }
 
     int width = 1400, height = 900;
     const QStringList wh = parser.value(size).split(QLatin1Char('x'));

@@ -1,7 +1,8 @@
 """xtrecorder: record XDL traces from Python through libxtrecorder.so (ctypes, no compiled module).
 
 The library is found through the XT_RECORDER_LIB environment variable (a path to the .so), else
-next to this package (xtrecorder/libxtrecorder.so or ../libxtrecorder.so).
+where `cmake --install` put it (recorded in the generated xtrecorder/_install_paths.py), else next
+to this package (xtrecorder/libxtrecorder.so or ../libxtrecorder.so).
 
     rec = xtrecorder.Recorder("runs/demo", rank=0, max_file_mb=300)
     rec.trace_once_text("config", "lr=0.1")
@@ -93,6 +94,14 @@ def load_library(path=None):
     if not path and os.environ.get("XT_RECORDER_LIB"):
         candidates.append(os.environ["XT_RECORDER_LIB"])
     here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        from . import _install_paths  # only in an installed copy
+        if _install_paths.LIBRARY_RELPATH:
+            candidates.append(os.path.normpath(os.path.join(here, _install_paths.LIBRARY_RELPATH)))
+        if _install_paths.LIBRARY_ABSPATH:
+            candidates.append(_install_paths.LIBRARY_ABSPATH)
+    except ImportError:
+        pass
     candidates += [os.path.join(here, "libxtrecorder.so"),
                    os.path.join(os.path.dirname(here), "libxtrecorder.so")]
     errors = []
