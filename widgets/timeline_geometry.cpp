@@ -114,8 +114,11 @@ std::vector<RulerTick> rulerTicks(const TimeAxis& axis, std::int64_t origin, dou
     const std::int64_t step = rulerStep(axis.duration(), axis.width(), minSpacingPx);
     const std::int64_t minor =
         step % 5 == 0 && step >= 5 ? step / 5 : (step % 2 == 0 ? step / 2 : step);
-    // Decimals that show the step exactly in the label's unit.
-    const Unit& u = unitFor(step);
+    // One unit for all labels (that of the largest label), with the decimals that show the
+    // step exactly: "0.5 ms", "1 ms", "1.5 ms".
+    auto absv = [](std::int64_t v) { return v < 0 ? -v : v; };
+    const std::int64_t far = std::max({absv(axis.t0() - origin), absv(axis.t1() - origin), step});
+    const Unit& u = unitFor(far);
     int decimals = 0;
     for (std::int64_t q = u.ns; q > 1 && step % q != 0; q /= 10)
         ++decimals;
@@ -207,6 +210,8 @@ TimelineLayout buildLayout(std::span<const LayoutInput> layers, const LayoutMetr
                 if (ha.sortIndex != hb.sortIndex) return ha.sortIndex < hb.sortIndex;
                 return idLess(s.str(ha.tid), s.str(hb.tid));
             });
+            // Processes with nothing to draw (metadata only) are left out.
+            if (tracks.empty() && countersOf[p].empty() && !processInstants[p]) continue;
             add({RowKind::Process, li, p, 0, 0, m.processHeader, 0, false}, false);
             const bool collapsed = in.collapsed.count(p) > 0;
             for (std::uint32_t t : tracks) {

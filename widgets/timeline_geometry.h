@@ -101,7 +101,8 @@ struct LayoutMetrics {
     int trackGap = 2;
 };
 
-// Processes sorted by (sortIndex, pid as a number when it is one, else text); in a process
+// Processes sorted by (sortIndex, pid as a number when it is one, else text), those with
+// nothing to draw left out; in a process
 // its threads by (sortIndex, tid), then its async lanes, then counters, then a row of
 // process-scope instants when it has any. A collapsed process shows only its header; a pinned
 // track goes to `pinned` instead of `scrolled`.

@@ -6,7 +6,6 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -31,6 +30,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_search->setPlaceholderText(
         tr("Search slices  (/ or Ctrl+F; Enter next, Shift+Enter previous)"));
     m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(280);
     m_search->setMaximumWidth(420);
     m_hitLabel = new QLabel(this);
     m_hitLabel->setMinimumWidth(90);
@@ -100,12 +100,6 @@ TimelinePage::TimelinePage(QWidget* parent)
 
     connect(m_search, &QLineEdit::textChanged, this, [this] { runSearch(); });
     m_search->installEventFilter(this); // Enter / Shift+Enter step through the hits
-    auto* focusSearch = new QShortcut(QKeySequence::Find, this);
-    focusSearch->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(focusSearch, &QShortcut::activated, this, [this] {
-        m_search->setFocus();
-        m_search->selectAll();
-    });
     connect(m_view, &TimelineView::sliceSelected, this, [this](int layer, quint32 slice) {
         m_details->setSlice(m_view->layers()[std::size_t(layer)], layer, slice);
     });
@@ -227,7 +221,8 @@ bool TimelinePage::eventFilter(QObject* watched, QEvent* e) {
 }
 
 void TimelinePage::keyPressEvent(QKeyEvent* e) {
-    if (e->key() == Qt::Key_Slash) {
+    // Ctrl+F here when the page is on its own; in the main window its Find action does it.
+    if (e->key() == Qt::Key_Slash || e->matches(QKeySequence::Find)) {
         m_search->setFocus();
         m_search->selectAll();
         e->accept();

@@ -23,7 +23,7 @@ using timeline::TraceStore;
 
 namespace {
 
-constexpr int kMaxFlows = 500;
+constexpr int kMaxFlows = 200;
 constexpr int kOverviewBuckets = 400;
 
 // Light, distinct colours (Chrome trace viewer's general palette, slightly adjusted).
@@ -914,7 +914,6 @@ void TimelineView::paintFlows(QPainter& p) {
     p.save();
     p.setClipRect(QRect(int(timeX()), pinnedTop(), int(m_axis.width()), height() - pinnedTop()));
     p.setRenderHint(QPainter::Antialiasing, true);
-    int drawn = 0;
     auto drawFlow = [&](int li, std::uint32_t f, bool strong) {
         const TraceStore& s = *m_layers[std::size_t(li)].store;
         const auto& fl = s.flows()[f];
@@ -946,32 +945,39 @@ void TimelineView::paintFlows(QPainter& p) {
         const QPointF tri[3] = {p1, p1 + QPointF(-6, -3), p1 + QPointF(-6, 3)};
         p.drawConvexPolygon(tri, 3);
         p.setBrush(Qt::NoBrush);
-        ++drawn;
     };
-    for (int li = 0; li < int(m_layers.size()) && drawn < kMaxFlows; ++li) {
+    // Flows whose source or target starts in the window. A zoomed-out view of a dense trace
+    // would be a wall of arrows: past kMaxFlows candidates only the selection's are drawn.
+    m_flowBuf.clear();
+    bool tooMany = false;
+    for (int li = 0; li < int(m_layers.size()) && !tooMany; ++li) {
         const TraceStore& s = *m_layers[std::size_t(li)].store;
         const auto& cache = *m_caches[std::size_t(li)];
         const auto flows = s.flows();
         const auto start = s.sliceStart();
         const std::int64_t t0 = m_axis.t0() - offset(li), t1 = m_axis.t1() - offset(li);
-        // Flows whose source starts in the window, then those whose target does.
         auto a = std::lower_bound(
             cache.flowsByFrom.begin(), cache.flowsByFrom.end(), t0,
             [&](std::uint32_t f, std::int64_t t) { return start[flows[f].fromSlice] < t; });
-        for (; a != cache.flowsByFrom.end() && drawn < kMaxFlows; ++a) {
+        for (; a != cache.flowsByFrom.end() && !tooMany; ++a) {
             if (start[flows[*a].fromSlice] > t1) break;
-            drawFlow(li, *a, false);
+            m_flowBuf.push_back({li, *a});
+            tooMany = m_flowBuf.size() > std::size_t(kMaxFlows);
         }
         auto b = std::lower_bound(
             cache.flowsByTo.begin(), cache.flowsByTo.end(), t0,
             [&](std::uint32_t f, std::int64_t t) { return start[flows[f].toSlice] < t; });
-        for (; b != cache.flowsByTo.end() && drawn < kMaxFlows; ++b) {
+        for (; b != cache.flowsByTo.end() && !tooMany; ++b) {
             if (start[flows[*b].toSlice] > t1) break;
             const std::int64_t fs = start[flows[*b].fromSlice];
-            if (fs >= t0 && fs <= t1) continue; // drawn above
-            drawFlow(li, *b, false);
+            if (fs >= t0 && fs <= t1) continue; // listed above
+            m_flowBuf.push_back({li, *b});
+            tooMany = m_flowBuf.size() > std::size_t(kMaxFlows);
         }
     }
+    if (!tooMany)
+        for (const auto& [li, f] : m_flowBuf)
+            drawFlow(li, f, false);
     for (std::uint32_t f : m_selFlows)
         drawFlow(m_selLayer, f, true);
     p.restore();
