@@ -9,6 +9,7 @@
 #include "core/timeline/lod_index.h"
 #include "core/timeline/trace_store.h"
 #include "core/xdl/trace_reader.h"
+#include "widgets/timeline_geometry.h"
 
 #include <QString>
 #include <cstdint>
@@ -22,10 +23,12 @@ struct TimelineLayer {
     std::shared_ptr<const timeline::TraceStore> store;
     std::shared_ptr<const timeline::LodIndex> lod;
     std::int64_t offsetNs = 0; // added to the layer's times on the shared axis
+    // Zoomed-out level of detail; the loaders build it, TimelineView builds it when null.
+    std::shared_ptr<const CoarseLod> coarse;
 };
 
 // Imports `path` (Chrome JSON in any container, detected by content, or a binary TF RunMetadata
-// / StepStats) and builds its LOD index. Cancelled when `progress` returns false.
+// / StepStats) and builds its LOD indexes. Cancelled when `progress` returns false.
 Result<TimelineLayer> loadTimelineLayer(const std::string& path,
                                         const ProgressCallback& progress = {});
 

@@ -69,8 +69,11 @@ struct TimelineView::LayerCache {
     std::vector<int> widths;
     std::vector<std::uint8_t> colours;   // 255: not computed
     std::vector<std::uint32_t> overview; // slice starts per bucket of the layer's own span
+    std::shared_ptr<const CoarseLod> coarse;
 
-    explicit LayerCache(const TraceStore& s) {
+    explicit LayerCache(const TimelineLayer& layer) {
+        const TraceStore& s = *layer.store;
+        coarse = layer.coarse ? layer.coarse : std::make_shared<CoarseLod>(CoarseLod::build(s));
         const auto inst = s.instants();
         instantsByThread.resize(s.threads().size());
         instantsByProcess.resize(s.processes().size());
@@ -159,7 +162,7 @@ void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
     m_hitIndex = -1;
     for (auto& l : layers)
         if (l.store && l.lod) {
-            m_caches.push_back(std::make_unique<LayerCache>(*l.store));
+            m_caches.push_back(std::make_unique<LayerCache>(l));
             m_layers.push_back(std::move(l));
         }
     m_collapsed.resize(m_layers.size());
@@ -172,7 +175,7 @@ void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
 void TimelineView::addLayer(TimelineLayer layer) {
     if (!layer.store || !layer.lod) return;
     const bool first = m_layers.empty();
-    m_caches.push_back(std::make_unique<LayerCache>(*layer.store));
+    m_caches.push_back(std::make_unique<LayerCache>(layer));
     m_layers.push_back(std::move(layer));
     m_collapsed.emplace_back();
     m_pinned.emplace_back();
@@ -291,9 +294,18 @@ timeline::LodQuery TimelineView::queryFor(int layer) const {
 std::vector<LodItem> TimelineView::visibleItems(int layer, std::uint32_t track) const {
     std::vector<LodItem> out;
     if (layer < 0 || layer >= int(m_layers.size())) return out;
-    const auto& l = m_layers[std::size_t(layer)];
-    l.lod->query(*l.store, track, queryFor(layer), out);
+    queryTrack(layer, track, out);
     return out;
+}
+
+void TimelineView::queryTrack(int layer, std::uint32_t track, std::vector<LodItem>& out) const {
+    const auto& l = m_layers[std::size_t(layer)];
+    const timeline::LodQuery q = queryFor(layer);
+    const CoarseLod& coarse = *m_caches[std::size_t(layer)]->coarse;
+    if (coarse.covers(q))
+        coarse.query(track, q, out);
+    else
+        l.lod->query(*l.store, track, q, out);
 }
 
 // ---- window ----
@@ -749,7 +761,7 @@ void TimelineView::paintTrack(QPainter& p, const LayoutRow& row, int top) {
     const TraceStore& s = *layer.store;
     const std::int64_t off = layer.offsetNs;
     m_items.clear();
-    layer.lod->query(s, row.index, queryFor(li), m_items);
+    queryTrack(li, row.index, m_items);
     const auto names = s.sliceName();
     const int rh = m_metrics.sliceRow;
     const double x0Area = timeX(), w = m_axis.width();

@@ -40,7 +40,7 @@ public:
     static constexpr int kOverviewHeight = 28;
     static constexpr int kRulerHeight = 24;
     static constexpr int kLabelWidth = 200;
-    static constexpr double kMinPx = 1.5; // LOD fold threshold
+    static constexpr double kMinPx = 2.0; // LOD fold threshold
 
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
@@ -140,6 +140,8 @@ private:
     const LayoutRow* rowAt(QPoint pos) const;
     RowRef trackRow(int layer, std::uint32_t track) const;
     timeline::LodQuery queryFor(int layer) const;
+    // The LodIndex, or the layer's CoarseLod when the window is zoomed out far enough.
+    void queryTrack(int layer, std::uint32_t track, std::vector<timeline::LodItem>& out) const;
     double timeX() const { return kLabelWidth; }
     double timeWidth() const;
     double anchorForKeys() const;
