@@ -857,14 +857,22 @@ void TimelineView::paintCounter(QPainter& p, const LayoutRow& row, int top) {
     auto yOf = [&](double v) { return base - (hi > lo ? (v - lo) / (hi - lo) * h : 0); };
     const QColor colour = QColor::fromRgb(kPalette[colourOf(li, c.name)]).darker(140);
     if (!c.ts.empty()) {
-        // One column per pixel: the maximum of the points in it, the step value before.
-        m_poly.clear();
+        // One column per pixel: the maximum of the points in it, else the step value before.
+        // Runs of equal columns become one opaque rectangle with a darker top edge (a filled
+        // polygon of thousands of spikes costs far more to rasterise).
         const int w = int(m_axis.width());
         auto it = std::upper_bound(c.ts.begin(), c.ts.end(), m_axis.t0() - off);
         std::size_t i = std::size_t(it - c.ts.begin());
         double cur = i > 0 ? c.values[i - 1] : std::nan("");
-        const double x0 = timeX();
-        m_poly << QPointF(x0, base);
+        const int x0 = int(timeX());
+        const QColor fill = QColor::fromRgb(kPalette[colourOf(li, c.name)]);
+        int runX = 0, runY = -1;
+        auto flush = [&](int xEnd) {
+            if (runY >= 0 && xEnd > runX) {
+                p.fillRect(QRect(x0 + runX, runY, xEnd - runX, int(base) - runY), fill);
+                p.fillRect(QRect(x0 + runX, runY, xEnd - runX, 1), colour);
+            }
+        };
         for (int px = 0; px < w; ++px) {
             const std::int64_t tEnd = m_axis.toTime(px + 1) - off;
             double colMax = cur;
@@ -878,20 +886,16 @@ void TimelineView::paintCounter(QPainter& p, const LayoutRow& row, int top) {
                 cur = c.values[j - 1];
                 i = j;
             }
-            const double y = std::isfinite(colMax) ? yOf(colMax) : base;
-            m_poly << QPointF(x0 + px, y) << QPointF(x0 + px + 1, y);
-            if (i >= c.ts.size() && m_axis.toTime(px + 1) - off > s.endTime()) {
-                m_poly << QPointF(x0 + px + 1, base);
-                break;
+            // Nothing before the first point or after the trace's end.
+            const bool blank = !std::isfinite(colMax) || (i >= c.ts.size() && tEnd > s.endTime());
+            const int y = blank ? -1 : int(yOf(colMax));
+            if (y != runY) {
+                flush(px);
+                runX = px;
+                runY = y;
             }
         }
-        m_poly << QPointF(m_poly.back().x(), base);
-        QColor fill = colour;
-        fill.setAlpha(110);
-        p.setPen(QPen(colour, 1));
-        p.setBrush(fill);
-        p.drawPolygon(m_poly);
-        p.setBrush(Qt::NoBrush);
+        flush(w);
     }
     p.setPen(QColor(0x40, 0x40, 0x40));
     p.drawText(int(timeX()) + 4, top + 11, QStringLiteral("max %1").arg(hi, 0, 'g', 6));

@@ -188,7 +188,6 @@ private:
 
     // Reused between paints.
     std::vector<timeline::LodItem> m_items;
-    QPolygonF m_poly;
     std::vector<std::pair<int, std::uint32_t>> m_flowBuf;
 };
 
