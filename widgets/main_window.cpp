@@ -323,8 +323,13 @@ void MainWindow::createActions() {
         m_keyFilter->selectAll();
     });
     find->setShortcut(QKeySequence::Find);
-    QAction* cancel =
-        m_viewMenu->addAction(tr("Cancel Loading"), this, [this] { m_cancel->click(); });
+    QAction* cancel = m_viewMenu->addAction(tr("Cancel Loading"), this, [this] {
+        // Esc in an idle timeline tab clears its selection instead.
+        if (TimelinePage* page = currentTimelinePage(); page && !isBusy())
+            page->view()->clearSelections();
+        else
+            m_cancel->click();
+    });
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())

@@ -402,6 +402,12 @@ void TimelineView::clearSelection() {
     if (had) emit selectionCleared();
 }
 
+void TimelineView::clearSelections() {
+    m_range.reset();
+    clearHighlight();
+    clearSelection();
+}
+
 std::optional<std::pair<qint64, qint64>> TimelineView::selectedRange() const {
     if (!m_range) return std::nullopt;
     const std::int64_t o = offset(0);
@@ -1205,9 +1211,7 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
         fitSelection();
         break;
     case Qt::Key_Escape:
-        m_range.reset();
-        clearHighlight();
-        clearSelection();
+        clearSelections();
         break;
     case Qt::Key_Up:
         m_vscroll->setValue(m_vscroll->value() - m_metrics.sliceRow);

@@ -64,6 +64,8 @@ public:
     int selectedLayer() const { return m_selLayer; }
     quint32 selectedSlice() const { return m_selSlice; }
     void clearSelection();
+    // Esc: clears the selected slice, the range and the highlight.
+    void clearSelections();
     // The selected range in layer 0's time base.
     std::optional<std::pair<qint64, qint64>> selectedRange() const;
     void fitSelection();

@@ -553,6 +553,12 @@ TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
     EXPECT_EQ(steps.instants().size(), 1u);
     const QImage shot = w.grab().toImage();
     EXPECT_EQ(shot.width(), 1400);
+    // Esc in the idle timeline tab clears the selection (the window's Esc cancels loading).
+    page->view()->selectSlice(1, 0, true);
+    ASSERT_EQ(page->view()->selectedSlice(), 0u);
+    QTest::keyClick(page->view(), Qt::Key_Escape);
+    EXPECT_EQ(page->view()->selectedSlice(), kNoIndex);
+    EXPECT_EQ(page->details()->field("name"), QString());
 }
 
 } // namespace
