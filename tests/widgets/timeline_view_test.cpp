@@ -18,6 +18,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <QTreeWidget>
 #include <gtest/gtest.h>
 
 namespace xt::widgets {
@@ -474,6 +475,25 @@ TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
     for (const auto& r : v->layout().scrolled)
         layerRows += r.kind == RowKind::Layer;
     EXPECT_EQ(layerRows, 2);
+    // Zoomed to a slice with flows: labels, the outline and the flow arrows are drawn.
+    quint32 withFlow = kNoIndex;
+    for (const auto& f : a.flows())
+        if (f.fromSlice != kNoIndex && f.toSlice != kNoIndex &&
+            a.sliceDuration()[f.fromSlice] > 20'000) {
+            withFlow = f.fromSlice;
+            break;
+        }
+    ASSERT_NE(withFlow, kNoIndex);
+    v->selectSlice(0, withFlow, true);
+    v->fitSelection();
+    v->zoomBy(1 / 8.0);
+    QTest::qWait(20);
+    const QImage zoomed = page.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    zoomed.save(QStringLiteral("timeline_page_zoomed.png"));
+    EXPECT_GE(distinctColours(zoomed, tracks), 8);
+    EXPECT_EQ(page.details()->field("name"),
+              QString::fromStdString(std::string(a.str(a.sliceName()[withFlow]))));
+    EXPECT_GE(page.details()->flowsTree()->topLevelItemCount(), 1);
     // Pinning a track moves it to the pinned area.
     std::uint32_t track = v->layout().scrolled[2].index;
     v->setTrackPinned(0, track, true);
