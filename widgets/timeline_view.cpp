@@ -191,6 +191,16 @@ void TimelineView::setLayerOffset(int layer, qint64 offsetNs) {
     update();
 }
 
+void TimelineView::alignLayer(int layer, quint32 slice, int refLayer, quint32 refSlice) {
+    if (layer < 0 || layer >= int(m_layers.size()) || refLayer < 0 ||
+        refLayer >= int(m_layers.size()) || layer == refLayer)
+        return;
+    const TraceStore& s = *m_layers[std::size_t(layer)].store;
+    const TraceStore& r = *m_layers[std::size_t(refLayer)].store;
+    if (slice >= s.sliceCount() || refSlice >= r.sliceCount()) return;
+    setLayerOffset(layer, r.sliceStart()[refSlice] + offset(refLayer) - s.sliceStart()[slice]);
+}
+
 std::int64_t TimelineView::offset(int layer) const {
     return layer >= 0 && layer < int(m_layers.size()) ? m_layers[std::size_t(layer)].offsetNs : 0;
 }
@@ -1249,6 +1259,16 @@ void TimelineView::contextMenuEvent(QContextMenuEvent* e) {
         menu.addAction(tr("Highlight \"%1\"").arg(nameOf(h.layer, name)), this,
                        [this, h, name] { highlightName(h.layer, name); });
     }
+    if (h.valid() && h.slice != kNoIndex && m_selSlice != kNoIndex && m_selLayer != h.layer) {
+        const int refLayer = m_selLayer;
+        const quint32 refSlice = m_selSlice;
+        menu.addAction(
+            tr("Align this layer: this slice at the selected slice"), this,
+            [this, h, refLayer, refSlice] { alignLayer(h.layer, h.slice, refLayer, refSlice); });
+    }
+    if (offset(li) != 0)
+        menu.addAction(tr("Reset this layer's offset"), this,
+                       [this, li] { setLayerOffset(li, 0); });
     if (m_hlLayer >= 0) menu.addAction(tr("Clear highlight"), this, [this] { clearHighlight(); });
     menu.addSeparator();
     menu.addAction(tr("Fit all (0)"), this, [this] { fitAll(); });

@@ -49,6 +49,10 @@ public:
     void addLayer(TimelineLayer layer);
     const std::vector<TimelineLayer>& layers() const { return m_layers; }
     void setLayerOffset(int layer, qint64 offsetNs);
+    // Shifts `layer` so that its `slice` starts where `refSlice` of `refLayer` starts on the
+    // shared axis (e.g. a step start of a trace and of an XDL run). Also on a slice's context
+    // menu when another layer has the selected slice.
+    void alignLayer(int layer, quint32 slice, int refLayer, quint32 refSlice);
 
     // The visible window in layer 0's time base.
     void setViewWindow(qint64 t0, qint64 t1);

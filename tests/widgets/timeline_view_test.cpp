@@ -573,6 +573,14 @@ TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
     EXPECT_EQ(steps.instants().size(), 1u);
     const QImage shot = w.grab().toImage();
     EXPECT_EQ(shot.width(), 1400);
+    // Aligning the first step with the trace's first slice shifts the step layer.
+    const auto& base = *page->view()->layers()[0].store;
+    page->view()->alignLayer(1, 0, 0, 0);
+    EXPECT_EQ(page->view()->layers()[1].offsetNs, base.sliceStart()[0] - steps.sliceStart()[0]);
+    // Both slices now start at the same pixel of the shared axis.
+    const std::int64_t o1 = page->view()->layers()[1].offsetNs;
+    EXPECT_DOUBLE_EQ(page->view()->axis().toPx(steps.sliceStart()[0] + o1),
+                     page->view()->axis().toPx(base.sliceStart()[0]));
     // Esc in the idle timeline tab clears the selection (the window's Esc cancels loading).
     page->view()->selectSlice(1, 0, true);
     ASSERT_EQ(page->view()->selectedSlice(), 0u);
