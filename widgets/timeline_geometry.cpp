@@ -373,10 +373,10 @@ void CoarseLod::query(std::uint32_t track, const timeline::LodQuery& q,
                 cursor = std::size_t(k) + 1;
                 continue;
             }
-            std::size_t end = std::size_t(
-                std::lower_bound(starts.begin() + std::ptrdiff_t(cursor) + 1, starts.end(),
-                                 it.start + minNs) -
-                starts.begin());
+            std::size_t end =
+                std::size_t(std::lower_bound(starts.begin() + std::ptrdiff_t(cursor) + 1,
+                                             starts.end(), it.start + minNs) -
+                            starts.begin());
             if (i + 1 < out.size() && !out[i + 1].folded())
                 end = std::min<std::size_t>(end, out[i + 1].slice);
             it.count = std::uint32_t(cum[end] - cum[cursor]);

@@ -1189,7 +1189,9 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
         m_axis.panPx(a.x() / 120.0 * m_axis.width() / 10);
         windowChanged();
     } else {
-        m_vscroll->setValue(m_vscroll->value() - a.y() / 120 * 3 * m_metrics.sliceRow);
+        // Fractional deltas (touchpads) scroll proportionally.
+        m_vscroll->setValue(m_vscroll->value() -
+                            int(std::lround(a.y() / 120.0 * 3 * m_metrics.sliceRow)));
     }
     e->accept();
 }
