@@ -2,6 +2,7 @@
 
 #include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
+#include "widgets/timeline_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -90,6 +91,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 
     createDocks();
     createActions();
+    createTimelineActions();
 
     m_statusLabel = new QLabel(tr("Ready"), this);
     m_progress = new QProgressBar(this);
@@ -106,18 +108,13 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     connect(m_cancel, &QToolButton::clicked, this, [this] {
         m_loadJobs->cancel();
         if (m_demoProcess) m_demoProcess->kill();
+        for (auto* page : m_tabs->findChildren<TimelinePage*>())
+            page->cancel();
         m_statusLabel->setText(tr("Cancelled"));
     });
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
-    connect(m_loadJobs, &JobTracker::runningChanged, this, [this](bool running) {
-        m_progress->setVisible(running || m_demoProcess);
-        m_cancel->setVisible(running || m_demoProcess);
-        if (running)
-            m_progressTimer.start();
-        else
-            m_progressTimer.stop();
-    });
+    connect(m_loadJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
@@ -318,13 +315,23 @@ void MainWindow::createActions() {
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     QAction* find = m_viewMenu->addAction(tr("&Find Key"), this, [this] {
+        if (TimelinePage* page = currentTimelinePage()) { // the timeline's slice search
+            page->searchBox()->setFocus();
+            page->searchBox()->selectAll();
+            return;
+        }
         m_keyFilter->parentWidget()->parentWidget()->show();
         m_keyFilter->setFocus();
         m_keyFilter->selectAll();
     });
     find->setShortcut(QKeySequence::Find);
-    QAction* cancel =
-        m_viewMenu->addAction(tr("Cancel Loading"), this, [this] { m_cancel->click(); });
+    QAction* cancel = m_viewMenu->addAction(tr("Cancel Loading"), this, [this] {
+        // Esc in an idle timeline tab clears its selection instead.
+        if (TimelinePage* page = currentTimelinePage(); page && !isBusy())
+            page->view()->clearSelections();
+        else
+            m_cancel->click();
+    });
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -347,7 +354,15 @@ KeyView* MainWindow::currentKeyView() const {
     return qobject_cast<KeyView*>(m_tabs->currentWidget());
 }
 
-void MainWindow::openPaths(const QStringList& paths) {
+void MainWindow::openPaths(const QStringList& all) {
+    QStringList paths, timelines;
+    for (const QString& p : all)
+        (looksLikeTimelineFile(p) ? timelines : paths) << p;
+    if (!timelines.isEmpty()) {
+        openTimelineFiles(timelines);
+        addRecent(timelines);
+    }
+    if (paths.isEmpty()) return;
     for (const QString& p : paths) {
         const QString abs = QFileInfo(p).exists() ? QFileInfo(p).absoluteFilePath() : p;
         if (!m_paths.contains(abs)) m_paths << abs;
@@ -523,6 +538,8 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_demoProcess) return true;
     if (compareOrExportBusy()) return true;
+    for (auto* page : m_tabs->findChildren<TimelinePage*>())
+        if (page->isBusy()) return true;
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
             if (v->isBusy()) return true;
@@ -531,6 +548,9 @@ bool MainWindow::isBusy() const {
 
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
+    if (!ctx)
+        for (auto* page : m_tabs->findChildren<TimelinePage*>())
+            if ((ctx = page->currentJob())) break;
     if (!ctx) return;
     const auto done = ctx->done.load(), total = ctx->total.load();
     if (total > 0) {
@@ -684,6 +704,95 @@ void MainWindow::dropEvent(QDropEvent* e) {
     if (!paths.isEmpty()) {
         openPaths(paths);
         e->acceptProposedAction();
+    }
+}
+
+// ---- Timeline tabs ----
+
+void MainWindow::createTimelineActions() {
+    QMenu* file = menuBar()->actions().first()->menu();
+    QAction* before = file->actions().size() > 2 ? file->actions()[2] : nullptr;
+    auto* open = new QAction(tr("Open &Timeline..."), this);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    connect(open, &QAction::triggered, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open timeline"), {},
+            tr("Timelines (*.json *.json.gz *.gz *.zip *.pb);;All files (*)"));
+        if (!files.isEmpty()) {
+            openTimelineFiles(files);
+            addRecent(files);
+        }
+    });
+    file->insertAction(before, open);
+    m_viewMenu->addSeparator();
+    QAction* steps =
+        m_viewMenu->addAction(tr("Show &Step Timeline"), this, &MainWindow::showStepTimeline);
+    steps->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    steps->setToolTip(tr("The current run's steps per rank as a timeline layer (added to the "
+                         "current timeline tab)"));
+}
+
+TimelinePage* MainWindow::currentTimelinePage() const {
+    return qobject_cast<TimelinePage*>(m_tabs->currentWidget());
+}
+
+TimelinePage* MainWindow::newTimelinePage(const QString& title) {
+    auto* page = new TimelinePage(m_tabs);
+    connect(page, &TimelinePage::busyChanged, this, [this, page](bool busy) {
+        updateBusyIndicators();
+        if (!busy) {
+            m_loadedOnce = true;
+            if (page->lastError().isEmpty())
+                m_statusLabel->setText(
+                    tr("Timeline: %n layer(s)", nullptr, int(page->view()->layers().size())));
+            emit loadFinished();
+        }
+    });
+    connect(page, &TimelinePage::loadFailed, this, [this](const QString& message) {
+        m_diagModel->addMessage(Severity::Error, QStringLiteral("timeline-open-failed"), message);
+        m_statusLabel->setText(tr("Could not open timeline: %1").arg(message));
+    });
+    const int i = m_tabs->addTab(page, title);
+    m_tabs->setTabToolTip(i, title);
+    m_center->setCurrentIndex(1);
+    m_tabs->setCurrentIndex(i);
+    return page;
+}
+
+TimelinePage* MainWindow::openTimelineFiles(const QStringList& files) {
+    if (files.isEmpty()) return nullptr;
+    QStringList names;
+    for (const QString& f : files)
+        names << QFileInfo(f).fileName();
+    TimelinePage* page = newTimelinePage(names.join(QStringLiteral(" + ")));
+    m_statusLabel->setText(tr("Loading timeline %1...").arg(names.join(QStringLiteral(", "))));
+    for (const QString& f : files)
+        page->loadFile(QFileInfo(f).absoluteFilePath());
+    return page;
+}
+
+void MainWindow::showStepTimeline() {
+    if (!m_currentRun) {
+        m_statusLabel->setText(tr("Open an XDL run to show its step timeline"));
+        return;
+    }
+    TimelinePage* page = currentTimelinePage();
+    const RunSnapshot run = m_currentRun;
+    if (!page) page = newTimelinePage(tr("Steps: %1").arg(QString::fromStdString(run->label())));
+    page->loadLayer([run](const ProgressCallback& cb) { return xdlStepLayer(*run->reader, cb); },
+                    tr("steps of %1").arg(QString::fromStdString(run->label())));
+}
+
+void MainWindow::updateBusyIndicators() {
+    bool running = m_loadJobs->isRunning() || m_demoProcess;
+    for (auto* page : m_tabs->findChildren<TimelinePage*>())
+        running = running || page->isBusy();
+    m_progress->setVisible(running);
+    m_cancel->setVisible(running);
+    if (running) {
+        if (!m_progressTimer.isActive()) m_progressTimer.start();
+    } else {
+        m_progressTimer.stop();
     }
 }
 

@@ -34,6 +34,7 @@ class QTreeView;
 namespace xt::widgets {
 
 class Hdf5ExportDialog;
+class TimelinePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -43,7 +44,15 @@ public:
     ~MainWindow() override;
 
     // Adds paths (files, run directories, globs) to the open set and (re)loads in background.
+    // Timeline files (looksLikeTimelineFile: Chrome JSON / gzip / zip, TF StepStats .pb) open
+    // in a new timeline tab instead.
     void openPaths(const QStringList& paths);
+    // Opens timeline files as layers of one new timeline tab, loaded in background.
+    TimelinePage* openTimelineFiles(const QStringList& files);
+    // The current XDL run's steps as a timeline layer: added to the current timeline tab, else
+    // in a new one.
+    void showStepTimeline();
+    TimelinePage* currentTimelinePage() const;
     // Writes the built-in demo run with `xtrace record-demo` (if not cached) and opens it.
     void openDemoRun();
     void reload();
@@ -100,6 +109,9 @@ private:
     void createCompareExportActions(QMenu* file);
     void exportCompareView();
     bool compareOrExportBusy() const;
+    void createTimelineActions();
+    TimelinePage* newTimelinePage(const QString& title);
+    void updateBusyIndicators();
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;

@@ -1,10 +1,13 @@
 #!/bin/sh
 # End to end: xtview under xvfb-run opens the demo run (written by xtrace record-demo), waits
 # until it is loaded and plotted, saves a screenshot; xtrace plot renders through xtview.
-# Usage: xtview_e2e_test.sh XTVIEW XTRACE. Exit 77 (skipped) without xvfb-run.
+# With a third argument (a Chrome trace), xtview also opens it in a timeline tab and saves a
+# screenshot once it is loaded.
+# Usage: xtview_e2e_test.sh XTVIEW XTRACE [TIMELINE]. Exit 77 (skipped) without xvfb-run.
 set -eu
 XTVIEW=$1
 XTRACE=$2
+TIMELINE=${3:-}
 command -v xvfb-run >/dev/null 2>&1 || { echo "xvfb-run not found: skipped"; exit 77; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -22,6 +25,11 @@ check_file "$TMP/shot.png" PNG 30000
 check_file "$TMP/p.svg" "<?xml" 5000
 "$XTRACE" plot "$TMP/run" --key loss --out "$TMP/p.pdf"
 check_file "$TMP/p.pdf" "%PDF" 2000
+if [ -n "$TIMELINE" ]; then
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$XTVIEW" --settings "$TMP/settings.ini" \
+        --screenshot "$TMP/timeline.png" "$TIMELINE"
+    check_file "$TMP/timeline.png" PNG 30000
+fi
 if "$XTRACE" plot "$TMP/run" --key no/such/key --out "$TMP/x.png" 2>/dev/null; then
     echo "a missing key must fail"; exit 1
 fi

@@ -1,0 +1,593 @@
+// Timeline view (issue 7): pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
+// ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
+// corpus traces: click selection with the details panel, search against a brute-force count,
+// range drag, W/S/A/D/0/F keys, a rendered page, and opening files through MainWindow.
+#include "core/xdl/file_series_writer.h"
+#include "temp_dir.h"
+#include "widgets/main_window.h"
+#include "widgets/slice_details.h"
+#include "widgets/timeline_document.h"
+#include "widgets/timeline_geometry.h"
+#include "widgets/timeline_page.h"
+#include "widgets/timeline_view.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QLineEdit>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QTreeWidget>
+#include <gtest/gtest.h>
+
+namespace xt::widgets {
+namespace {
+
+using timeline::kNoIndex;
+using timeline::LodItem;
+using xt::test::TempDir;
+
+QApplication& app() {
+    static int argc = 1;
+    static char name[] = "test_timeline_view";
+    static char* argv[] = {name, nullptr};
+    static QApplication* a = [] {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return new QApplication(argc, argv);
+    }();
+    return *a;
+}
+
+std::string corpus(const char* rel) {
+    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+}
+
+TimelineLayer load(const char* rel) {
+    auto r = loadTimelineLayer(corpus(rel));
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    return r.isOk() ? std::move(r.value()) : TimelineLayer{};
+}
+
+// ---- pure geometry ----
+
+TEST(TimeAxis, MapsTimeToPixelsAndBack) {
+    TimeAxis a;
+    a.setWidth(1000);
+    a.setSpan(5'000'000, 15'000'000); // 10 ms
+    a.setWindow(5'000'000, 15'000'000);
+    EXPECT_EQ(a.t0(), 5'000'000);
+    EXPECT_EQ(a.duration(), 10'000'000);
+    EXPECT_DOUBLE_EQ(a.toPx(5'000'000), 0);
+    EXPECT_DOUBLE_EQ(a.toPx(10'000'000), 500);
+    EXPECT_DOUBLE_EQ(a.toPx(15'000'000), 1000);
+    EXPECT_EQ(a.toTime(250), 7'500'000);
+    for (double x : {0.0, 1.5, 333.0, 999.0})
+        EXPECT_NEAR(a.toPx(a.toTime(x)), x, 1e-6);
+    // Fit all includes a margin of 2% on both sides.
+    a.fitAll();
+    EXPECT_EQ(a.t0(), 5'000'000 - 200'000);
+    EXPECT_EQ(a.t1(), 15'000'000 + 200'000);
+}
+
+TEST(TimeAxis, ZoomKeepsTheAnchorAndClamps) {
+    TimeAxis a;
+    a.setWidth(1600);
+    a.setSpan(0, 1'000'000'000);
+    a.fitAll();
+    for (double anchor : {0.0, 400.0, 1234.0, 1600.0}) {
+        a.fitAll();
+        const std::int64_t before = a.toTime(anchor);
+        for (int i = 0; i < 10; ++i) {
+            const std::int64_t d = a.duration();
+            a.zoomAt(anchor, 2.0);
+            EXPECT_NEAR(double(a.duration()), d / 2.0, 1.0);
+            // The time under the anchor stays within one nanosecond per zoom step.
+            EXPECT_NEAR(double(a.toTime(anchor)), double(before), 1.0 + i);
+        }
+    }
+    // Never below the minimum window, never beyond the span and its margin.
+    for (int i = 0; i < 100; ++i)
+        a.zoomAt(800, 2.0);
+    EXPECT_EQ(a.duration(), TimeAxis::kMinWindowNs);
+    for (int i = 0; i < 100; ++i)
+        a.zoomAt(800, 0.5);
+    EXPECT_EQ(a.t0(), a.limitBegin());
+    EXPECT_EQ(a.t1(), a.limitEnd());
+    a.zoomAt(800, 4);
+    a.panPx(1e9);
+    EXPECT_EQ(a.t0(), a.limitBegin());
+    a.panPx(-1e9);
+    EXPECT_EQ(a.t1(), a.limitEnd());
+    const std::int64_t d = a.duration();
+    a.centerOn(500'000'000);
+    EXPECT_EQ(a.duration(), d);
+    EXPECT_NEAR(double(a.t0() + a.duration() / 2), 5e8, 1);
+}
+
+TEST(Ruler, StepsAndLabels) {
+    EXPECT_EQ(rulerStep(1'000'000, 1000, 90), 100'000);
+    EXPECT_EQ(rulerStep(1'000'000, 1000, 110), 200'000);
+    EXPECT_EQ(rulerStep(1'000'000, 1000, 300), 500'000);
+    EXPECT_EQ(rulerStep(1'000, 1000, 90), 100);
+    EXPECT_EQ(formatDuration(1'500'000), "1.5 ms");
+    EXPECT_EQ(formatDuration(250), "250 ns");
+    EXPECT_EQ(formatDuration(2'000'000'000), "2 s");
+    EXPECT_EQ(formatDuration(-3'250), "-3.25 us");
+
+    TimeAxis a;
+    a.setWidth(1000);
+    a.setSpan(1'000'000'000, 1'010'000'000);
+    a.setWindow(1'000'000'000, 1'005'000'000); // 5 ms
+    const auto ticks = rulerTicks(a, 1'000'000'000, 90);
+    QStringList labels;
+    for (const auto& t : ticks) {
+        EXPECT_GE(t.t, a.t0());
+        EXPECT_LE(t.t, a.t1());
+        EXPECT_NEAR(t.x, a.toPx(t.t), 1e-9);
+        if (t.major) labels << QString::fromStdString(t.label);
+    }
+    EXPECT_EQ(labels, (QStringList{"0 ms", "0.5 ms", "1 ms", "1.5 ms", "2 ms", "2.5 ms", "3 ms",
+                                   "3.5 ms", "4 ms", "4.5 ms", "5 ms"}));
+    EXPECT_GT(ticks.size(), std::size_t(labels.size())); // minor ticks between
+    // Microsecond windows far from the origin keep exact labels.
+    a.setWindow(1'003'000'000, 1'003'001'000);
+    bool sawExact = false;
+    for (const auto& t : rulerTicks(a, 1'000'000'000, 90))
+        if (t.major && t.label == "3.0002 ms") sawExact = true;
+    EXPECT_TRUE(sawExact);
+}
+
+TEST(HitTest, ItemsUnderThePointerWithTolerance) {
+    TimeAxis a;
+    a.setWidth(1000);
+    a.setSpan(0, 1000);
+    a.setWindow(0, 1000);
+    const std::vector<LodItem> items = {
+        {0, 100, 7, 1, 0}, {200, 300, 8, 1, 0}, {500, 501, 9, 1, 0}, {0, 900, kNoIndex, 40, 1}};
+    EXPECT_EQ(hitTestItems(items, 0, a, 0, 50, 3), 0);
+    EXPECT_EQ(hitTestItems(items, 0, a, 0, 102, 3), 0); // within the tolerance
+    EXPECT_EQ(hitTestItems(items, 0, a, 0, 150, 3), -1);
+    EXPECT_EQ(hitTestItems(items, 0, a, 0, 502.5, 3), 2); // a one-pixel slice is still hit
+    EXPECT_EQ(hitTestItems(items, 1, a, 0, 450, 3), 3);
+    EXPECT_EQ(hitTestItems(items, 2, a, 0, 450, 3), -1);
+    // With an offset the items move right.
+    EXPECT_EQ(hitTestItems(items, 0, a, 100, 150, 3), 0);
+}
+
+TEST(Layout, ProcessesTracksAndCountersInOrder) {
+    auto layer = load("tf-timeline/seasonyc__timeline.tf.json"); // threads, counters, flows
+    ASSERT_TRUE(layer.store);
+    const auto& s = *layer.store;
+    LayoutInput in{&s, {}, {}};
+    const LayoutMetrics m;
+    TimelineLayout l = buildLayout({&in, 1}, m, false);
+    int y = 0, tracks = 0, counters = 0;
+    for (const auto& r : l.scrolled) {
+        EXPECT_EQ(r.y, y);
+        y += r.height;
+        tracks += r.kind == RowKind::Track;
+        counters += r.kind == RowKind::Counter;
+        if (r.kind == RowKind::Track)
+            EXPECT_EQ(r.height, (s.tracks()[r.index].maxDepth + 1) * m.sliceRow + m.trackGap);
+    }
+    EXPECT_EQ(l.scrolledHeight, y);
+    EXPECT_EQ(tracks, int(s.tracks().size()));
+    EXPECT_EQ(counters, int(s.counters().size()));
+    // Processes follow sortIndex, then pid.
+    std::vector<std::uint32_t> procs;
+    for (const auto& r : l.scrolled)
+        if (r.kind == RowKind::Process) procs.push_back(r.process);
+    // In processOrder's order, every process with a track or a counter present.
+    const auto order = processOrder(s);
+    std::vector<std::uint32_t> expected;
+    for (std::uint32_t p : order) {
+        bool drawn = false;
+        for (const auto& t : s.tracks())
+            drawn |= t.process == p;
+        for (const auto& c : s.counters())
+            drawn |= c.process == p;
+        if (drawn) expected.push_back(p);
+    }
+    EXPECT_EQ(procs, expected);
+    for (std::size_t i = 1; i < procs.size(); ++i)
+        EXPECT_LE(s.processes()[procs[i - 1]].sortIndex, s.processes()[procs[i]].sortIndex);
+    // Collapsing hides the tracks; pinning moves one to the pinned area.
+    in.collapsed.insert(s.tracks()[0].process);
+    in.pinned.insert(0);
+    l = buildLayout({&in, 1}, m, false);
+    ASSERT_EQ(l.pinned.size(), 1u);
+    EXPECT_EQ(l.pinned[0].index, 0u);
+    for (const auto& r : l.scrolled)
+        if (r.kind == RowKind::Track) EXPECT_NE(s.tracks()[r.index].process, s.tracks()[0].process);
+}
+
+TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
+    auto layer =
+        load("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
+    ASSERT_TRUE(layer.store && layer.coarse);
+    const auto& s = *layer.store;
+    const CoarseLod& c = *layer.coarse;
+    EXPECT_LT(c.entries(), s.sliceCount());
+    const std::int64_t span = s.endTime() - s.beginTime();
+    for (int zoom : {1, 3, 10}) {
+        const std::int64_t w = span / zoom;
+        const timeline::LodQuery q{s.beginTime() + (span - w) / 2, s.beginTime() + (span + w) / 2,
+                                   1400, 2.0};
+        ASSERT_TRUE(c.covers(q)) << zoom;
+        for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+            std::vector<LodItem> fine, coarse;
+            layer.lod->query(s, t, q, fine);
+            c.query(t, q, coarse);
+            std::uint64_t nf = 0, nc = 0;
+            for (const auto& it : fine)
+                nf += it.count;
+            for (const auto& it : coarse) {
+                nc += it.count;
+                if (!it.folded()) {
+                    // A single item is a real slice of this track, as wide as that slice.
+                    EXPECT_EQ(s.sliceTrack()[it.slice], t);
+                    EXPECT_EQ(it.start, s.sliceStart()[it.slice]);
+                    EXPECT_EQ(it.end, s.sliceEnd(it.slice));
+                    EXPECT_EQ(it.count, 1u);
+                }
+            }
+            // The same slices are represented, give or take a block at each window edge.
+            const std::uint64_t rows = s.tracks()[t].maxDepth + 1u;
+            EXPECT_NEAR(double(nc), double(nf), double(rows * 2 * (s.sliceCount() / 65536 + 50)))
+                << "track " << t << " zoom " << zoom;
+            if (zoom == 1) EXPECT_EQ(nc, nf) << "track " << t; // the whole span: every slice
+            // Far fewer entries to fold than slices when the track is dense.
+            EXPECT_LE(coarse.size(), rows * (1400 / 2 + 2));
+        }
+    }
+    // Zoomed in past four grains the full index is used.
+    EXPECT_FALSE(c.covers({s.beginTime(), s.beginTime() + c.grain() * 100, 1400, 2.0}));
+}
+
+// ---- the view ----
+
+TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
+    app();
+    auto layer = load("catapult/x_event_trace.json");
+    ASSERT_TRUE(layer.store);
+    TimelineView v;
+    v.resize(1200, 800);
+    v.setLayers({layer});
+    const auto& s = *layer.store;
+    int checked = 0;
+    for (const auto& row : v.layout().scrolled) {
+        if (row.kind != RowKind::Track) continue;
+        const auto items = v.visibleItems(0, row.index);
+        const auto& t = s.tracks()[row.index];
+        std::uint64_t represented = 0;
+        for (const auto& it : items) {
+            represented += it.count;
+            EXPECT_LE(it.depth, t.maxDepth);
+            if (it.folded()) EXPECT_GE(it.count, 2u);
+        }
+        // Fit all: every slice of the track is drawn alone or inside a folded block.
+        EXPECT_EQ(represented, t.sliceEnd - t.sliceBegin);
+        // At most one item per fold width per row (plus wide slices).
+        EXPECT_LE(items.size(), (t.maxDepth + 1) * (v.axis().width() / TimelineView::kMinPx + 2));
+        ++checked;
+    }
+    EXPECT_GT(checked, 2);
+    // Zoomed in far, no folding is left: items are single slices inside the window.
+    const auto& first = s.tracks()[v.layout().scrolled[1].index];
+    const std::uint32_t sl = first.sliceBegin;
+    v.setViewWindow(s.sliceStart()[sl], s.sliceStart()[sl] + 2000);
+    for (const auto& it : v.visibleItems(0, v.layout().scrolled[1].index))
+        EXPECT_LT(it.start, v.viewEnd());
+}
+
+TEST(TimelineView, ClickSelectsTheSliceAndTheDetailsShowIt) {
+    app();
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    page.loadFile(
+        QString::fromStdString(corpus("tf-timeline/tensorflow_profiling__GPU__timeline_01.json")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 30000));
+    ASSERT_EQ(page.view()->layers().size(), 1u);
+    TimelineView* v = page.view();
+    const auto& s = *v->layers()[0].store;
+    // The longest slice: its centre is drawn on its own at any zoom.
+    quint32 best = 0;
+    for (quint32 i = 0; i < s.sliceCount(); ++i)
+        if (s.sliceDuration()[i] > s.sliceDuration()[best]) best = i;
+    const auto pos = v->slicePosition(0, best);
+    ASSERT_TRUE(pos.has_value());
+    QSignalSpy spy(v, &TimelineView::sliceSelected);
+    QTest::mouseClick(v, Qt::LeftButton, {}, pos->toPoint());
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(v->selectedSlice(), best);
+    EXPECT_EQ(page.details()->field("name"),
+              QString::fromStdString(std::string(s.str(s.sliceName()[best]))));
+    EXPECT_EQ(page.details()->field("duration"),
+              QString::fromStdString(formatDuration(s.sliceDuration()[best])));
+    std::uint32_t children = 0;
+    const std::int64_t self = SliceDetails::selfTime(s, best, &children);
+    EXPECT_EQ(page.details()->field("self"), QString::fromStdString(formatDuration(self)));
+    EXPECT_EQ(page.details()->field("children"), QString::number(children));
+    EXPECT_EQ(page.details()->argsTable()->rowCount(), int(s.decodeArgs(s.sliceArgs(best)).size()));
+    // Clicking empty space clears the selection and the panel.
+    QTest::mouseClick(v, Qt::LeftButton, {}, QPoint(v->width() - 30, v->height() - 5));
+    EXPECT_EQ(v->selectedSlice(), kNoIndex);
+    EXPECT_EQ(page.details()->field("name"), QString());
+}
+
+TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
+    app();
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    page.loadFile(QString::fromStdString(
+        corpus("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 60000));
+    ASSERT_EQ(page.view()->layers().size(), 1u);
+    const auto& s = *page.view()->layers()[0].store;
+    for (const char* text : {"ATEN::conv", "cudnn", "no-such-op-here"}) {
+        int brute = 0;
+        for (std::size_t i = 0; i < s.sliceCount(); ++i)
+            if (QString::fromStdString(std::string(s.str(s.sliceName()[i])))
+                    .contains(QLatin1String(text), Qt::CaseInsensitive))
+                ++brute;
+        page.searchBox()->setText(QString::fromLatin1(text));
+        EXPECT_EQ(page.view()->searchHits().size(), brute) << text;
+        if (std::string(text) == "ATEN::conv") EXPECT_GT(brute, 100);
+    }
+    page.searchBox()->setText(QStringLiteral("aten::conv2d"));
+    const auto hits = page.view()->searchHits();
+    ASSERT_GE(hits.size(), 2);
+    page.searchBox()->setFocus();
+    QTest::keyClick(page.searchBox(), Qt::Key_Return);
+    EXPECT_EQ(page.view()->currentHit(), 0);
+    EXPECT_EQ(page.view()->selectedSlice(), hits[0].slice);
+    QTest::keyClick(page.searchBox(), Qt::Key_Return);
+    EXPECT_EQ(page.view()->selectedSlice(), hits[1].slice);
+    QTest::keyClick(page.searchBox(), Qt::Key_Return, Qt::ShiftModifier);
+    EXPECT_EQ(page.view()->selectedSlice(), hits[0].slice);
+    // The selected hit is on screen.
+    EXPECT_LE(page.view()->viewStart(), s.sliceStart()[hits[0].slice]);
+    EXPECT_GE(page.view()->viewEnd(), s.sliceEnd(hits[0].slice));
+    // Highlighting a name keeps the hits.
+    page.view()->highlightName(0, s.sliceName()[hits[0].slice]);
+    EXPECT_EQ(page.view()->searchHits().size(), hits.size());
+}
+
+TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
+    app();
+    TimelineView v;
+    v.resize(1200, 700);
+    v.show();
+    v.setLayers({load("catapult/x_event_trace.json")});
+    QSignalSpy spy(&v, &TimelineView::rangeSelected);
+    const int y = v.timeArea().top() + 40;
+    const int xa = TimelineView::kLabelWidth + 100, xb = TimelineView::kLabelWidth + 700;
+    const std::int64_t ta = v.axis().toTime(100), tb = v.axis().toTime(700);
+    auto send = [&](QEvent::Type type, int x, Qt::MouseButtons buttons) {
+        QMouseEvent e(type, QPointF(x, y), v.mapToGlobal(QPointF(x, y)), Qt::LeftButton, buttons,
+                      Qt::ShiftModifier);
+        QApplication::sendEvent(&v, &e);
+    };
+    send(QEvent::MouseButtonPress, xa, Qt::LeftButton);
+    send(QEvent::MouseMove, (xa + xb) / 2, Qt::LeftButton);
+    send(QEvent::MouseMove, xb, Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, xb, Qt::NoButton);
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy[0][0].toLongLong(), ta);
+    EXPECT_EQ(spy[0][1].toLongLong(), tb);
+    ASSERT_TRUE(v.selectedRange());
+    EXPECT_EQ(v.selectedRange()->first, ta);
+    // F fits the range; Esc clears it.
+    QTest::keyClick(&v, Qt::Key_F);
+    EXPECT_EQ(v.viewStart(), ta);
+    EXPECT_EQ(v.viewEnd(), tb);
+    QTest::keyClick(&v, Qt::Key_Escape);
+    EXPECT_FALSE(v.selectedRange());
+}
+
+TEST(TimelineView, KeysZoomPanAndFit) {
+    app();
+    TimelineView v;
+    v.resize(1200, 700);
+    v.show();
+    v.setLayers({load("catapult/x_event_trace.json")});
+    QSignalSpy windows(&v, &TimelineView::viewWindowChanged);
+    const std::int64_t full = v.viewEnd() - v.viewStart();
+    QTest::keyClick(&v, Qt::Key_W);
+    EXPECT_NEAR(double(v.viewEnd() - v.viewStart()), full / 1.25, 2);
+    QTest::keyClick(&v, Qt::Key_W);
+    const std::int64_t d = v.viewEnd() - v.viewStart();
+    EXPECT_NEAR(double(d), full / 1.5625, 2);
+    const std::int64_t t0 = v.viewStart();
+    QTest::keyClick(&v, Qt::Key_D);
+    EXPECT_NEAR(double(v.viewStart() - t0), d * 0.1, double(d) / 1000);
+    QTest::keyClick(&v, Qt::Key_A);
+    EXPECT_NEAR(double(v.viewStart()), double(t0), double(d) / 1000);
+    QTest::keyClick(&v, Qt::Key_S);
+    EXPECT_NEAR(double(v.viewEnd() - v.viewStart()), d * 1.25, 2);
+    QTest::keyClick(&v, Qt::Key_0);
+    EXPECT_EQ(v.viewEnd() - v.viewStart(), full);
+    EXPECT_GE(windows.count(), 6);
+    // F fits a selected slice.
+    const auto& s = *v.layers()[0].store;
+    quint32 slice = 0;
+    for (quint32 i = 0; i < s.sliceCount(); ++i)
+        if (s.sliceDuration()[i] > 10'000) {
+            slice = i;
+            break;
+        }
+    v.selectSlice(0, slice, false);
+    QTest::keyClick(&v, Qt::Key_F);
+    EXPECT_LE(v.viewStart(), s.sliceStart()[slice]);
+    EXPECT_GE(v.viewEnd(), s.sliceEnd(slice));
+    EXPECT_LE(v.viewEnd() - v.viewStart(), s.sliceDuration()[slice] * 13 / 10);
+    // Ctrl+wheel zooms at the cursor: the time under it stays.
+    const QPointF at(TimelineView::kLabelWidth + 300, v.timeArea().top() + 30);
+    const std::int64_t under = v.axis().toTime(300);
+    QWheelEvent wheel(at, v.mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&v, &wheel);
+    EXPECT_NEAR(double(v.axis().toTime(300)), double(under), 2);
+    EXPECT_LT(v.viewEnd() - v.viewStart(), s.sliceDuration()[slice] * 13 / 10);
+}
+
+int distinctColours(const QImage& img, QRect r) {
+    QSet<QRgb> colours;
+    for (int y = r.top(); y <= r.bottom(); y += 2)
+        for (int x = r.left(); x <= r.right(); x += 2)
+            colours.insert(img.pixel(x, y));
+    return int(colours.size());
+}
+
+TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
+    app();
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    page.loadFile(QString::fromStdString(corpus("tf-timeline/seasonyc__timeline.tf.json")));
+    page.loadFile(QString::fromStdString(corpus("catapult/flow.json")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 30000));
+    ASSERT_EQ(page.view()->layers().size(), 2u);
+    // Align the second layer's start with the first's.
+    const auto& a = *page.view()->layers()[0].store;
+    const auto& b = *page.view()->layers()[1].store;
+    page.view()->setLayerOffset(1, a.beginTime() - b.beginTime());
+    page.view()->fitAll();
+    QTest::qWait(50);
+    const QImage shot = page.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    shot.save(QStringLiteral("timeline_page.png"));
+    TimelineView* v = page.view();
+    const QPoint o = v->mapTo(&page, QPoint(0, 0));
+    const QRect tracks = v->timeArea().translated(o).adjusted(0, 0, 0, -1);
+    EXPECT_GE(distinctColours(shot, tracks), 8);
+    const QRect ruler(o.x() + TimelineView::kLabelWidth, o.y() + TimelineView::kOverviewHeight,
+                      int(v->axis().width()), TimelineView::kRulerHeight - 2);
+    int dark = 0;
+    for (int y = ruler.top(); y <= ruler.bottom(); ++y)
+        for (int x = ruler.left(); x <= ruler.right(); ++x)
+            dark += qGray(shot.pixel(x, y)) < 100;
+    EXPECT_GT(dark, 20); // tick labels
+    // Layer headers for two layers.
+    int layerRows = 0;
+    for (const auto& r : v->layout().scrolled)
+        layerRows += r.kind == RowKind::Layer;
+    EXPECT_EQ(layerRows, 2);
+    // Zoomed to a slice with flows: labels, the outline and the flow arrows are drawn.
+    quint32 withFlow = kNoIndex;
+    for (const auto& f : a.flows())
+        if (f.fromSlice != kNoIndex && f.toSlice != kNoIndex &&
+            a.sliceDuration()[f.fromSlice] > 20'000) {
+            withFlow = f.fromSlice;
+            break;
+        }
+    ASSERT_NE(withFlow, kNoIndex);
+    v->selectSlice(0, withFlow, true);
+    v->fitSelection();
+    v->zoomBy(1 / 8.0);
+    QTest::qWait(20);
+    const QImage zoomed = page.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    zoomed.save(QStringLiteral("timeline_page_zoomed.png"));
+    EXPECT_GE(distinctColours(zoomed, tracks), 8);
+    EXPECT_EQ(page.details()->field("name"),
+              QString::fromStdString(std::string(a.str(a.sliceName()[withFlow]))));
+    EXPECT_GE(page.details()->flowsTree()->topLevelItemCount(), 1);
+    // Pinning a track moves it to the pinned area.
+    std::uint32_t track = v->layout().scrolled[2].index;
+    v->setTrackPinned(0, track, true);
+    ASSERT_EQ(v->layout().pinned.size(), 1u);
+    EXPECT_EQ(v->layout().pinned[0].index, track);
+}
+
+// ---- files and the main window ----
+
+TEST(TimelineDocument, RoutesFilesByExtensionAndContent) {
+    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(corpus("catapult/flow.json"))));
+    EXPECT_TRUE(
+        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
+    EXPECT_TRUE(
+        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
+    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(
+        corpus("bazel/command-88049215-ba46-42a7-99fe-c2d2df449acd.profile.gz"))));
+    TempDir dir;
+    QFile f(QString::fromStdString(dir.file("notes.json")));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("hello");
+    f.close();
+    EXPECT_FALSE(looksLikeTimelineFile(f.fileName()));
+    EXPECT_FALSE(looksLikeTimelineFile(QString::fromStdString(dir.str())));
+    auto zip = loadTimelineLayer(corpus("catapult/simple_trace_zip.zip"));
+    ASSERT_TRUE(zip.isOk()) << zip.status().toString();
+    EXPECT_GT(zip->store->sliceCount(), 5u);
+    EXPECT_FALSE(loadTimelineLayer(dir.file("missing.json")).isOk());
+}
+
+void writeRun(const std::string& dir, int steps) {
+    xdl::WriterOptions o;
+    o.outputDir = dir;
+    o.rank = 0;
+    auto w = xdl::FileSeriesWriter::create(o, {"loss"});
+    ASSERT_TRUE(w.isOk()) << w.status().toString();
+    xdl::RecordEncoder enc;
+    for (std::int64_t g = 0; g < steps; ++g) {
+        enc.begin(g, g + 1);
+        const float loss = 1.0f / float(g + 1);
+        enc.addColumn(xdl::Dtype::Float, {},
+                      xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
+        const std::int64_t ts = 1700000000000 + g * 100;
+        ASSERT_TRUE(enc.finish(ts).isOk());
+        ASSERT_TRUE((*w)->write(enc.framed(), g, g + 1, ts).isOk());
+    }
+    ASSERT_TRUE((*w)->close().isOk());
+}
+
+TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
+    app();
+    TempDir dir;
+    writeRun(dir.str() + "/run", 6);
+    MainWindow w(QString::fromStdString(dir.file("settings.ini")));
+    w.resize(1400, 900);
+    w.show();
+    w.openPaths({QString::fromStdString(corpus("hta/trace_compare__base__base.json.gz"))});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+    TimelinePage* page = w.currentTimelinePage();
+    ASSERT_TRUE(page);
+    ASSERT_EQ(page->view()->layers().size(), 1u);
+    EXPECT_EQ(page->view()->layers()[0].store->sliceCount(), 33u);
+    EXPECT_TRUE(w.runs().empty()); // not sent to the XDL loader
+
+    // An XDL run next: its steps go onto the timeline tab as a second layer.
+    w.openPaths({QString::fromStdString(dir.str() + "/run")});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 30000));
+    auto* tabs = qobject_cast<QTabWidget*>(page->parentWidget()->parentWidget());
+    ASSERT_TRUE(tabs);
+    tabs->setCurrentWidget(page);
+    w.showStepTimeline();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
+    ASSERT_EQ(page->view()->layers().size(), 2u) << page->lastError().toStdString();
+    const auto& steps = *page->view()->layers()[1].store;
+    EXPECT_EQ(steps.sliceCount(), 5u);                // 6 records: the first is an instant
+    EXPECT_EQ(steps.sliceDuration()[0], 100'000'000); // 100 ms apart
+    EXPECT_EQ(steps.instants().size(), 1u);
+    const QImage shot = w.grab().toImage();
+    EXPECT_EQ(shot.width(), 1400);
+    // Aligning the first step with the trace's first slice shifts the step layer.
+    const auto& base = *page->view()->layers()[0].store;
+    page->view()->alignLayer(1, 0, 0, 0);
+    EXPECT_EQ(page->view()->layers()[1].offsetNs, base.sliceStart()[0] - steps.sliceStart()[0]);
+    // Both slices now start at the same pixel of the shared axis.
+    const std::int64_t o1 = page->view()->layers()[1].offsetNs;
+    EXPECT_DOUBLE_EQ(page->view()->axis().toPx(steps.sliceStart()[0] + o1),
+                     page->view()->axis().toPx(base.sliceStart()[0]));
+    // Esc in the idle timeline tab clears the selection (the window's Esc cancels loading).
+    page->view()->selectSlice(1, 0, true);
+    ASSERT_EQ(page->view()->selectedSlice(), 0u);
+    QTest::keyClick(page->view(), Qt::Key_Escape);
+    EXPECT_EQ(page->view()->selectedSlice(), kNoIndex);
+    EXPECT_EQ(page->details()->field("name"), QString());
+}
+
+} // namespace
+} // namespace xt::widgets

@@ -1,0 +1,234 @@
+#include "widgets/timeline_page.h"
+
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace xt::widgets {
+
+TimelinePage::TimelinePage(QWidget* parent)
+    : QWidget(parent), m_view(new TimelineView(this)), m_details(new SliceDetails(this)),
+      m_jobs(new JobTracker(this)), m_progressTimer(new QTimer(this)) {
+    setObjectName(QStringLiteral("TimelinePage"));
+    auto* v = new QVBoxLayout(this);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+
+    // Toolbar.
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 0);
+    m_search = new QLineEdit(this);
+    m_search->setPlaceholderText(
+        tr("Search slices  (/ or Ctrl+F; Enter next, Shift+Enter previous)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(280);
+    m_search->setMaximumWidth(420);
+    m_hitLabel = new QLabel(this);
+    m_hitLabel->setMinimumWidth(90);
+    auto button = [&](const QString& text, const QString& tip, auto fn) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        connect(b, &QToolButton::clicked, this, fn);
+        bar->addWidget(b);
+        return b;
+    };
+    bar->addWidget(m_search);
+    bar->addWidget(m_hitLabel);
+    button(QStringLiteral("\u25b2"), tr("Previous hit (Shift+Enter)"), [this] {
+        m_view->selectPreviousHit();
+        updateHits();
+    });
+    button(QStringLiteral("\u25bc"), tr("Next hit (Enter)"), [this] {
+        m_view->selectNextHit();
+        updateHits();
+    });
+    bar->addSpacing(12);
+    button(tr("Fit all"), tr("Show the whole trace (0)"), [this] { m_view->fitAll(); });
+    button(tr("Fit selection"), tr("Zoom to the selected slice or range (F)"),
+           [this] { m_view->fitSelection(); });
+    button(tr("Zoom in"), tr("Zoom in (W, Ctrl+wheel)"), [this] { m_view->zoomBy(1.5); });
+    button(tr("Zoom out"), tr("Zoom out (S, Ctrl+wheel)"), [this] { m_view->zoomBy(1 / 1.5); });
+    bar->addStretch(1);
+    auto* help = new QLabel(tr("W/S zoom, A/D pan, drag pans, Shift+drag selects a range"), this);
+    help->setStyleSheet(QStringLiteral("color: gray"));
+    bar->addWidget(help);
+    v->addLayout(bar);
+
+    // Loading placeholder, then view + details over the panel area.
+    m_stack = new QStackedWidget(this);
+    auto* loading = new QWidget(m_stack);
+    auto* lv = new QVBoxLayout(loading);
+    m_loadLabel = new QLabel(tr("Loading..."), loading);
+    m_loadProgress = new QProgressBar(loading);
+    m_loadProgress->setMaximumWidth(400);
+    auto* cancelButton = new QPushButton(tr("Cancel"), loading);
+    connect(cancelButton, &QPushButton::clicked, this, &TimelinePage::cancel);
+    lv->addStretch(1);
+    lv->addWidget(m_loadLabel, 0, Qt::AlignHCenter);
+    lv->addWidget(m_loadProgress, 0, Qt::AlignHCenter);
+    lv->addWidget(cancelButton, 0, Qt::AlignHCenter);
+    lv->addStretch(1);
+    m_stack->addWidget(loading);
+
+    auto* hsplit = new QSplitter(Qt::Horizontal);
+    hsplit->addWidget(m_view);
+    hsplit->addWidget(m_details);
+    hsplit->setStretchFactor(0, 4);
+    hsplit->setStretchFactor(1, 1);
+    hsplit->setSizes({900, 280});
+    m_vsplit = new QSplitter(Qt::Vertical);
+    m_vsplit->addWidget(hsplit);
+    m_panels = new QTabWidget(m_vsplit);
+    m_panels->setDocumentMode(true);
+    m_panels->hide();
+    m_vsplit->addWidget(m_panels);
+    m_vsplit->setStretchFactor(0, 3);
+    m_vsplit->setStretchFactor(1, 1);
+    m_stack->addWidget(m_vsplit);
+    v->addWidget(m_stack, 1);
+
+    connect(m_search, &QLineEdit::textChanged, this, [this] { runSearch(); });
+    m_search->installEventFilter(this); // Enter / Shift+Enter step through the hits
+    connect(m_view, &TimelineView::sliceSelected, this, [this](int layer, quint32 slice) {
+        m_details->setSlice(m_view->layers()[std::size_t(layer)], layer, slice);
+    });
+    connect(m_view, &TimelineView::selectionCleared, m_details, &SliceDetails::clear);
+    connect(m_details, &SliceDetails::jumpToSlice, this,
+            [this](int layer, quint32 slice) { m_view->selectSlice(layer, slice, true); });
+
+    m_progressTimer->setInterval(50);
+    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+        auto ctx = m_jobs->current();
+        if (!ctx) return;
+        const auto done = ctx->done.load(), total = ctx->total.load();
+        if (total > 0) {
+            m_loadProgress->setRange(0, 1000);
+            m_loadProgress->setValue(int(double(done) / double(total) * 1000));
+        } else {
+            m_loadProgress->setRange(0, 0);
+        }
+        m_loadLabel->setText(tr("Loading %1: %2").arg(m_current, ctx->stage()));
+    });
+}
+
+TimelinePage::~TimelinePage() {
+    m_jobs->cancel();
+}
+
+void TimelinePage::addPanel(QWidget* panel, const QString& title) {
+    m_panels->addTab(panel, title);
+    m_panels->show();
+}
+
+void TimelinePage::loadFile(const QString& path) {
+    const std::string p = path.toStdString();
+    m_paths << path;
+    loadLayer([p](const ProgressCallback& cb) { return loadTimelineLayer(p, cb); }, path);
+}
+
+void TimelinePage::loadLayer(LayerJob load, const QString& what) {
+    m_queue.push_back({std::move(load), what});
+    if (!m_jobs->isRunning()) startNext();
+}
+
+void TimelinePage::startNext() {
+    if (m_queue.empty()) {
+        m_progressTimer->stop();
+        m_stack->setCurrentIndex(m_view->layers().empty() ? 0 : 1);
+        emit busyChanged(false);
+        return;
+    }
+    Pending next = std::move(m_queue.front());
+    m_queue.erase(m_queue.begin());
+    m_current = next.what;
+    if (m_view->layers().empty()) m_stack->setCurrentIndex(0);
+    m_loadLabel->setText(tr("Loading %1...").arg(m_current));
+    m_loadProgress->setRange(0, 0);
+    m_progressTimer->start();
+    emit busyChanged(true);
+    m_jobs->startJob([job = std::move(next.job)](JobContext& ctx) { return job(ctx.callback()); },
+                     [this](Result<TimelineLayer> r) {
+                         if (r) {
+                             m_lastError.clear();
+                             const QString title = r->title;
+                             m_view->addLayer(std::move(r.value()));
+                             if (!m_search->text().isEmpty()) runSearch();
+                             emit layerLoaded(title);
+                         } else {
+                             m_lastError = QStringLiteral("%1: %2").arg(
+                                 m_current, QString::fromStdString(r.status().toString()));
+                             m_loadLabel->setText(tr("Could not load %1").arg(m_lastError));
+                             emit loadFailed(m_lastError);
+                         }
+                         startNext();
+                     });
+}
+
+void TimelinePage::cancel() {
+    m_queue.clear();
+    if (m_jobs->isRunning()) {
+        m_jobs->cancel();
+        m_lastError = tr("loading cancelled");
+        m_loadLabel->setText(tr("Loading cancelled"));
+    }
+    m_progressTimer->stop();
+    emit busyChanged(false);
+}
+
+void TimelinePage::runSearch() {
+    m_view->find(m_search->text());
+    updateHits();
+}
+
+void TimelinePage::updateHits() {
+    const int n = int(m_view->searchHits().size());
+    if (m_search->text().isEmpty())
+        m_hitLabel->clear();
+    else if (n == 0)
+        m_hitLabel->setText(tr("no match"));
+    else
+        m_hitLabel->setText(tr("%1 of %2").arg(m_view->currentHit() + 1).arg(n));
+}
+
+bool TimelinePage::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_search && e->type() == QEvent::KeyPress) {
+        auto* k = static_cast<QKeyEvent*>(e);
+        if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) {
+            if (k->modifiers() & Qt::ShiftModifier)
+                m_view->selectPreviousHit();
+            else
+                m_view->selectNextHit();
+            updateHits();
+            return true;
+        }
+        if (k->key() == Qt::Key_Escape) {
+            m_view->setFocus();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, e);
+}
+
+void TimelinePage::keyPressEvent(QKeyEvent* e) {
+    // Ctrl+F here when the page is on its own; in the main window its Find action does it.
+    if (e->key() == Qt::Key_Slash || e->matches(QKeySequence::Find)) {
+        m_search->setFocus();
+        m_search->selectAll();
+        e->accept();
+        return;
+    }
+    QWidget::keyPressEvent(e);
+}
+
+} // namespace xt::widgets

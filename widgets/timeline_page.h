@@ -1,0 +1,86 @@
+#pragma once
+// The timeline tab: a toolbar (search with "n of m", fit and zoom buttons), the TimelineView,
+// the SliceDetails panel on the right (splitter) and a bottom area of tabs that other panels
+// (op summary, step breakdown, memory...) are added to with addPanel(). Layers load in the
+// background through the page's JobTracker; the page shows progress until a layer is ready.
+
+#include "widgets/job_tracker.h"
+#include "widgets/slice_details.h"
+#include "widgets/timeline_view.h"
+
+#include <QWidget>
+#include <functional>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+class QToolButton;
+
+namespace xt::widgets {
+
+class TimelinePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelinePage(QWidget* parent = nullptr);
+    ~TimelinePage() override;
+
+    TimelineView* view() const { return m_view; }
+    SliceDetails* details() const { return m_details; }
+    QLineEdit* searchBox() const { return m_search; }
+    QTabWidget* panels() const { return m_panels; }
+    // Adds a tab to the bottom panel area (shown once it has a tab).
+    void addPanel(QWidget* panel, const QString& title);
+
+    // Loads a timeline file in the background and adds it as a layer.
+    void loadFile(const QString& path);
+    // Runs `load` off the GUI thread and adds its layer; `what` labels progress and errors.
+    using LayerJob = std::function<Result<TimelineLayer>(const ProgressCallback&)>;
+    void loadLayer(LayerJob load, const QString& what);
+    bool isBusy() const { return m_jobs->isRunning() || !m_queue.empty(); }
+    std::shared_ptr<JobContext> currentJob() const { return m_jobs->current(); }
+    void cancel();
+    // The last load's error, empty when it succeeded.
+    QString lastError() const { return m_lastError; }
+    // The files loaded as layers, in layer order (empty strings for non-file layers).
+    QStringList paths() const { return m_paths; }
+
+    void runSearch();
+
+signals:
+    void busyChanged(bool busy);
+    void layerLoaded(const QString& title);
+    void loadFailed(const QString& message);
+
+protected:
+    void keyPressEvent(QKeyEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
+private:
+    void startNext();
+    void updateHits();
+
+    TimelineView* m_view;
+    SliceDetails* m_details;
+    QLineEdit* m_search;
+    QLabel* m_hitLabel;
+    QTabWidget* m_panels;
+    QSplitter* m_vsplit;
+    QStackedWidget* m_stack;
+    QLabel* m_loadLabel;
+    QProgressBar* m_loadProgress;
+    JobTracker* m_jobs;
+    QTimer* m_progressTimer;
+    struct Pending {
+        LayerJob job;
+        QString what;
+    };
+    std::vector<Pending> m_queue;
+    QString m_current;
+    QString m_lastError;
+    QStringList m_paths;
+};
+
+} // namespace xt::widgets
