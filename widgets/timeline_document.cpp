@@ -2,6 +2,7 @@
 
 #include "core/export/chrome_steps_writer.h"
 #include "core/timeline/chrome_trace_reader.h"
+#include "core/timeline/step_breakdown.h"
 #include "core/timeline/step_stats_reader.h"
 
 #include <QFile>
@@ -46,6 +47,7 @@ Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
     auto s = std::make_shared<timeline::TraceStore>(std::move(store.value()));
     layer.lod = std::make_shared<timeline::LodIndex>(timeline::LodIndex::build(*s));
     layer.coarse = std::make_shared<CoarseLod>(CoarseLod::build(*s));
+    layer.stepMarkers = timeline::stepMarkers(*s);
     layer.store = std::move(s);
     return layer;
 }

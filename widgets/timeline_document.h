@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace xt::widgets {
 
@@ -25,6 +26,8 @@ struct TimelineLayer {
     std::int64_t offsetNs = 0; // added to the layer's times on the shared axis
     // Zoomed-out level of detail; the loaders build it, TimelineView builds it when null.
     std::shared_ptr<const CoarseLod> coarse;
+    // Step marker slices ("ProfilerStep#N"), sorted by start; the loaders fill it.
+    std::vector<std::uint32_t> stepMarkers;
 };
 
 // Imports `path` (Chrome JSON in any container, detected by content, or a binary TF RunMetadata

@@ -1,5 +1,7 @@
 #include "widgets/timeline_page.h"
 
+#include "widgets/timeline_analysis.h"
+
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -97,6 +99,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_vsplit->setStretchFactor(1, 1);
     m_stack->addWidget(m_vsplit);
     v->addWidget(m_stack, 1);
+    m_analysis = new TimelineAnalysis(this);
 
     connect(m_search, &QLineEdit::textChanged, this, [this] { runSearch(); });
     m_search->installEventFilter(this); // Enter / Shift+Enter step through the hits

@@ -21,6 +21,8 @@ class QToolButton;
 
 namespace xt::widgets {
 
+class TimelineAnalysis;
+
 class TimelinePage : public QWidget {
     Q_OBJECT
 public:
@@ -31,6 +33,8 @@ public:
     SliceDetails* details() const { return m_details; }
     QLineEdit* searchBox() const { return m_search; }
     QTabWidget* panels() const { return m_panels; }
+    // The op summary, step, memory and trace diff panels (linked to the view).
+    TimelineAnalysis* analysis() const { return m_analysis; }
     // Adds a tab to the bottom panel area (shown once it has a tab).
     void addPanel(QWidget* panel, const QString& title);
 
@@ -64,6 +68,7 @@ private:
 
     TimelineView* m_view;
     SliceDetails* m_details;
+    TimelineAnalysis* m_analysis;
     QLineEdit* m_search;
     QLabel* m_hitLabel;
     QTabWidget* m_panels;

@@ -56,17 +56,28 @@ SliceClass classifySlice(std::string_view cat, std::string_view name, StepCatego
     return SliceClass::Counted;
 }
 
+std::vector<std::uint32_t> stepMarkers(const TraceStore& store, std::string_view prefix) {
+    // Which interned names are markers, decided once per name rather than once per slice.
+    std::vector<char> isMarker(store.strings().size());
+    for (StringId id = 0; id < isMarker.size(); ++id)
+        isMarker[id] = store.str(id).starts_with(prefix);
+    const auto name = store.sliceName();
+    const auto start = store.sliceStart();
+    std::vector<std::uint32_t> markers;
+    for (std::uint32_t s = 0; s < store.sliceCount(); ++s)
+        if (isMarker[name[s]]) markers.push_back(s);
+    std::sort(markers.begin(), markers.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return start[a] < start[b]; });
+    return markers;
+}
+
 std::vector<StepBreakdown> stepBreakdown(const TraceStore& store, const StepOptions& options) {
     const auto start = store.sliceStart();
     const auto dur = store.sliceDuration();
     const auto name = store.sliceName();
     const auto cat = store.sliceCategory();
 
-    std::vector<std::uint32_t> markers;
-    for (std::uint32_t s = 0; s < store.sliceCount(); ++s)
-        if (store.str(name[s]).starts_with(options.markerPrefix)) markers.push_back(s);
-    std::sort(markers.begin(), markers.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return start[a] < start[b]; });
+    const std::vector<std::uint32_t> markers = stepMarkers(store, options.markerPrefix);
 
     // Class of each distinct (cat, name) pair, computed once.
     std::vector<std::int8_t> classOf(store.sliceCount());

@@ -42,6 +42,10 @@ struct StepOptions {
     std::string markerPrefix = "ProfilerStep#";
 };
 
+// The step marker slices (names starting with `prefix`), sorted by start.
+std::vector<std::uint32_t> stepMarkers(const TraceStore& store,
+                                       std::string_view prefix = "ProfilerStep#");
+
 std::vector<StepBreakdown> stepBreakdown(const TraceStore& store, const StepOptions& options = {});
 
 } // namespace xt::timeline
