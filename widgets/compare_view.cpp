@@ -493,15 +493,8 @@ void CompareView::redecimate() {
     const std::size_t buckets = std::size_t(std::max(200, m_curves->width()));
     for (auto& l : m_lines) {
         const QCPRange range = l.graph->keyAxis()->range();
-        const auto& x = l.data.x;
-        auto b = std::lower_bound(x.begin(), x.end(), range.lower);
-        auto e = std::upper_bound(x.begin(), x.end(), range.upper);
-        if (b != x.begin()) --b;
-        if (e != x.end()) ++e;
-        const std::size_t i0 = std::size_t(b - x.begin()), i1 = std::size_t(e - x.begin());
-        std::vector<double> sx(x.begin() + long(i0), x.begin() + long(i1));
-        std::vector<double> sy(l.data.y.begin() + long(i0), l.data.y.begin() + long(i1));
-        const XYSeries d = decimateMinMax(sx, sy, buckets);
+        const XYSeries v = visibleSlice(l.data, range.lower, range.upper);
+        const XYSeries d = decimateMinMax(v.x, v.y, buckets);
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
                          QVector<double>(d.y.begin(), d.y.end()), true);
     }

@@ -1,5 +1,6 @@
 #include "widgets/series_math.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace xt::widgets {
@@ -50,6 +51,15 @@ XYSeries decimateMinMax(const std::vector<double>& x, const std::vector<double>&
         }
     }
     return out;
+}
+
+XYSeries visibleSlice(const XYSeries& s, double lo, double hi) {
+    auto b = std::lower_bound(s.x.begin(), s.x.end(), lo);
+    auto e = std::upper_bound(s.x.begin(), s.x.end(), hi);
+    if (b != s.x.begin()) --b;
+    if (e != s.x.end()) ++e;
+    const auto i0 = b - s.x.begin(), i1 = e - s.x.begin();
+    return {{b, e}, {s.y.begin() + i0, s.y.begin() + i1}};
 }
 
 std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {

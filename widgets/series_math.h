@@ -24,6 +24,9 @@ struct XYSeries {
 XYSeries decimateMinMax(const std::vector<double>& x, const std::vector<double>& y,
                         std::size_t buckets);
 
+// The points of (x ascending, y) with x in [lo, hi], plus one on each side so lines reach the
+// edges of the view.
+XYSeries visibleSlice(const XYSeries& s, double lo, double hi);
 // TensorBoard-style exponential moving average with bias correction: s_n = w s_{n-1} +
 // (1 - w) y_n, reported as s_n / (1 - w^n). weight in [0, 1); NaN inputs are skipped.
 std::vector<double> emaDebiased(const std::vector<double>& y, double weight);

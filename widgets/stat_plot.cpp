@@ -307,14 +307,7 @@ void StatPlot::redecimate() {
     const QCPRange range = m_plot->xAxis->range();
     const std::size_t buckets = std::size_t(std::max(200, m_plot->axisRect()->width()));
     for (auto& l : m_lines) {
-        const auto& x = l.data.x;
-        auto b = std::lower_bound(x.begin(), x.end(), range.lower);
-        auto e = std::upper_bound(x.begin(), x.end(), range.upper);
-        if (b != x.begin()) --b;
-        if (e != x.end()) ++e;
-        const std::size_t i0 = std::size_t(b - x.begin()), i1 = std::size_t(e - x.begin());
-        std::vector<double> sx(x.begin() + long(i0), x.begin() + long(i1));
-        std::vector<double> sy(l.data.y.begin() + long(i0), l.data.y.begin() + long(i1));
+        auto [sx, sy] = visibleSlice(l.data, range.lower, range.upper);
         if (m_options.logY)
             for (auto& v : sy)
                 if (!(v > 0)) v = std::nan("");

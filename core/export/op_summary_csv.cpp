@@ -1,5 +1,7 @@
 #include "core/export/op_summary_csv.h"
 
+#include "core/export/stats_csv.h"
+
 #include "core/export/atomic_file.h"
 
 #include <charconv>
@@ -11,19 +13,6 @@ namespace xt {
 using timeline::OpDiff;
 using timeline::OpDiffRow;
 using timeline::OpStat;
-
-void appendCsvText(std::string& out, std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
-        out += s;
-        return;
-    }
-    out += '"';
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    out += '"';
-}
 
 void appendMicros(std::string& out, std::int64_t ns) {
     // Exact: integer part and three decimals from integer arithmetic (no double rounding).
@@ -58,10 +47,10 @@ std::string opSummaryCsv(const timeline::TraceStore& store, const std::vector<Op
     std::string out = withCategory ? "name,category," : "name,";
     out += "count,total_us,self_us,avg_us,min_us,max_us\n";
     for (const OpStat& r : rows) {
-        appendCsvText(out, store.str(r.name));
+        appendCsvField(out, store.str(r.name));
         out += ',';
         if (withCategory) {
-            appendCsvText(out, store.str(r.cat));
+            appendCsvField(out, store.str(r.cat));
             out += ',';
         }
         out += std::to_string(r.count);
@@ -85,10 +74,10 @@ std::string opDiffCsv(const OpDiff& diff, bool withCategory) {
     out += "status,count_a,count_b,count_delta,total_a_us,total_b_us,total_delta_us,self_a_us,"
            "self_b_us,self_delta_us,avg_a_us,avg_b_us,avg_delta_us,relative_change\n";
     for (const OpDiffRow& r : diff.rows) {
-        appendCsvText(out, r.name);
+        appendCsvField(out, r.name);
         out += ',';
         if (withCategory) {
-            appendCsvText(out, r.cat);
+            appendCsvField(out, r.cat);
             out += ',';
         }
         out += timeline::opPresenceName(r.presence);

@@ -28,9 +28,8 @@ Status writeOpSummaryCsv(const std::string& path, const timeline::TraceStore& st
                          const std::vector<timeline::OpStat>& rows, bool withCategory);
 Status writeOpDiffCsv(const std::string& path, const timeline::OpDiff& diff, bool withCategory);
 
-// Pieces, for tests and other writers: a field quoted as needed, and nanoseconds as
-// microseconds with three decimals ("-1.500" for -1500).
-void appendCsvText(std::string& out, std::string_view s);
+// Nanoseconds as microseconds with three decimals ("-1.500" for -1500), for tests and other
+// writers (fields are quoted with appendCsvField of stats_csv.h).
 void appendMicros(std::string& out, std::int64_t ns);
 
 } // namespace xt

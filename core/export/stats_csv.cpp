@@ -12,9 +12,10 @@ void appendDouble(std::string& out, double v) {
     out.append(buf, res.ptr);
 }
 
-// RFC 4180 quoting where a key holds a separator, quote or line break.
-void appendCsvField(std::string& out, const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+} // namespace
+
+void appendCsvField(std::string& out, std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
         out += s;
         return;
     }
@@ -25,8 +26,6 @@ void appendCsvField(std::string& out, const std::string& s) {
     }
     out += '"';
 }
-
-} // namespace
 
 void appendStatsCsvHeader(std::string& out) {
     out += "rank,key,gstep,lstep,timestamp,count,nan,inf,zeros,min,max,mean,std,l2\n";

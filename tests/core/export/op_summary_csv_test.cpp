@@ -1,6 +1,7 @@
 // Op summary CSV: RFC 4180 quoting round-trips through a small parser, totals equal opSummary,
 // diff CSV rows equal the diff, and writes are atomic.
 #include "core/export/op_summary_csv.h"
+#include "core/export/stats_csv.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "temp_dir.h"
 
@@ -90,7 +91,7 @@ TEST(OpSummaryCsv, MicrosAreExact) {
     appendMicros(s, 1'623'143'093'656'013'123);
     EXPECT_EQ(s, "0.000 0.001 -1.500 1623143093656013.123");
     std::string q;
-    appendCsvText(q, "a\"b,c");
+    appendCsvField(q, "a\"b,c");
     EXPECT_EQ(q, "\"a\"\"b,c\"");
 }
 
