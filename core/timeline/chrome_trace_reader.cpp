@@ -109,8 +109,11 @@ std::size_t valueEnd(std::string_view s, std::size_t i) {
     return kNpos;
 }
 
+// Times (and durations) are kept within +-4.6e15 us (146 years either side of the epoch), so
+// in nanoseconds they stay below 2^62 and any sum or difference of two fits in an int64.
+constexpr double kMaxAbsMicros = 4.6e15;
 bool timeInRange(double us) {
-    return std::isfinite(us) && std::fabs(us) < 9.0e15;
+    return std::isfinite(us) && std::fabs(us) < kMaxAbsMicros;
 }
 std::int64_t toNs(double us) {
     return static_cast<std::int64_t>(std::llround(us * 1000.0));
@@ -145,7 +148,7 @@ bool microsTextToNs(std::string_view t, std::int64_t& ns) {
             frac *= 10;
         if (roundUp) ++frac;
     }
-    if (digits == 0 || digits > 16 || i != t.size() || ip >= 9'000'000'000'000'000) {
+    if (digits == 0 || digits > 16 || i != t.size() || ip >= 4'600'000'000'000'000) {
         double d = 0;
         auto r = std::from_chars(t.data(), t.data() + t.size(), d);
         if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !timeInRange(d)) return false;
@@ -966,7 +969,7 @@ void TraceStoreBuilder::dispatch(EventFields& f, std::size_t offset) {
         return;
     }
     if (!f.tsInRange) {
-        warn("ts-out-of-range", offset, "\"ts\" is not a time within +-9e15 us");
+        warn("ts-out-of-range", offset, "\"ts\" is not a time within +-4.6e15 us");
         return;
     }
     const std::int64_t ts = f.ts;
