@@ -709,13 +709,13 @@ Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallbac
             pos = s.size();
             break;
         }
+        if (e == pos) e = pos + 1; // a stray byte ('}', ':'): step over it
         if (pos < m_skipBefore) {
             // Already read by the fast path.
         } else if (c == '{') {
             parseEvent(pos, e);
         } else {
             warn("non-object-event", pos, "array element is not an object");
-            if (e == pos) e = pos + 1; // a stray byte: step over it
         }
         ++m_record;
         pos = e;
