@@ -342,10 +342,11 @@ TEST(Recorder, EveryNStepsFilter) {
     c.everyNSteps = 3;
     auto rec = make(c);
     int recorded = 0;
+    std::int64_t v = 0; // borrowed by trace() until commitStep returns: must outlive both
     for (int s = 0; s < 10; ++s) {
         if (rec->isRecordedStep()) {
             ++recorded;
-            std::int64_t v = s;
+            v = s;
             ASSERT_TRUE(rec->trace<std::int64_t>("s", &v, {}).isOk());
         }
         ASSERT_TRUE(rec->commitStep(s).isOk());
