@@ -92,20 +92,28 @@ Status httpErrorStatus(long code, std::string_view body, std::string_view what, 
     retryable = false;
     if (re.exception == "FileNotFoundException" || (re.exception.empty() && code == 404))
         return Status(ErrorCode::NotFound, text);
-    if (re.exception == "AccessControlException" || re.exception == "SecurityException" ||
-        re.exception == "AuthorizationException" || code == 401 || code == 403)
+    // The exception's class decides before the status code: Hadoop answers a standby namenode
+    // and other IOExceptions with HTTP 403, and its own client fails over on the class name.
+    auto denied = [&] {
         return Status(ErrorCode::PermissionDenied,
                       code == 401 && re.message.empty()
                           ? fmt::format("{}: authentication required (HTTP 401)", what)
                           : text);
+    };
+    if (re.exception == "AccessControlException" || re.exception == "SecurityException" ||
+        re.exception == "AuthorizationException")
+        return denied();
     if (re.exception == "StandbyException") {
         retryable = true;
         return Status(ErrorCode::IoError,
                       fmt::format("{}: the namenode is in standby (HA failover?): {}", what, msg));
     }
-    if (re.exception == "RetriableException" || re.exception == "SafeModeException" ||
-        re.exception == "RecoveryInProgressException" ||
-        re.exception == "AlreadyBeingCreatedException" || code >= 500) {
+    const bool transient = re.exception == "RetriableException" ||
+                           re.exception == "SafeModeException" ||
+                           re.exception == "RecoveryInProgressException" ||
+                           re.exception == "AlreadyBeingCreatedException";
+    if (!transient && (code == 401 || code == 403)) return denied();
+    if (transient || code >= 500) {
         retryable = true;
         return Status(ErrorCode::IoError, re.exception.empty()
                                               ? text
