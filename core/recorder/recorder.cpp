@@ -351,10 +351,8 @@ Result<std::unique_ptr<Recorder>> Recorder::create(RecorderConfig config) {
         return Status(ErrorCode::InvalidArgument, "queue capacity must be >= 1");
     std::error_code ec;
     std::filesystem::create_directories(config.outputDir, ec);
-    if (ec)
-        return Status(ec == std::errc::permission_denied ? ErrorCode::PermissionDenied
-                                                         : ErrorCode::IoError,
-                      "cannot create output directory " + config.outputDir + ": " + ec.message());
+    if (ec) // EACCES, EROFS -> PermissionDenied; ENOSPC -> NoSpace (errnoStatus)
+        return errnoStatus("cannot create output directory " + config.outputDir, ec.value());
     if (::access(config.outputDir.c_str(), W_OK | X_OK) != 0)
         return errnoStatus("output directory " + config.outputDir + " is not writable", errno);
     auto impl = std::make_unique<Impl>();

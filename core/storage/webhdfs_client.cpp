@@ -6,7 +6,6 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <mutex>
-#include <simdjson.h>
 #include <thread>
 
 namespace xt::storage {
@@ -85,40 +84,6 @@ bool transientCurlError(CURLcode c) {
     default:
         return false;
     }
-}
-
-struct RemoteException {
-    std::string exception;
-    std::string message;
-};
-
-RemoteException parseRemoteException(const std::string& body) {
-    RemoteException r;
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (parser.parse(body).get(doc)) return r;
-    simdjson::dom::element re;
-    if (doc["RemoteException"].get(re)) return r;
-    std::string_view sv;
-    if (!re["exception"].get(sv)) r.exception = sv;
-    if (!re["message"].get(sv)) r.message = sv;
-    return r;
-}
-
-Result<HdfsFileStatus> parseFileStatus(simdjson::dom::element e) {
-    HdfsFileStatus s;
-    std::string_view sv;
-    if (!e["pathSuffix"].get(sv)) s.name = sv;
-    if (e["type"].get(sv)) return Status(ErrorCode::Corrupt, "WebHDFS FileStatus without a type");
-    s.type = sv == "DIRECTORY" ? HdfsFileType::Directory
-             : sv == "SYMLINK" ? HdfsFileType::Symlink
-                               : HdfsFileType::File;
-    std::uint64_t u = 0;
-    std::int64_t i = 0;
-    if (!e["length"].get(u)) s.length = u;
-    if (!e["modificationTime"].get(i)) s.modificationTime = i;
-    if (!e["fileId"].get(i)) s.fileId = i;
-    return s;
 }
 
 } // namespace
@@ -202,7 +167,8 @@ WebHdfsSettings webHdfsSettingsFromEnvironment() {
             auto eq = item.find('=');
             if (eq == std::string::npos) continue;
             unsigned long v = std::strtoul(item.c_str() + eq + 1, nullptr, 10);
-            if (v > 0 && v <= 65535) s.hostPorts[item.substr(0, eq)] = static_cast<std::uint16_t>(v);
+            if (v > 0 && v <= 65535)
+                s.hostPorts[item.substr(0, eq)] = static_cast<std::uint16_t>(v);
         }
     }
     // "prod=nn1:9870,nn2:9870;dev=nn3"
@@ -320,8 +286,12 @@ size_t onWrite(char* data, size_t size, size_t n, void* user) {
         *st->sinkStatus = (*st->sink)(data, bytes);
         if (!st->sinkStatus->isOk()) return 0;
         *st->sunk += bytes;
-    } else if (st->body->size() < kMaxErrorBody) {
-        st->body->append(data, std::min(bytes, kMaxErrorBody - st->body->size()));
+    } else {
+        // A JSON answer may be large (LISTSTATUS); one byte over its bound is kept so that the
+        // parser reports the size rather than a truncated document. Error bodies stay small.
+        const std::size_t cap =
+            code >= 200 && code < 300 ? kMaxJsonResponseBytes + 1 : kMaxErrorBody;
+        if (st->body->size() < cap) st->body->append(data, std::min(bytes, cap - st->body->size()));
     }
     return bytes;
 }
@@ -415,47 +385,6 @@ Status WebHdfsClient::perform(const std::string& method, const std::string& url,
     return Status(ErrorCode::IoError, fmt::format("{}: {}", url.substr(0, url.find('?')), what));
 }
 
-namespace {
-
-// The Status for a finished HTTP exchange that did not succeed.
-Status httpError(long code, const std::string& body, const std::string& what, bool& retryable) {
-    RemoteException re = parseRemoteException(body);
-    std::string msg = re.message.empty() ? fmt::format("HTTP {}", code) : re.message;
-    std::string text = fmt::format("{}: {}", what, msg);
-    retryable = false;
-    if (re.exception == "FileNotFoundException" || (re.exception.empty() && code == 404))
-        return Status(ErrorCode::NotFound, text);
-    if (re.exception == "AccessControlException" || re.exception == "SecurityException" ||
-        re.exception == "AuthorizationException" || code == 401 || code == 403)
-        return Status(ErrorCode::PermissionDenied,
-                      code == 401 && re.message.empty()
-                          ? fmt::format("{}: authentication required (HTTP 401)", what)
-                          : text);
-    if (re.exception == "StandbyException") {
-        retryable = true;
-        return Status(ErrorCode::IoError,
-                      fmt::format("{}: the namenode is in standby (HA failover?): {}", what, msg));
-    }
-    if (re.exception == "RetriableException" || re.exception == "SafeModeException" ||
-        re.exception == "RecoveryInProgressException" ||
-        re.exception == "AlreadyBeingCreatedException" || code >= 500) {
-        retryable = true;
-        return Status(ErrorCode::IoError, re.exception.empty()
-                                              ? text
-                                              : fmt::format("{}: {}: {}", what, re.exception, msg));
-    }
-    if (re.exception == "IllegalArgumentException" || code == 400)
-        return Status(ErrorCode::InvalidArgument, text);
-    if (re.exception == "UnsupportedOperationException")
-        return Status(ErrorCode::Unsupported, text);
-    if (re.exception == "FileAlreadyExistsException")
-        return Status(ErrorCode::InvalidArgument, fmt::format("{}: already exists: {}", what, msg));
-    return Status(ErrorCode::IoError,
-                  re.exception.empty() ? text : fmt::format("{}: {}: {}", what, re.exception, msg));
-}
-
-} // namespace
-
 Status WebHdfsClient::withRetries(const HdfsUrl& url,
                                   const std::function<Status(bool& retryable)>& attempt,
                                   const ProgressCallback& cb) {
@@ -503,7 +432,7 @@ Result<std::string> WebHdfsClient::jsonRequest(const std::string& method, const 
                 retryable = resp.retryable;
                 return t;
             }
-            if (resp.code != 200) return httpError(resp.code, resp.body, what, retryable);
+            if (resp.code != 200) return httpErrorStatus(resp.code, resp.body, what, retryable);
             out = std::move(resp.body);
             return Status::ok();
         },
@@ -516,31 +445,14 @@ Result<HdfsFileStatus> WebHdfsClient::getFileStatus(const HdfsUrl& url,
                                                     const ProgressCallback& cb) {
     auto body = jsonRequest("GET", url, "GETFILESTATUS", {}, cb);
     if (!body) return body.status();
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc, fs;
-    if (parser.parse(*body).get(doc) || doc["FileStatus"].get(fs))
-        return Status(ErrorCode::Corrupt,
-                      fmt::format("GETFILESTATUS {}: unexpected response", url.toString()));
-    return parseFileStatus(fs);
+    return parseFileStatusResponse(*body, fmt::format("GETFILESTATUS {}", url.toString()));
 }
 
 Result<std::vector<HdfsFileStatus>> WebHdfsClient::listStatus(const HdfsUrl& url,
                                                               const ProgressCallback& cb) {
     auto body = jsonRequest("GET", url, "LISTSTATUS", {}, cb);
     if (!body) return body.status();
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    simdjson::dom::array arr;
-    if (parser.parse(*body).get(doc) || doc["FileStatuses"]["FileStatus"].get(arr))
-        return Status(ErrorCode::Corrupt,
-                      fmt::format("LISTSTATUS {}: unexpected response", url.toString()));
-    std::vector<HdfsFileStatus> out;
-    for (auto e : arr) {
-        auto s = parseFileStatus(e);
-        if (!s) return s.status();
-        out.push_back(std::move(*s));
-    }
-    return out;
+    return parseListStatusResponse(*body, fmt::format("LISTSTATUS {}", url.toString()));
 }
 
 Status WebHdfsClient::read(const HdfsUrl& url, std::uint64_t offset, std::uint64_t length,
@@ -576,18 +488,16 @@ Status WebHdfsClient::read(const HdfsUrl& url, std::uint64_t offset, std::uint64
                 retryable = resp.retryable;
                 return t;
             }
-            if (resp.code == 307 || resp.code == 302 || resp.code == 301 || resp.code == 303) {
-                if (resp.location.empty())
-                    return Status(ErrorCode::IoError,
-                                  fmt::format("{}: redirect without a Location", what));
-                std::string loc = resp.location;
-                t = perform("GET", loc, {}, resp, &counting, progress);
+            if (isRedirect(resp.code)) {
+                auto loc = redirectTarget(resp.code, resp.location, what);
+                if (!loc) return loc.status();
+                t = perform("GET", *loc, {}, resp, &counting, progress);
                 if (!t) {
                     retryable = resp.retryable;
                     return t;
                 }
             }
-            if (resp.code != 200) return httpError(resp.code, resp.body, what, retryable);
+            if (resp.code != 200) return httpErrorStatus(resp.code, resp.body, what, retryable);
             return Status::ok();
         },
         cb);
@@ -613,7 +523,7 @@ Status WebHdfsClient::upload(const HdfsUrl& url, std::string_view op, std::strin
                     return t;
                 }
                 if (resp.code != okCode && resp.code != 200 && resp.code != 201)
-                    return httpError(resp.code, resp.body, what, retryable);
+                    return httpErrorStatus(resp.code, resp.body, what, retryable);
                 return Status::ok();
             }
             Status t = perform(m, endpoint(url, op, extra), {}, resp, nullptr, cb);
@@ -621,21 +531,19 @@ Status WebHdfsClient::upload(const HdfsUrl& url, std::string_view op, std::strin
                 retryable = resp.retryable;
                 return t;
             }
-            if (resp.code != 307 && resp.code != 302) {
+            if (!isRedirect(resp.code)) {
                 if ((resp.code == okCode || resp.code == 200 || resp.code == 201) && data.empty())
                     return Status::ok();
                 return resp.code >= 300 || resp.code < 200
-                           ? httpError(resp.code, resp.body, what, retryable)
+                           ? httpErrorStatus(resp.code, resp.body, what, retryable)
                            : Status(ErrorCode::IoError,
                                     fmt::format("{}: the namenode did not redirect to a datanode "
                                                 "(HTTP {})",
                                                 what, resp.code));
             }
-            if (resp.location.empty())
-                return Status(ErrorCode::IoError,
-                              fmt::format("{}: redirect without a Location", what));
-            std::string loc = resp.location;
-            t = perform(m, loc, data, resp, nullptr, cb);
+            auto loc = redirectTarget(resp.code, resp.location, what);
+            if (!loc) return loc.status();
+            t = perform(m, *loc, data, resp, nullptr, cb);
             if (!t) {
                 // Nothing reached the datanode when the connection never opened.
                 retryable = resp.retryable && (idempotent || resp.code == 0) &&
@@ -648,7 +556,7 @@ Status WebHdfsClient::upload(const HdfsUrl& url, std::string_view op, std::strin
                 return t;
             }
             if (resp.code != okCode && resp.code != 200 && resp.code != 201) {
-                Status e = httpError(resp.code, resp.body, what, retryable);
+                Status e = httpErrorStatus(resp.code, resp.body, what, retryable);
                 retryable = retryable && idempotent;
                 return e;
             }
@@ -670,7 +578,9 @@ Status WebHdfsClient::append(const HdfsUrl& url, std::string_view data,
 Status WebHdfsClient::mkdirs(const HdfsUrl& url, const ProgressCallback& cb) {
     auto body = jsonRequest("PUT", url, "MKDIRS", {}, cb);
     if (!body) return body.status();
-    if (body->find("true") == std::string::npos)
+    auto done = parseBooleanResponse(*body, fmt::format("MKDIRS {}", url.toString()));
+    if (!done) return done.status();
+    if (!*done)
         return Status(ErrorCode::IoError, fmt::format("MKDIRS {}: refused", url.toString()));
     return Status::ok();
 }
@@ -679,7 +589,9 @@ Status WebHdfsClient::remove(const HdfsUrl& url, bool recursive, const ProgressC
     auto body =
         jsonRequest("DELETE", url, "DELETE", recursive ? "recursive=true" : "recursive=false", cb);
     if (!body) return body.status();
-    if (body->find("true") == std::string::npos)
+    auto done = parseBooleanResponse(*body, fmt::format("DELETE {}", url.toString()));
+    if (!done) return done.status();
+    if (!*done)
         return Status(ErrorCode::NotFound, fmt::format("DELETE {}: nothing there", url.toString()));
     return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
+#include "core/storage/webhdfs_json.h"
 
 #include <chrono>
 #include <cstdint>
@@ -58,16 +59,6 @@ struct HdfsUrl {
 // True for hdfs://, webhdfs:// and swebhdfs:// URLs.
 bool isHdfsUrl(std::string_view s);
 Result<HdfsUrl> parseHdfsUrl(std::string_view s);
-
-enum class HdfsFileType { File, Directory, Symlink };
-
-struct HdfsFileStatus {
-    std::string name; // pathSuffix: the entry name in a listing, empty for GETFILESTATUS
-    HdfsFileType type = HdfsFileType::File;
-    std::uint64_t length = 0;
-    std::int64_t modificationTime = 0; // ms since the epoch
-    std::int64_t fileId = 0;           // inode id; 0 when the server does not report it
-};
 
 // Receives file bytes as they arrive; returns a failed Status to abort the read.
 using ByteSink = std::function<Status(const char* data, std::size_t size)>;

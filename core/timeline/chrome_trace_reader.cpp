@@ -109,8 +109,11 @@ std::size_t valueEnd(std::string_view s, std::size_t i) {
     return kNpos;
 }
 
+// Times (and durations) are kept within +-4.6e15 us (146 years either side of the epoch), so
+// in nanoseconds they stay below 2^62 and any sum or difference of two fits in an int64.
+constexpr double kMaxAbsMicros = 4.6e15;
 bool timeInRange(double us) {
-    return std::isfinite(us) && std::fabs(us) < 9.0e15;
+    return std::isfinite(us) && std::fabs(us) < kMaxAbsMicros;
 }
 std::int64_t toNs(double us) {
     return static_cast<std::int64_t>(std::llround(us * 1000.0));
@@ -145,7 +148,7 @@ bool microsTextToNs(std::string_view t, std::int64_t& ns) {
             frac *= 10;
         if (roundUp) ++frac;
     }
-    if (digits == 0 || digits > 16 || i != t.size() || ip >= 9'000'000'000'000'000) {
+    if (digits == 0 || digits > 16 || i != t.size() || ip >= 4'600'000'000'000'000) {
         double d = 0;
         auto r = std::from_chars(t.data(), t.data() + t.size(), d);
         if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !timeInRange(d)) return false;
@@ -270,7 +273,12 @@ struct KeyHash {
 // into the immutable store.
 class TraceStoreBuilder {
 public:
-    TraceStoreBuilder(TraceBytes bytes, std::string file) {
+    TraceStoreBuilder(TraceBytes bytes, std::string file, const ImportOptions& options)
+        : m_options(options) {
+        // Events sit at depth 2 (inside the array, or inside the object's traceEvents).
+        // An allocation failure here shows up again, and is handled, at the first iterate().
+        [[maybe_unused]] const auto err =
+            m_parser.allocate(simdjson::SIMDJSON_PADDING, options.maxJsonDepth + 2u);
         m_store.m_bytes = std::move(bytes);
         m_report.file = std::move(file);
         m_report.container = traceContainerName(m_store.m_bytes.container());
@@ -281,6 +289,11 @@ public:
     }
 
     Status parse(const ProgressCallback& progress);
+    // Whether the event's process and thread fit the bounds of ImportOptions; reported when not.
+    bool admit(const EventFields& f, char ph, std::size_t offset);
+    // Whether `json`, found `outer` levels deep in an event, nests arrays and objects past
+    // ImportOptions::maxJsonDepth (the event object is level 1; quoted text does not count).
+    bool tooDeep(std::string_view json, std::uint32_t outer) const;
     // Frees the parsers' buffers (the structural index is ~4 bytes per JSON token) before
     // finish() allocates the final columns.
     void releaseParsers() {
@@ -304,6 +317,7 @@ private:
     Status fastEvents(od::array& events, const ProgressCallback& progress, bool& done,
                       std::size_t& resumeAt);
     std::size_t m_skipBefore = 0; // tolerant path: events before this offset were read already
+    std::size_t m_eventEnd = 0;   // tolerant path: end of the event being read
     bool readFields(od::object& obj, EventFields& f, std::size_t begin);
     void dispatch(EventFields& f, std::size_t offset);
     void handleMetadata(const EventFields& f, std::size_t offset);
@@ -357,6 +371,7 @@ private:
     std::uint32_t findEnclosing(const Track& t, std::int64_t ts) const;
     std::uint32_t findNext(const Track& t, std::int64_t ts) const;
 
+    ImportOptions m_options;
     TraceStore m_store;
     ImportReport m_report;
     std::string_view m_text;
@@ -391,6 +406,47 @@ private:
         m_liveObjects; // (process, name, id)
     std::vector<RawObject> m_objects;
 };
+
+bool TraceStoreBuilder::admit(const EventFields& f, char ph, std::size_t offset) {
+    if (!m_processByPid.count(f.pid) && m_processes.size() >= m_options.maxProcesses) {
+        warn("too-many-processes", offset,
+             "more than " + std::to_string(m_options.maxProcesses) +
+                 " processes (ImportOptions::maxProcesses): event skipped",
+             Severity::Error);
+        return false;
+    }
+    bool threaded = ph == 'X' || ph == 'B' || ph == 'E' || ph == 's' || ph == 't' || ph == 'f';
+    if (ph == 'i' || ph == 'I' || ph == 'R') threaded = f.scope != 'p' && f.scope != 'g';
+    if (ph == 'M') threaded = m_store.m_strings.view(f.name).starts_with("thread_");
+    if (threaded && m_threads.size() >= m_options.maxThreads &&
+        !(f.pid == m_lastPid && f.tid == m_lastTid) &&
+        !m_threadByKey.count((std::uint64_t(f.pid) << 32) | f.tid)) {
+        warn("too-many-threads", offset,
+             "more than " + std::to_string(m_options.maxThreads) +
+                 " threads (ImportOptions::maxThreads): event skipped",
+             Severity::Error);
+        return false;
+    }
+    return true;
+}
+
+bool TraceStoreBuilder::tooDeep(std::string_view json, std::uint32_t outer) const {
+    std::uint32_t depth = outer;
+    const char* p = json.data();
+    const std::size_t n = json.size();
+    for (std::size_t i = nextStructural(p, 0, n); i < n; i = nextStructural(p, i + 1, n)) {
+        const char c = p[i];
+        if (c == '"') {
+            i = stringEnd(json, i);
+            if (i == kNpos) return false;
+        } else if (c == '{' || c == '[') {
+            if (++depth > m_options.maxJsonDepth) return true;
+        } else if (depth > outer) {
+            --depth;
+        }
+    }
+    return false;
+}
 
 std::uint32_t TraceStoreBuilder::processIndex(StringId pid) {
     auto [it, inserted] =
@@ -653,13 +709,13 @@ Status TraceStoreBuilder::parseEventArray(std::size_t pos, const ProgressCallbac
             pos = s.size();
             break;
         }
+        if (e == pos) e = pos + 1; // a stray byte ('}', ':'): step over it
         if (pos < m_skipBefore) {
             // Already read by the fast path.
         } else if (c == '{') {
             parseEvent(pos, e);
         } else {
             warn("non-object-event", pos, "array element is not an object");
-            if (e == pos) e = pos + 1; // a stray byte: step over it
         }
         ++m_record;
         pos = e;
@@ -837,6 +893,9 @@ bool TraceStoreBuilder::readFields(od::object& obj, EventFields& f, std::size_t 
                             : m_tail.data() - begin;
                     f.args.offset = static_cast<std::uint64_t>(sv.data() - base);
                     f.args.size = static_cast<std::uint32_t>(trimRight(sv).size());
+                    // Only args are kept and decoded later: bound their nesting (a shallow
+                    // object cannot be deep, so short args skip the scan).
+                    if (f.args.size > 2 * m_options.maxJsonDepth && tooDeep(sv, 1)) return false;
                     continue;
                 }
             }
@@ -853,6 +912,7 @@ void TraceStoreBuilder::parseEvent(std::size_t begin, std::size_t end) {
     od::document doc;
     EventFields f;
     auto view = paddedView(begin, end);
+    m_eventEnd = end;
     bool ok = !m_parser.iterate(view).get(doc);
     od::object obj;
     if (ok) ok = !doc.get_object().get(obj);
@@ -870,7 +930,14 @@ void TraceStoreBuilder::acceptEvent(EventFields& f, bool ok, std::size_t begin) 
         }
     }
     if (!ok) {
-        warn("malformed-event", begin, "event is not valid JSON");
+        if (m_eventEnd > begin && tooDeep(m_text.substr(begin, m_eventEnd - begin), 0))
+            warn("nesting-too-deep", begin,
+                 "event nests arrays/objects deeper than " +
+                     std::to_string(m_options.maxJsonDepth) +
+                     " levels (ImportOptions::maxJsonDepth): skipped",
+                 Severity::Error);
+        else
+            warn("malformed-event", begin, "event is not valid JSON");
         return;
     }
     if (!f.hasPh) {
@@ -886,6 +953,7 @@ void TraceStoreBuilder::dispatch(EventFields& f, std::size_t offset) {
         return;
     }
     const char ph = f.ph[0];
+    if (!admit(f, ph, offset)) return;
     if (ph == 'M') {
         handleMetadata(f, offset);
         return;
@@ -901,7 +969,7 @@ void TraceStoreBuilder::dispatch(EventFields& f, std::size_t offset) {
         return;
     }
     if (!f.tsInRange) {
-        warn("ts-out-of-range", offset, "\"ts\" is not a time within +-9e15 us");
+        warn("ts-out-of-range", offset, "\"ts\" is not a time within +-4.6e15 us");
         return;
     }
     const std::int64_t ts = f.ts;
@@ -1431,12 +1499,11 @@ TraceStore TraceStoreBuilder::finish() {
 
 // ---------------------------------------------------------------------------------------------
 
-Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes,
-                                           const ProgressCallback& progress,
+Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes, const ImportOptions& options,
                                            const std::string& name) {
     if (!bytes) return bytes.status();
-    TraceStoreBuilder builder(std::move(bytes.value()), name);
-    XT_RETURN_IF_ERROR(builder.parse(progress));
+    TraceStoreBuilder builder(std::move(bytes.value()), name, options);
+    XT_RETURN_IF_ERROR(builder.parse(options.progress));
     builder.releaseParsers();
     return builder.finish();
 }

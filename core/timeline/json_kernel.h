@@ -4,6 +4,7 @@
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
+#include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/trace_store.h"
 
 #include <string>
@@ -13,8 +14,7 @@ namespace xt::timeline {
 // Whether this CPU can run the parsing code as compiled.
 bool jsonKernelSupported();
 // The parser proper (chrome_trace_reader.cpp).
-Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes,
-                                           const ProgressCallback& progress,
+Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes, const ImportOptions& options,
                                            const std::string& name);
 
 } // namespace xt::timeline

@@ -1,9 +1,18 @@
 #include "core/timeline/op_summary.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 namespace xt::timeline {
+
+namespace {
+std::int64_t addSaturated(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+} // namespace
 
 std::vector<OpStat> opSummary(const TraceStore& store, const OpSummaryOptions& o) {
     const auto start = store.sliceStart();
@@ -29,7 +38,7 @@ std::vector<OpStat> opSummary(const TraceStore& store, const OpSummaryOptions& o
             if (p == kNoIndex) continue;
             const std::int64_t b = std::max(start[s], start[p]);
             const std::int64_t e = std::min(start[s] + dur[s], start[p] + dur[p]);
-            if (e > b) childNs[p - tr.sliceBegin] += e - b;
+            if (e > b) childNs[p - tr.sliceBegin] = addSaturated(childNs[p - tr.sliceBegin], e - b);
         }
         for (std::uint32_t s = tr.sliceBegin; s < tr.sliceEnd; ++s) {
             if (o.t0 != kNoTime && start[s] < o.t0) continue;
@@ -47,8 +56,10 @@ std::vector<OpStat> opSummary(const TraceStore& store, const OpSummaryOptions& o
             }
             OpStat& r = rows[it->second];
             ++r.count;
-            r.totalNs += dur[s];
-            r.selfNs += std::max<std::int64_t>(0, dur[s] - childNs[s - tr.sliceBegin]);
+            // Saturating: a trace's slices can add up past int64 (durations reach 2^62 ns).
+            r.totalNs = addSaturated(r.totalNs, dur[s]);
+            r.selfNs = addSaturated(r.selfNs,
+                                    std::max<std::int64_t>(0, dur[s] - childNs[s - tr.sliceBegin]));
             r.minNs = std::min(r.minNs, dur[s]);
             r.maxNs = std::max(r.maxNs, dur[s]);
         }

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -23,14 +22,19 @@ struct OpLabel {
     std::vector<std::string> inputs;
 };
 
-// "name = Op(in, in)" -> Op and inputs; anything else -> unknown, no inputs.
+// "name = Op(in, in)" -> Op and inputs; anything else -> unknown, no inputs. The same match as
+// TF's regex (.*) = (.*)\((.*)\) (greedy groups, '.' not matching line ends), by hand: a
+// backtracking std::regex recurses once per character and overflows the stack on long labels.
 OpLabel parseOpLabel(const std::string& label) {
-    static const std::regex kLabel(R"((.*) = (.*)\((.*)\))");
     OpLabel r;
-    std::smatch m;
-    if (!std::regex_match(label, m, kLabel)) return r;
-    r.op = m[2].str();
-    const std::string in = m[3].str();
+    if (label.size() < 5 || label.back() != ')') return r;
+    if (label.find_first_of("\n\r") != std::string::npos) return r;
+    const std::size_t open = label.rfind('(', label.size() - 2);
+    if (open == std::string::npos || open < 3) return r;
+    const std::size_t eq = label.rfind(" = ", open - 3);
+    if (eq == std::string::npos) return r;
+    r.op = label.substr(eq + 3, open - eq - 3);
+    const std::string in = label.substr(open + 1, label.size() - open - 2);
     std::size_t p = 0;
     while (!in.empty() && p <= in.size()) {
         const std::size_t q = in.find(", ", p);
@@ -39,6 +43,13 @@ OpLabel parseOpLabel(const std::string& label) {
         p = q + 2;
     }
     return r;
+}
+
+// a + b without signed overflow (times come from the file).
+std::int64_t addSat(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
 // GPU tracer labels carry "@@name:op#id..."; node names have the form "name:op".
@@ -84,7 +95,7 @@ bool looksLikeStepStats(std::string_view bytes) {
     return !bytes.empty() && bytes[0] == 0x0a;
 }
 
-Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
+Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStatsLimits& limits) {
     // Both readings are tried; the wrong one may log about invalid UTF-8, which is expected.
     google::protobuf::LogSilencer silencer;
     xt::tf::RunMetadata rm;
@@ -96,6 +107,15 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
     if (rmScore == 0 && ssScore == 0)
         return Status(ErrorCode::Corrupt, "not a TensorFlow RunMetadata or StepStats message");
     const xt::tf::StepStats& ss = rmScore >= ssScore ? rm.step_stats() : direct;
+    std::uint64_t events = 0;
+    for (const auto& d : ss.dev_stats())
+        for (const auto& ns : d.node_stats())
+            events += 1 + 3 * std::uint64_t(ns.output_size());
+    if (events > limits.maxEvents)
+        return Status(ErrorCode::Unsupported,
+                      "StepStats with " + std::to_string(ss.dev_stats_size()) + " devices would " +
+                          "make " + std::to_string(events) + " trace events, over the limit of " +
+                          std::to_string(limits.maxEvents) + " (StepStatsLimits::maxEvents)");
 
     JsonWriter w;
     w.beginObject().key("traceEvents").beginArray();
@@ -122,8 +142,17 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
             std::size_t l = 0;
             while (l < laneEnd.size() && !(ns.all_start_micros() > laneEnd[l]))
                 ++l;
-            if (l == laneEnd.size()) laneEnd.push_back(0);
-            laneEnd[l] = ns.all_start_micros() + ns.all_end_rel_micros();
+            if (l == laneEnd.size()) {
+                if (laneEnd.size() >= limits.maxLanes)
+                    return Status(ErrorCode::Unsupported,
+                                  "device " + std::to_string(di) + " (" +
+                                      ss.dev_stats(di).device() + "), node " +
+                                      std::to_string(lane[di].size()) + ": more than " +
+                                      std::to_string(limits.maxLanes) +
+                                      " concurrent ops (StepStatsLimits::maxLanes)");
+                laneEnd.push_back(0);
+            }
+            laneEnd[l] = addSat(ns.all_start_micros(), ns.all_end_rel_micros());
             lane[di].push_back(static_cast<std::int64_t>(l));
         }
     }
@@ -135,7 +164,7 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
         for (int ni = 0; ni < d.node_stats_size(); ++ni) {
             const auto& ns = d.node_stats(ni);
             const std::int64_t start = ns.all_start_micros();
-            const std::int64_t end = start + ns.all_end_rel_micros();
+            const std::int64_t end = addSat(start, ns.all_end_rel_micros());
             for (int oi = 0; oi < ns.output_size(); ++oi) {
                 Tensor t;
                 t.name = oi ? ns.node_name() + ":" + std::to_string(oi) : ns.node_name();
@@ -161,7 +190,7 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
         for (int ni = 0; ni < d.node_stats_size(); ++ni) {
             const auto& ns = d.node_stats(ni);
             const std::int64_t start = ns.all_start_micros();
-            const std::int64_t end = start + ns.all_end_rel_micros();
+            const std::int64_t end = addSat(start, ns.all_end_rel_micros());
             const std::int64_t tid = lane[di][ni];
             std::string name = ns.node_name(), op;
             OpLabel label;
@@ -238,20 +267,21 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes) {
     return w.take();
 }
 
-Result<TraceStore> importStepStats(const std::string& path, const ImportOptions& options) {
+Result<TraceStore> importStepStats(const std::string& path, const ImportOptions& options,
+                                   const StepStatsLimits& limits) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status(ErrorCode::NotFound, "cannot open " + path);
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string raw = ss.str();
-    auto json = stepStatsToChromeJson(raw);
+    auto json = stepStatsToChromeJson(raw, limits);
     if (!json) return Status(json.status().code(), path + ": " + json.status().message());
     if (!jsonKernelSupported())
         return Status(ErrorCode::Unsupported, "this build's JSON parser needs an AVX2 CPU");
     auto bytes = TraceBytes::fromMemory(std::move(json.value()));
     if (!bytes) return bytes.status();
     bytes->setOrigin(TraceContainer::StepStats, raw.size());
-    return importChromeTraceParsed(std::move(bytes), options.progress, path);
+    return importChromeTraceParsed(std::move(bytes), options, path);
 }
 
 } // namespace xt::timeline

@@ -10,6 +10,7 @@
 #include "core/base/status.h"
 #include "core/timeline/chrome_trace_reader.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,9 +19,18 @@ namespace xt::timeline {
 // Whether `bytes` look like a binary RunMetadata or StepStats rather than JSON.
 bool looksLikeStepStats(std::string_view bytes);
 
-// The Chrome trace (JSON object form) that TF's timeline tool would write for these bytes.
-Result<std::string> stepStatsToChromeJson(std::string_view bytes);
+// Bounds on what a message may make the converter produce (docs/HARDENING.md). A message over
+// one is refused with Unsupported, naming the device and node where it was crossed.
+struct StepStatsLimits {
+    std::uint32_t maxLanes = 4096;        // concurrent ops on one device (thread rows)
+    std::uint64_t maxEvents = 20'000'000; // ops + 3 per output tensor (~150 bytes of JSON each)
+};
 
-Result<TraceStore> importStepStats(const std::string& path, const ImportOptions& options = {});
+// The Chrome trace (JSON object form) that TF's timeline tool would write for these bytes.
+Result<std::string> stepStatsToChromeJson(std::string_view bytes,
+                                          const StepStatsLimits& limits = {});
+
+Result<TraceStore> importStepStats(const std::string& path, const ImportOptions& options = {},
+                                   const StepStatsLimits& limits = {});
 
 } // namespace xt::timeline

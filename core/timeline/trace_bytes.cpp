@@ -38,17 +38,30 @@ bool isZip(std::string_view raw) {
 }
 
 // Inflates every gzip member of `raw` into `out`. Returns false when the stream ends early.
-Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressCallback& progress) {
+Status tooLarge(const char* what, std::uint64_t limit) {
+    return Status(ErrorCode::Unsupported, std::string(what) + " inflates past the " +
+                                              std::to_string(limit) +
+                                              "-byte limit (ImportOptions::maxInflatedBytes)");
+}
+
+Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressCallback& progress,
+                         std::uint64_t maxInflated) {
     z_stream zs{};
     if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status(ErrorCode::Internal, "inflateInit2");
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(raw.size(), 1u << 30));
     std::size_t consumedBase = 0;
-    out.reserve(raw.size() * 4 + TraceBytes::kPadding);
+    out.reserve(std::min<std::uint64_t>(raw.size() * 4, maxInflated) + TraceBytes::kPadding);
     bool complete = false;
     std::size_t lastReport = 0;
     for (;;) {
-        if (out.capacity() - out.size() < (1u << 20)) out.reserve(out.capacity() * 2);
+        if (out.size() > maxInflated) {
+            inflateEnd(&zs);
+            return tooLarge("gzip data", maxInflated);
+        }
+        if (out.capacity() - out.size() < (1u << 20))
+            out.reserve(std::min<std::uint64_t>(
+                out.capacity() * 2, std::max<std::uint64_t>(maxInflated, 1u << 20) + (1u << 20)));
         const std::size_t before = out.size();
         const std::size_t room = out.capacity() - before;
         out.resize(out.capacity());
@@ -91,7 +104,7 @@ Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressC
     return complete;
 }
 
-Result<std::string> unzipFirstEntry(std::string_view raw) {
+Result<std::string> unzipFirstEntry(std::string_view raw, std::uint64_t maxInflated) {
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* src = zip_source_buffer_create(raw.data(), raw.size(), 0, &err);
@@ -129,8 +142,16 @@ Result<std::string> unzipFirstEntry(std::string_view raw) {
         zip_close(za);
         return Status(ErrorCode::Corrupt, "cannot open zip entry");
     }
+    if ((st.valid & ZIP_STAT_SIZE) && st.size > maxInflated) {
+        zip_fclose(zf);
+        zip_close(za);
+        return tooLarge("zip entry", maxInflated);
+    }
     std::string out;
-    out.reserve((st.valid & ZIP_STAT_SIZE ? st.size : 0) + TraceBytes::kPadding);
+    // The size is the archive's claim: reserve no more than the input could plausibly hold.
+    out.reserve(
+        std::min<std::uint64_t>(st.valid & ZIP_STAT_SIZE ? st.size : 0, raw.size() * 1032ull) +
+        TraceBytes::kPadding);
     char buf[1 << 16];
     for (;;) {
         zip_int64_t got = zip_fread(zf, buf, sizeof buf);
@@ -140,6 +161,11 @@ Result<std::string> unzipFirstEntry(std::string_view raw) {
             return Status(ErrorCode::Corrupt, "zip entry is corrupt");
         }
         if (got == 0) break;
+        if (out.size() + static_cast<std::uint64_t>(got) > maxInflated) {
+            zip_fclose(zf);
+            zip_close(za);
+            return tooLarge("zip entry", maxInflated);
+        }
         out.append(buf, static_cast<std::size_t>(got));
     }
     zip_fclose(zf);
@@ -149,18 +175,19 @@ Result<std::string> unzipFirstEntry(std::string_view raw) {
 
 } // namespace
 
-Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallback& progress) {
+Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallback& progress,
+                                      std::uint64_t maxInflated) {
     TraceBytes tb;
     tb.m_inputSize = raw.size();
     auto owned = std::make_shared<std::string>();
     if (isGzip(raw)) {
         tb.m_container = TraceContainer::Gzip;
-        auto r = inflateGzip(raw, *owned, progress);
+        auto r = inflateGzip(raw, *owned, progress, maxInflated);
         if (!r) return r.status();
         tb.m_truncated = !r.value();
     } else if (isZip(raw)) {
         tb.m_container = TraceContainer::Zip;
-        auto r = unzipFirstEntry(raw);
+        auto r = unzipFirstEntry(raw, maxInflated);
         if (!r) return r.status();
         *owned = std::move(r.value());
     } else {
@@ -189,7 +216,8 @@ struct PaddedMapping {
 
 } // namespace
 
-Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress) {
+Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress,
+                                    std::uint64_t maxInflated) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errnoStatus("cannot open " + path, errno);
     struct stat st {};
@@ -221,7 +249,7 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     ::close(fd);
     if (size > 0) madvise(map->base, size, MADV_SEQUENTIAL);
     std::string_view raw(static_cast<const char*>(map->base), size);
-    if (isGzip(raw) || isZip(raw)) return decode(raw, progress);
+    if (isGzip(raw) || isZip(raw)) return decode(raw, progress, maxInflated);
     TraceBytes tb;
     tb.m_inputSize = size;
     tb.m_text = raw;
@@ -230,8 +258,9 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     return tb;
 }
 
-Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress) {
-    if (isGzip(bytes) || isZip(bytes)) return decode(bytes, progress);
+Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress,
+                                          std::uint64_t maxInflated) {
+    if (isGzip(bytes) || isZip(bytes)) return decode(bytes, progress, maxInflated);
     TraceBytes tb;
     tb.m_inputSize = bytes.size();
     const std::size_t n = bytes.size();

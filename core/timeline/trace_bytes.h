@@ -26,9 +26,13 @@ public:
     TraceBytes& operator=(TraceBytes&&) noexcept = default;
 
     // Reads `path`. A truncated gzip stream keeps what could be inflated and sets truncated().
-    static Result<TraceBytes> load(const std::string& path, const ProgressCallback& progress = {});
+    // Compressed input that inflates (or a zip entry that claims to) past maxInflated bytes is
+    // refused with Unsupported naming the limit, before the memory is spent.
+    static Result<TraceBytes> load(const std::string& path, const ProgressCallback& progress = {},
+                                   std::uint64_t maxInflated = UINT64_MAX);
     // Same from bytes in memory (tests, network sources).
-    static Result<TraceBytes> fromMemory(std::string bytes, const ProgressCallback& progress = {});
+    static Result<TraceBytes> fromMemory(std::string bytes, const ProgressCallback& progress = {},
+                                         std::uint64_t maxInflated = UINT64_MAX);
 
     // Marks text produced from another format (e.g. StepStats turned into JSON) and the size
     // of that original input, for the import report.
@@ -45,7 +49,8 @@ public:
     bool truncated() const { return m_truncated; }
 
 private:
-    static Result<TraceBytes> decode(std::string_view raw, const ProgressCallback& progress);
+    static Result<TraceBytes> decode(std::string_view raw, const ProgressCallback& progress,
+                                     std::uint64_t maxInflated);
 
     std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
     std::shared_ptr<std::string> m_owned;  // inflated text + padding

@@ -63,10 +63,8 @@ Result<std::unique_ptr<FileSeriesWriter>> FileSeriesWriter::create(const WriterO
         return Status(ErrorCode::InvalidArgument, "max_file_m_size must be > 0");
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
-    if (ec)
-        return Status(ec == std::errc::permission_denied ? ErrorCode::PermissionDenied
-                                                         : ErrorCode::IoError,
-                      "cannot create output directory " + options.outputDir + ": " + ec.message());
+    if (ec) // EACCES, EROFS -> PermissionDenied; ENOSPC -> NoSpace (errnoStatus)
+        return errnoStatus("cannot create output directory " + options.outputDir, ec.value());
     std::unique_ptr<FileSeriesWriter> w(new FileSeriesWriter(options, std::move(keys)));
     XT_RETURN_IF_ERROR(w->openPart(1));
     return w;

@@ -18,9 +18,11 @@ RecordIndex::RecordIndex(std::string file, IndexOptions options)
 
 bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const {
     if (pos == bytes.size()) return true; // a clean end of file
+    if (pos > bytes.size()) return false;
     if (bytes.size() - pos < 4) return allowIncomplete;
     std::uint32_t len = readLength(bytes.data() + pos);
     if (len == 0 || len > m_options.maxRecordBytes) return false;
+    if (bytes.size() - pos == 4) return allowIncomplete; // the prefix is all there is so far
     std::uint8_t first = bytes[pos + 4];
     if (bytes.size() - pos - 4 < len)
         return allowIncomplete && (isRecordStartByte(first) || first == 0x0a);

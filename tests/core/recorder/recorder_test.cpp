@@ -18,6 +18,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -341,10 +342,11 @@ TEST(Recorder, EveryNStepsFilter) {
     c.everyNSteps = 3;
     auto rec = make(c);
     int recorded = 0;
+    std::int64_t v = 0; // borrowed by trace() until commitStep returns: must outlive both
     for (int s = 0; s < 10; ++s) {
         if (rec->isRecordedStep()) {
             ++recorded;
-            std::int64_t v = s;
+            v = s;
             ASSERT_TRUE(rec->trace<std::int64_t>("s", &v, {}).isOk());
         }
         ASSERT_TRUE(rec->commitStep(s).isOk());
@@ -533,6 +535,127 @@ TEST(Recorder, WriteFailureIsStickyAndFilesStayReadable) {
     EXPECT_EQ(rank.recordCount(), 2u); // 300 kB holds the header and two 100 kB records
     for (std::size_t i = 0; i < rank.recordCount(); ++i)
         EXPECT_EQ(rank.tensor(i, "v")->at<float>(123), 1.5f);
+}
+
+// A small tmpfs mounted for one test (needs root, as in CI containers); unmounted at the end.
+class SmallFs {
+public:
+    explicit SmallFs(const std::string& options) {
+        if (::geteuid() != 0 || m_dir.path().empty()) return;
+        m_mounted = ::mount("tmpfs", m_dir.str().c_str(), "tmpfs", 0, options.c_str()) == 0;
+    }
+    ~SmallFs() {
+        if (m_mounted) ::umount2(m_dir.str().c_str(), MNT_DETACH);
+    }
+    bool mounted() const { return m_mounted; }
+    std::string str() const { return m_dir.str(); }
+    bool remountReadOnly() {
+        return ::mount("tmpfs", m_dir.str().c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
+    }
+    // Copies the files out (the tmpfs goes away with the object).
+    void copyTo(const std::string& dest) const {
+        fs::copy(m_dir.path(), dest, fs::copy_options::recursive);
+    }
+
+private:
+    TempDir m_dir;
+    bool m_mounted = false;
+};
+
+// Records 100 kB steps until the writer fails; returns how many commitStep calls succeeded.
+int recordUntilFailure(Recorder& r, Status& failed, int maxSteps = 200) {
+    std::vector<float> v(25000, 2.5f);
+    const std::int64_t shape[] = {25000};
+    int ok = 0;
+    for (int s = 0; s < maxSteps && failed.isOk(); ++s) {
+        if (Status t = r.trace("v", v.data(), shape); !t) {
+            failed = t;
+            break;
+        }
+        failed = r.commitStep(s);
+        if (failed.isOk()) failed = r.flush();
+        if (failed.isOk()) ++ok;
+    }
+    return ok;
+}
+
+// Checks that every record in `dir` is complete and readable and returns their number.
+std::size_t readableRecords(const std::string& dir) {
+    Diagnostics diag;
+    auto run = openRun(dir, diag);
+    EXPECT_EQ(diag.errorCount(), 0u);
+    std::size_t n = 0;
+    for (const auto& rank : run.ranks())
+        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++n)
+            EXPECT_EQ(rank.tensor(i, "v")->at<float>(24999), 2.5f);
+    return n;
+}
+
+// ENOSPC on a full filesystem, across a part rollover: NoSpace comes back from commitStep and
+// close (sticky), and every record written before stays complete and readable.
+TEST(Recorder, DiskFullIsStickyAndLosesNothingWritten) {
+    SmallFs small("size=768k");
+    if (!small.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+    RecorderConfig c = configFor(small.str());
+    c.maxFileMB = 0.35; // a rollover before the disk fills
+    auto r = make(c);
+    Status failed;
+    const int ok = recordUntilFailure(*r, failed);
+    ASSERT_FALSE(failed.isOk());
+    EXPECT_EQ(failed.code(), ErrorCode::NoSpace) << failed.toString();
+    EXPECT_NE(failed.message().find("recorder writer failed"), std::string::npos);
+    Status closed = r->close();
+    EXPECT_EQ(closed.code(), ErrorCode::NoSpace);
+    EXPECT_EQ(r->close().message(), closed.message());
+    EXPECT_GE(ok, 4);
+    TempDir copy;
+    small.copyTo(copy.str());
+    EXPECT_GE(readableRecords(copy.str()), std::size_t(ok));
+    EXPECT_EQ(r->stats().written, readableRecords(copy.str()));
+}
+
+// The output directory stops being writable in the middle of a run (permissions changed under
+// the job): the next part file cannot be created, the writer reports PermissionDenied, stays
+// failed, and the records written before are intact. Runs in a child process as "nobody" when
+// the tests run as root (root ignores mode bits).
+TEST(Recorder, DirectoryTurningUnwritableIsStickyAndLosesNothingWritten) {
+    TempDir dir;
+    ASSERT_EQ(::chmod(dir.str().c_str(), 0777), 0);
+    const std::string out = dir.str() + "/run";
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(10);
+        RecorderConfig c = configFor(out);
+        c.maxFileMB = 0.05; // every 100 kB record starts a new part
+        auto r = Recorder::create(c);
+        if (!r) ::_exit(11);
+        Status failed;
+        if (recordUntilFailure(**r, failed, 3) != 3) ::_exit(12);
+        if (::chmod(out.c_str(), 0555) != 0) ::_exit(13);
+        if (recordUntilFailure(**r, failed, 20) != 0) ::_exit(14);
+        if (failed.code() != ErrorCode::PermissionDenied) ::_exit(15);
+        if ((*r)->close().code() != ErrorCode::PermissionDenied) ::_exit(16);
+        if ((*r)->stats().written != 3) ::_exit(17);
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    ::chmod(out.c_str(), 0755);
+    EXPECT_EQ(readableRecords(out), 3u);
+}
+
+// A recorder cannot start in a directory it may not write (a read-only mount; root ignores
+// mode bits): create() says so.
+TEST(Recorder, ReadOnlyDirectoryIsRefusedAtCreate) {
+    SmallFs small("size=64k");
+    if (!small.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+    ASSERT_TRUE(small.remountReadOnly());
+    auto r = Recorder::create(configFor(small.str() + "/run"));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::PermissionDenied) << r.status().toString();
 }
 
 TEST(Recorder, KillNineLeavesEveryCompleteRecordReadable) {

@@ -1,0 +1,51 @@
+// Fuzz target chrome_json: the input is a Chrome trace file (JSON, gzip or zip, detected by
+// magic bytes). It is imported with importChromeTraceBytes and the store's invariants checked:
+// slices inside their tracks, parents before children, flows and args inside the tables and
+// text; then the LOD index and the op summary run over it, and every args object is decoded.
+#include "core/timeline/chrome_trace_reader.h"
+#include "core/timeline/lod_index.h"
+#include "core/timeline/op_summary.h"
+#include "fuzz_targets.h"
+
+namespace xt::fuzz {
+
+int chromeJson(const std::uint8_t* data, std::size_t size) {
+    using namespace xt::timeline;
+    auto store = importChromeTraceBytes(std::string(reinterpret_cast<const char*>(data), size), {},
+                                        "fuzz.json");
+    if (!store) return 0;
+    const TraceStore& st = *store;
+    const std::size_t n = st.sliceCount();
+    for (const Track& t : st.tracks()) {
+        XT_FUZZ_CHECK(t.sliceBegin <= t.sliceEnd && t.sliceEnd <= n);
+        XT_FUZZ_CHECK(t.process < st.processes().size());
+        XT_FUZZ_CHECK(t.thread == kNoIndex || t.thread < st.threads().size());
+    }
+    for (std::uint32_t s = 0; s < n; ++s) {
+        XT_FUZZ_CHECK(st.sliceTrack()[s] < st.tracks().size());
+        XT_FUZZ_CHECK(st.sliceDuration()[s] >= 0);
+        const std::uint32_t p = st.sliceParent()[s];
+        XT_FUZZ_CHECK(p == kNoIndex || p < s);
+        const ArgsRef a = st.sliceArgs(s);
+        if (!a.empty()) {
+            XT_FUZZ_CHECK(st.argsJson(a).size() == a.size); // inside the text
+            (void)st.decodeArgs(a);
+        }
+    }
+    for (const Flow& f : st.flows()) {
+        XT_FUZZ_CHECK(f.fromSlice == kNoIndex || f.fromSlice < n);
+        XT_FUZZ_CHECK(f.toSlice == kNoIndex || f.toSlice < n);
+    }
+    for (const CounterSeries& c : st.counters())
+        XT_FUZZ_CHECK(c.ts.size() == c.values.size());
+    for (std::uint32_t p = 0; p < st.processes().size(); ++p)
+        (void)st.processLabel(p);
+    for (std::uint32_t t = 0; t < st.threads().size(); ++t)
+        (void)st.threadLabel(t);
+    LodIndex lod = LodIndex::build(st);
+    (void)lod;
+    (void)opSummary(st);
+    return 0;
+}
+
+} // namespace xt::fuzz
