@@ -10,6 +10,8 @@
 #include "widgets/export_dialog.h"
 #include "widgets/main_window.h"
 
+#include "offscreen_app.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QSemaphore>
@@ -31,14 +33,7 @@ using analysis::StepAlign;
 using Panel = CompareView::Panel;
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_compare";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 constexpr int kSteps = 60;

@@ -7,7 +7,9 @@
 #include "widgets/about_dialog.h"
 #include "widgets/main_window.h"
 
+#include "offscreen_app.h"
 #include <QAction>
+
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -28,14 +30,7 @@ using xt::widgets::AboutDialog;
 using xt::widgets::MainWindow;
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_desktop";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 ino_t inodeOf(const std::string& path) {

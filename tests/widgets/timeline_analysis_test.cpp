@@ -11,6 +11,8 @@
 #include "widgets/timeline_analysis.h"
 #include "widgets/timeline_page.h"
 
+#include "offscreen_app.h"
+
 #include <QApplication>
 #include <QComboBox>
 #include <QSignalSpy>
@@ -22,14 +24,7 @@ namespace xt::widgets {
 namespace {
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_timeline_analysis";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 QString corpus(const char* rel) {

@@ -17,7 +17,9 @@
 #include "widgets/text_format.h"
 #include "widgets/trace_time_format.h"
 
+#include "offscreen_app.h"
 #include <QAbstractItemModelTester>
+
 #include <QApplication>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -36,14 +38,7 @@ namespace {
 using timeline::TraceStore;
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_timeline_panels";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 std::string corpus(const std::string& rel) {

@@ -11,6 +11,8 @@
 #include "widgets/timeline_page.h"
 #include "widgets/timeline_view.h"
 
+#include "offscreen_app.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QLineEdit>
@@ -29,14 +31,7 @@ using timeline::LodItem;
 using xt::test::TempDir;
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_timeline_view";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 std::string corpus(const char* rel) {

@@ -17,7 +17,9 @@
 #include "widgets/stat_plot.h"
 #include "widgets/value_table_model.h"
 
+#include "offscreen_app.h"
 #include <QAbstractItemModelTester>
+
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
@@ -37,14 +39,7 @@ QString qfile(const TempDir& dir, const char* name) {
 }
 
 QApplication& app() {
-    static int argc = 1;
-    static char name[] = "test_widgets";
-    static char* argv[] = {name, nullptr};
-    static QApplication* a = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *a;
+    return ::xt::test::offscreenApp();
 }
 
 // Ranks 0 and 1, gsteps 0..steps-1: "layer/w" float32 [4, 4] (NaN on rank 1 at gstep 3),

@@ -1,35 +1,21 @@
 // Runs the built `xtrace timeline` and checks the JSON contract, the exit codes and stderr.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "xtrace_run.h"
 
 namespace {
 
-struct RunResult {
-    int status = -1;
-    std::string out;
-};
+using xt::test::RunResult;
 
 RunResult run(const std::string& args) {
-    RunResult r;
-    const std::string cmd = std::string(XTRACE_BIN) + " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        r.out.append(buf.data(), n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    return xt::test::runXtrace(args);
 }
 
 std::string corpus(const std::string& rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+    return xt::test::chromeCorpus(rel);
 }
 
 } // namespace
