@@ -92,12 +92,13 @@ TEST(StepStats, TimelineSemantics) {
     EXPECT_EQ(st.sliceTrack()[x], st.sliceTrack()[mm]);
     EXPECT_EQ(st.flows()[0].toSlice, mm);
     EXPECT_NE(relu, kNoIndex);
-    // Tensors: x lives [0, 50) (consumed by mm which ends at 50), y [5, 50), mm [20, 65).
+    // Tensors: a consumer unrefs its input at its end minus 1 us (timeline.py), so x lives
+    // [0, 49] (consumed by mm which ends at 50), y [5, 49], mm [20, 64].
     ASSERT_EQ(st.objects().size(), 3u);
     EXPECT_EQ(st.objects()[0].created, 0);
-    EXPECT_EQ(st.objects()[0].destroyed, 50'000);
-    EXPECT_EQ(st.objects()[2].destroyed, 65'000);
-    // Memory: 100 + 300 + 50 live in [20, 50): peak 450 at 20 us with three tensors live.
+    EXPECT_EQ(st.objects()[0].destroyed, 49'000);
+    EXPECT_EQ(st.objects()[2].destroyed, 64'000);
+    // Memory: 100 + 300 + 50 live in [20, 49]: peak 450 at 20 us with three tensors live.
     auto peaks = memoryPeaks(st);
     ASSERT_EQ(peaks.size(), 1u);
     EXPECT_EQ(st.str(st.counters()[peaks[0].series].name), "Memory GPU_0_bfc");
