@@ -1191,6 +1191,7 @@ void TraceStoreBuilder::handleCounter(const EventFields& f, std::size_t offset) 
             CounterSeries cs;
             cs.process = p;
             cs.name = sid;
+            cs.key = intern(key);
             m_counters.push_back(std::move(cs));
         }
         m_counters[it->second].ts.push_back(ts);
@@ -1503,6 +1504,7 @@ TraceStore TraceStoreBuilder::finish() {
         CounterSeries sorted;
         sorted.process = cs.process;
         sorted.name = cs.name;
+        sorted.key = cs.key;
         for (auto i : idx) {
             sorted.ts.push_back(cs.ts[i]);
             sorted.values.push_back(cs.values[i]);

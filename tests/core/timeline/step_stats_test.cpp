@@ -123,3 +123,28 @@ TEST(StepStats, FileImportAndErrors) {
     EXPECT_FALSE(stepStatsToChromeJson("").isOk());
     EXPECT_FALSE(importStepStats("/nonexistent.pb").isOk());
 }
+
+TEST(StepStats, TensorsCarryTheirAllocatorAndTheTextTimelinePyWrites) {
+    auto json = stepStatsToChromeJson(sample());
+    ASSERT_TRUE(json.isOk());
+    EXPECT_NE(json->find(R"(allocation_description {\n  requested_bytes: 300\n  )"
+                         R"(allocator_name: GPU_0_bfc\n}\n)"),
+              std::string::npos)
+        << "quotes stripped as timeline.py does";
+    auto r = importChromeTraceBytes(json.value());
+    ASSERT_TRUE(r.isOk());
+    const TraceStore& st = *r;
+    const TensorAllocation y = tensorAllocation(st, st.objects()[1]);
+    EXPECT_TRUE(y.known);
+    EXPECT_EQ(y.allocator, "GPU_0_bfc");
+    EXPECT_EQ(y.bytes, 300);
+    const auto peaks = memoryPeaks(st);
+    ASSERT_EQ(peaks.size(), 1u);
+    ASSERT_TRUE(peaks[0].byAllocator);
+    EXPECT_EQ(peaks[0].allocatedBytes, 450);
+    ASSERT_EQ(peaks[0].liveBytes, (std::vector<std::int64_t>{300, 100, 50}));
+    std::vector<std::string_view> ops;
+    for (const auto s : peaks[0].producers)
+        ops.push_back(s == kNoIndex ? "-" : st.str(st.sliceName()[s]));
+    EXPECT_EQ(ops, (std::vector<std::string_view>{"Const", "Const", "MatMul"}));
+}
