@@ -36,6 +36,8 @@ namespace xt::widgets {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// View > Chrome-Compatible Flows (timeline::ImportOptions::chromeCompatibleFlows).
+const QString kChromeFlowsKey = QStringLiteral("timeline/chromeCompatibleFlows");
 
 QDockWidget* makeDock(QMainWindow* w, const QString& title, const QString& name, QWidget* content,
                       Qt::DockWidgetArea area) {
@@ -730,6 +732,16 @@ void MainWindow::createTimelineActions() {
     steps->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     steps->setToolTip(tr("The current run's steps per rank as a timeline layer (added to the "
                          "current timeline tab)"));
+    QAction* flows = m_viewMenu->addAction(tr("Chrome-&Compatible Flows"));
+    flows->setObjectName(QStringLiteral("chromeCompatibleFlows"));
+    flows->setCheckable(true);
+    flows->setChecked(m_settings->value(kChromeFlowsKey, false).toBool());
+    flows->setToolTip(tr("Timelines opened from now on drop flow arrows that point back in time, "
+                         "as chrome://tracing does, so that flow counts compare with it"));
+    connect(flows, &QAction::toggled, this, [this](bool on) {
+        m_settings->setValue(kChromeFlowsKey, on);
+        m_settings->sync();
+    });
 }
 
 TimelinePage* MainWindow::currentTimelinePage() const {
@@ -738,6 +750,7 @@ TimelinePage* MainWindow::currentTimelinePage() const {
 
 TimelinePage* MainWindow::newTimelinePage(const QString& title) {
     auto* page = new TimelinePage(m_tabs);
+    page->setChromeCompatibleFlows(m_settings->value(kChromeFlowsKey, false).toBool());
     connect(page, &TimelinePage::busyChanged, this, [this, page](bool busy) {
         updateBusyIndicators();
         if (!busy) {
