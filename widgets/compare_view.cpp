@@ -1,5 +1,6 @@
 #include "widgets/compare_view.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
 #include "widgets/text_format.h"
 
@@ -142,6 +143,7 @@ CompareView::CompareView(QWidget* parent)
 
     // One plot, three panels: curves, delta, and the two histograms side by side.
     m_plot->plotLayout()->clear();
+    adaptTicks(m_plot);
     m_title = new QCPTextElement(m_plot, QString());
     m_curves = new QCPAxisRect(m_plot);
     m_delta = new QCPAxisRect(m_plot);

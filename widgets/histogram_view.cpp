@@ -1,5 +1,6 @@
 #include "widgets/histogram_view.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -48,6 +49,8 @@ HistogramView::HistogramView(QWidget* parent)
     layout->addWidget(split, 1);
 
     m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
+    adaptTicks(m_heatmap);
+    adaptTicks(m_stepPlot);
     m_colorScale = new QCPColorScale(m_heatmap);
     m_heatmap->plotLayout()->addElement(0, 1, m_colorScale);
     m_colorScale->setType(QCPAxis::atRight);
