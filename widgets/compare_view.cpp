@@ -2,6 +2,7 @@
 
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
+#include "widgets/table_columns.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -136,10 +137,11 @@ CompareView::CompareView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     m_table->setSortingEnabled(true);
     m_table->setAlternatingRowColors(true);
+    m_table->setTextElideMode(Qt::ElideMiddle); // keys keep their head and their last scope
+    fitColumnsToContents(m_table, KeyDivergenceModel::KeyColumn);
 
     // One plot, three panels: curves, delta, and the two histograms side by side.
     m_plot->plotLayout()->clear();

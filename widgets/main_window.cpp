@@ -2,6 +2,7 @@
 
 #include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
+#include "widgets/table_columns.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -256,7 +257,7 @@ void MainWindow::createDocks() {
     m_diagTable = new QTableView(this);
     m_diagTable->setModel(m_diagModel);
     m_diagTable->verticalHeader()->hide();
-    m_diagTable->horizontalHeader()->setStretchLastSection(true);
+    fitColumnsToContents(m_diagTable, DiagnosticsModel::MessageColumn);
     m_diagTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     QDockWidget* diagDock = makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"),
                                      m_diagTable, Qt::BottomDockWidgetArea);
