@@ -126,7 +126,13 @@ protected:
     QString runRowText(int i) const {
         return w->runModel()->index(i, RunBrowserModel::NameColumn).data().toString();
     }
-    QTabWidget* tabs() const { return w->findChild<QTabWidget*>(); }
+    // The central tabs (the value inspector has tabs too).
+    QTabWidget* tabs() const {
+        for (auto* t : w->findChildren<QTabWidget*>())
+            for (int i = 0; i < t->count(); ++i)
+                if (qobject_cast<KeyView*>(t->widget(i))) return t;
+        return nullptr;
+    }
     QString keysDockTitle() const {
         return w->findChild<QDockWidget*>(QStringLiteral("KeysDock"))->windowTitle();
     }
@@ -541,6 +547,13 @@ TEST_F(TwoRuns, ScreenshotsAt1280x800And1920x1080HaveReadableAxes) {
                     1e-5})
         ->showKey("layer/w");
     ASSERT_TRUE(waitIdle(*w));
+    // The diagnostics table on top, with a message longer than it is wide.
+    w->diagnosticsModel()->addMessage(
+        Severity::Warning, QStringLiteral("missing-parts"),
+        QStringLiteral("rank 1 of %1 has no part file with index 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, "
+                       "12, 13, 14, 15, 16, 17, 18, 19, 20; the steps they held are not shown")
+            .arg(QString::fromStdString(dir.file("a/run/train.trace"))));
+    w->findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
     for (QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
         w->resize(size);
         for (int tab = 0; tab < tabs()->count(); ++tab) {
