@@ -58,6 +58,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
             }
             auto run = std::make_shared<LoadedRun>();
             run->reader = std::make_shared<const xdl::RunReader>(std::move(reader.value()));
+            run->sourceUrl = storage::remoteUrlOf(files.directory, mirrored);
             auto keys = xdl::summarizeKeys(*run->reader, diag, progress);
             if (!keys.isOk()) {
                 if (keys.status().code() == ErrorCode::Cancelled) {

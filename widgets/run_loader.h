@@ -23,6 +23,8 @@ struct LoadedRun {
     std::vector<analysis::KeySeries> series;                   // by rank, then key
     std::map<std::string, analysis::NonFiniteByKey> nonFinite; // keys with a NaN or an Inf
     std::string backend; // analysis backend that computed the statistics
+    // The URL of the run's directory when it was read through the HDFS mirror, else "".
+    std::string sourceUrl;
 
     std::string label() const { return reader->files().label(); }
     // The series of `key` on every rank that holds it, in rank order.

@@ -1,5 +1,6 @@
 #include "widgets/stat_plot.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/text_format.h"
 
 #include <QApplication>
@@ -50,6 +51,7 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    adaptTicks(m_plot);
     setFocusPolicy(Qt::StrongFocus);
     m_plot->setFocusPolicy(Qt::NoFocus);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
