@@ -43,6 +43,7 @@ private:
     QDoubleSpinBox* m_smoothing;
     RunSnapshot m_run;
     QString m_key;
+    bool m_ranksChosen = false; // the user picked overlaid or aggregated
 };
 
 } // namespace xt::widgets
