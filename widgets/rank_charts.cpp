@@ -118,11 +118,15 @@ void RankBarsChart::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("no ranks"));
         return;
     }
+    // Labels of every k-th bar when the bars are thinner than a line of text.
+    const int labelEvery = std::max(1, int(std::ceil(line / (barArea(0).height() + 2))));
     for (int b = 0; b < int(m_bars.size()); ++b) {
         const QRectF area = barArea(b);
         p.setPen(palette().text().color());
-        p.drawText(QRectF(kMargin, area.top(), kBarLabelWidth - 2 * kMargin, area.height()),
-                   Qt::AlignVCenter | Qt::AlignRight, m_bars[std::size_t(b)].label);
+        if (b % labelEvery == 0)
+            p.drawText(
+                QRectF(kMargin, area.center().y() - line / 2.0, kBarLabelWidth - 2 * kMargin, line),
+                Qt::AlignVCenter | Qt::AlignRight, m_bars[std::size_t(b)].label);
         const double total = sum(m_bars[std::size_t(b)].values);
         if (total <= 0) {
             p.setPen(Qt::gray);

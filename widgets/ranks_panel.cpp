@@ -60,8 +60,9 @@ RanksPanel::RanksPanel(TimelineView* view, QWidget* parent)
     m_alignMode->addItem(tr("as recorded"));
     m_alignMode->addItem(tr("at step"));
     m_alignMode->addItem(tr("at collective"));
-    m_anchor->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_anchor->setMinimumContentsLength(16);
+    m_anchor->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_anchor->setMinimumContentsLength(32);
+    connect(m_anchor, &QComboBox::currentTextChanged, m_anchor, &QComboBox::setToolTip);
     m_occurrence->setRange(1, 1 << 30);
     m_occurrence->setPrefix(tr("run "));
     m_occurrence->setToolTip(tr("Which run of the collective on each rank (1: the first)"));

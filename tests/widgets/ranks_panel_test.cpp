@@ -24,6 +24,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -271,6 +272,84 @@ TEST_F(RanksPanelTest, MainWindowOpensADirectoryAsOneRanksTab) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return panel->analysis() != nullptr; }, 60000));
     EXPECT_EQ(page->view()->layers().size(), 4u);
     shot(w, "ranks_main_window");
+}
+
+// Four ranks, six steps: a compute kernel then an all-reduce per step. In step 3 rank 1's
+// compute takes 200 us longer, so the others wait 200 us in the all-reduce.
+std::string collectiveRank(int rank) {
+    std::string ev;
+    auto add = [&](const std::string& e) { ev += (ev.empty() ? "" : ",\n") + e; };
+    int corr = 1;
+    for (int s = 1; s <= 6; ++s) {
+        const int t = s * 1000 + rank * 7; // clocks slightly apart
+        const int late = s == 3 && rank == 1 ? 200 : 0;
+        const int wait = s == 3 && rank != 1 ? 200 : 0;
+        auto x = [&](const char* name, const char* cat, const char* pid, const char* tid, int ts,
+                     int dur, int c) {
+            char buf[400];
+            std::snprintf(buf, sizeof buf,
+                          R"({"ph":"X","name":"%s","cat":"%s","pid":%s,"tid":%s,"ts":%d,)"
+                          R"("dur":%d,"args":{"correlation":%d}})",
+                          name, cat, pid, tid, ts, dur, c);
+            add(buf);
+        };
+        char step[32];
+        std::snprintf(step, sizeof step, "ProfilerStep#%d", s);
+        x(step, "user_annotation", "1", "1", t, 900, 0);
+        x("cudaLaunchKernel", "cuda_runtime", "1", "1", t + 10, 5, corr);
+        x("gemm", "kernel", "0", "7", t + 20, 500 + late, corr++);
+        x("cudaLaunchKernel", "cuda_runtime", "1", "1", t + 20, 5, corr);
+        x("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", "0", "13", t + 530 + late,
+          100 + wait, corr++);
+    }
+    return R"({"distributedInfo":{"rank":)" + std::to_string(rank) +
+           R"(,"world_size":4},"traceEvents":[)" + ev + "]}";
+}
+
+TEST(RanksPanel, CollectiveWaitMarksTheRankTheOthersWaitFor) {
+    ::xt::test::offscreenApp();
+    test::TempDir dir;
+    QStringList files;
+    for (int r = 0; r < 4; ++r) {
+        const std::string f = dir.file("node" + std::string(1, char('a' + r)) + ".json");
+        std::ofstream(f) << collectiveRank(r);
+        files << QString::fromStdString(f);
+    }
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    RanksPanel* panel = openRanks(&page, files);
+    QSignalSpy ready(panel, &RanksPanel::analysisReady);
+    ASSERT_TRUE(ready.wait(60000));
+    panel->tabs()->setCurrentIndex(1);
+    panel->setHeatmapMode(RanksPanel::HeatmapMode::CollectiveWait);
+    RankHeatmap* map = panel->heatmap();
+    ASSERT_EQ(map->columnCount(), 6);
+    EXPECT_DOUBLE_EQ(map->value(0, 2), 200e3);
+    EXPECT_DOUBLE_EQ(map->value(1, 2), 0.0);
+    EXPECT_DOUBLE_EQ(map->value(3, 2), 200e3);
+    EXPECT_DOUBLE_EQ(map->value(0, 1), 0.0);
+    EXPECT_LT(map->cellColour(0, 2).lightness(), map->cellColour(1, 2).lightness());
+    // The ranks table: rank 1 waited least.
+    const ReportTable& ranks = panel->table(QStringLiteral("ranks"))->model()->table();
+    const auto col = std::find(ranks.columns.begin(), ranks.columns.end(), "collective_wait_us") -
+                     ranks.columns.begin();
+    ASSERT_LT(std::size_t(col), ranks.columns.size());
+    EXPECT_EQ(ranks.rows[0][std::size_t(col)].text, "200.000");
+    EXPECT_EQ(ranks.rows[1][std::size_t(col)].text, "0.000");
+
+    // Aligned at the first all-reduce (its end): the clocks' 7 us steps are taken out.
+    panel->alignMode()->setCurrentIndex(2);
+    ASSERT_EQ(panel->alignAnchor()->count(), 1);
+    EXPECT_EQ(panel->alignAnchor()->currentText(),
+              QStringLiteral("ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
+    timeline::AlignSpec spec;
+    spec.mode = timeline::AlignMode::Collective;
+    spec.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+    spec.occurrence = 1;
+    panel->applyAlignment(spec);
+    EXPECT_EQ(panel->alignment().offsetNs, (std::vector<std::int64_t>{0, -7000, -14000, -21000}));
+    shot(page, "ranks_collective_wait");
 }
 
 } // namespace
