@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QtConcurrent>
 #include <atomic>
+#include <glob.h>
 
 namespace xt::widgets {
 
@@ -18,15 +19,21 @@ QStringList rankTraceFiles(const QString& path) {
     auto files = timeline::expandTracePaths({path.toStdString()});
     if (!files) return {};
     // A directory or pattern holding XDL data files is a run, even with JSON files beside them.
-    const QFileInfo info(path);
-    if (info.isDir()) {
-        for (const QFileInfo& f : QDir(path).entryInfoList(QDir::Files))
-            if (xdl::parsePartFileName(f.fileName().toStdString())) return {};
+    QFileInfoList all;
+    if (QFileInfo(path).isDir()) {
+        all = QDir(path).entryInfoList(QDir::Files);
+    } else {
+        glob_t g{};
+        if (::glob(path.toLocal8Bit().constData(), 0, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i)
+                all << QFileInfo(QString::fromLocal8Bit(g.gl_pathv[i]));
+        ::globfree(&g);
     }
+    for (const QFileInfo& f : all)
+        if (xdl::parsePartFileName(f.fileName().toStdString())) return {};
     QStringList out;
     for (const std::string& f : *files) {
         const QString q = QString::fromStdString(f);
-        if (xdl::parsePartFileName(QFileInfo(q).fileName().toStdString())) return {};
         if (looksLikeTimelineFile(q)) out << QFileInfo(q).absoluteFilePath();
     }
     return out;

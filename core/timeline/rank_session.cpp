@@ -29,11 +29,11 @@ const char* rankSourceName(RankSource s) {
 }
 
 std::vector<int> RankSession::missingRanks() const {
-    int upTo = worldSize;
+    int upTo = std::min(worldSize, kMaxRank);
     std::set<int> present;
     for (const RankTrace& r : ranks) {
         present.insert(r.rank);
-        upTo = std::max(upTo, r.rank + 1);
+        upTo = std::max(upTo, std::min(r.rank + 1, kMaxRank));
     }
     std::vector<int> out;
     for (int r = 0; r < upTo; ++r)
@@ -136,13 +136,13 @@ Result<std::vector<std::string>> expandTracePaths(const std::vector<std::string>
 
 std::optional<int> rankFromDistributedInfo(std::string_view json) {
     const auto v = topLevelInt(json, "rank");
-    if (!v || *v < 0) return std::nullopt;
+    if (!v || *v < 0 || *v >= kMaxRank) return std::nullopt;
     return static_cast<int>(*v);
 }
 
 std::optional<int> worldSizeFromDistributedInfo(std::string_view json) {
     const auto v = topLevelInt(json, "world_size");
-    if (!v || *v <= 0) return std::nullopt;
+    if (!v || *v <= 0 || *v > kMaxRank) return std::nullopt;
     return static_cast<int>(*v);
 }
 
@@ -161,9 +161,10 @@ std::optional<int> rankFromFileName(std::string_view path) {
             if (i >= name.size() || !std::isdigit(static_cast<unsigned char>(name[i]))) continue;
             long v = 0;
             for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) &&
-                   v < 100000000;
+                   v < kMaxRank;
                  ++i)
                 v = v * 10 + (name[i] - '0');
+            if (v >= kMaxRank) continue;
             return static_cast<int>(v);
         }
     }

@@ -20,6 +20,10 @@
 
 namespace xt::timeline {
 
+// Ranks and world sizes at or beyond this are not believed (and missing ranks are not listed
+// past it).
+constexpr int kMaxRank = 1 << 20;
+
 enum class RankSource : std::uint8_t { DistributedInfo, FileName, Assigned };
 const char* rankSourceName(RankSource s); // "distributedInfo", "file name", "assigned"
 

@@ -101,6 +101,8 @@ TEST_F(RanksPanelTest, DirectoriesAndGlobsOfTracesAreRankSets) {
     std::ofstream(run.file("train.model.0.1")) << "x";
     std::ofstream(run.file("config.json")) << "{}";
     EXPECT_TRUE(rankTraceFiles(QString::fromStdString(run.str())).isEmpty());
+    EXPECT_TRUE(rankTraceFiles(QString::fromStdString(run.file("*"))).isEmpty());
+    EXPECT_EQ(rankTraceFiles(QString::fromStdString(run.file("*.json"))).size(), 1);
 }
 
 TEST_F(RanksPanelTest, FourRanksOneTabWithTheRanksPanel) {

@@ -311,6 +311,8 @@ TEST(RankSession, RanksFromDistributedInfoFileNamesOrAssigned) {
     EXPECT_EQ(rankFromFileName("worker0.1623143566756.pt.trace.json.gz"), 0);
     EXPECT_FALSE(rankFromFileName("/rank5/trace.json").has_value()); // directories do not count
     EXPECT_FALSE(rankFromFileName("trace.json").has_value());
+    EXPECT_FALSE(rankFromFileName("rank99999999999.json").has_value()); // not believed
+    EXPECT_FALSE(rankFromDistributedInfo(R"({"rank":4294967296})").has_value());
 
     // Without distributedInfo: from the file name; a duplicate or none gets the lowest free.
     std::vector<std::pair<std::string, TraceStore>> traces;
