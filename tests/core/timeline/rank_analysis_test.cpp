@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -416,10 +417,26 @@ TEST(TimelineRanksCli, JsonTextAndCsvTables) {
     xt::test::TempDir dir;
     std::ofstream(dir.file("rank0.json")) << rankTrace(0, 40);
     std::ofstream(dir.file("rank1.json")) << rankTrace(1, 15, 130);
+    // A rank without GPU events: zeros, and null where a share or a percentile is undefined.
+    std::ofstream(dir.file("cpu_only.json")) << R"({"distributedInfo":{"rank":2},"traceEvents":[
+      {"ph":"X","name":"ProfilerStep#2","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":90}]})";
     const auto json = xt::test::runXtrace("timeline-ranks --json " + dir.str());
     EXPECT_EQ(json.status, 0);
     EXPECT_EQ(json.out.rfind(R"({"ranks":[{"rank":0,"file":")", 0), 0u) << json.out;
-    EXPECT_NE(json.out.find(R"("slowest_rank":1,"skew_us":30)"), std::string::npos) << json.out;
+    EXPECT_NE(
+        json.out.find(R"("slowest_rank":1,"skew_us":40,"dur_us_by_rank":{"0":100,"1":130,"2":90})"),
+        std::string::npos)
+        << json.out;
+    EXPECT_NE(json.out.find(R"("temporal":{"window_us":0,"idle_us":0,"compute_us":0,)"
+                            R"("non_compute_us":0,"idle_pct":null,"compute_pct":null,)"
+                            R"("non_compute_pct":null},"comm_comp_overlap_pct":null)"),
+              std::string::npos)
+        << json.out;
+    EXPECT_NE(json.out.find(R"("idle_by_cause":[],"launch":{"kernels":0,)"
+                            R"("launch_delay_p50_us":null,"launch_delay_p95_us":null)"),
+              std::string::npos)
+        << json.out;
+    std::filesystem::remove(dir.file("cpu_only.json"));
 
     const std::string csvDir = dir.file("tables");
     const auto text =
