@@ -3,6 +3,7 @@
 #include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
 #include "widgets/table_columns.h"
+#include "widgets/ranks_timeline.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -362,8 +363,14 @@ KeyView* MainWindow::currentKeyView() const {
 
 void MainWindow::openPaths(const QStringList& all) {
     QStringList paths, timelines;
-    for (const QString& p : all)
+    for (const QString& p : all) {
+        if (const QStringList ranks = rankTraceFiles(p); !ranks.isEmpty()) {
+            openRanksTimeline(ranks);
+            addRecent({p});
+            continue;
+        }
         (looksLikeTimelineFile(p) ? timelines : paths) << p;
+    }
     if (!timelines.isEmpty()) {
         openTimelineFiles(timelines);
         addRecent(timelines);

@@ -49,6 +49,9 @@ public:
     void openPaths(const QStringList& paths);
     // Opens timeline files as layers of one new timeline tab, loaded in background.
     TimelinePage* openTimelineFiles(const QStringList& files);
+    // Opens the Kineto traces of a distributed job (one per rank) as one multi-rank timeline
+    // tab with a Ranks panel (main_window_ranks.cpp).
+    TimelinePage* openRanksTimeline(const QStringList& files);
     // The current XDL run's steps as a timeline layer: added to the current timeline tab, else
     // in a new one.
     void showStepTimeline();

@@ -580,6 +580,8 @@ Status TraceStoreBuilder::parse(const ProgressCallback& progress) {
             }
             if (key == "displayTimeUnit" && s[i] == '"')
                 m_report.displayTimeUnit = std::string(s.substr(i + 1, ve - i - 2));
+            if (key == "distributedInfo" && s[i] == '{')
+                m_report.distributedInfo = std::string(s.substr(i, ve - i));
             i = ve;
         }
         if (!sawEvents) warn("no-trace-events", pos, "object form without a traceEvents array");
@@ -636,6 +638,11 @@ Status TraceStoreBuilder::fastParse(const ProgressCallback& progress, bool& done
         } else if (key == "displayTimeUnit") {
             std::string_view sv;
             if (stringView(v, sv)) m_report.displayTimeUnit = std::string(sv);
+        } else if (key == "distributedInfo") {
+            od::object info;
+            std::string_view raw;
+            if (!v.get_object().get(info) && !info.raw_json().get(raw))
+                m_report.distributedInfo = std::string(raw);
         }
     }
     if (!sawEvents) warn("no-trace-events", 0, "object form without a traceEvents array");
