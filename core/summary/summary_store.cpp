@@ -239,6 +239,20 @@ std::string partSource(const std::string& partPath) {
     return fs::absolute(partPath, ec).lexically_normal().string();
 }
 
+Result<PartIdentity> partIdentity(const std::string& path) {
+    const auto now = statPart(path);
+    if (!now) return errnoStatus("cannot stat " + path, errno);
+    auto prints = printsOf(path, now->size);
+    if (!prints) return prints.status();
+    PartIdentity id;
+    id.source = partSource(path);
+    id.size = now->size;
+    id.mtimeNs = now->mtimeNs;
+    id.headPrint = prints->first;
+    id.tailPrint = prints->second;
+    return id;
+}
+
 Status saveSummary(const PartSummary& s, const std::string& path) {
     static std::atomic<std::uint64_t> counter{0};
     const fs::path target(path);
