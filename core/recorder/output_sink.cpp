@@ -4,6 +4,8 @@
 #include "core/summary/summary_builder.h"
 #include "core/summary/summary_store.h"
 
+#include <algorithm>
+
 namespace xt::recorder {
 
 namespace {
@@ -30,12 +32,15 @@ public:
     // Saves now when `complete`, else when the last save is old enough.
     void save(bool complete) {
         const auto now = std::chrono::steady_clock::now();
-        if (m_path.empty() || (!complete && now - m_lastSave < kSummarySaveInterval)) return;
+        if (m_path.empty() || (!complete && now - m_lastSave < m_interval)) return;
         m_lastSave = now;
         auto id = summary::partIdentity(m_path);
         if (!id || id->size != m_summary->scannedTo) return; // not ours as we know it: skip
         m_summary->identity = std::move(*id);
         (void)summary::saveSummary(*m_summary, summary::besidePath(m_path));
+        // A part of many records has a large summary: saving it stays under 5% of the time.
+        m_interval = std::max<std::chrono::steady_clock::duration>(
+            kSummarySaveInterval, 20 * (std::chrono::steady_clock::now() - now));
     }
 
 private:
@@ -56,6 +61,7 @@ private:
     std::unique_ptr<summary::PartSummary> m_summary; // the builder refers to it
     std::unique_ptr<summary::SummaryBuilder> m_builder;
     std::chrono::steady_clock::time_point m_lastSave;
+    std::chrono::steady_clock::duration m_interval = kSummarySaveInterval;
     Diagnostics m_ignored; // the recorder's own records are never damaged
 };
 

@@ -58,9 +58,9 @@ Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const std::string& path
     Status st = readAt(fd, 0, n, buf, path);
     std::uint64_t head = 0, tail = 0;
     if (st) {
-        head = fnv1a64(buf);
+        head = fingerprint(buf);
         st = readAt(fd, size - n, n, buf, path);
-        tail = fnv1a64(buf);
+        tail = fingerprint(buf);
     }
     ::close(fd);
     if (!st) return st;
@@ -112,11 +112,13 @@ struct Lookup {
 };
 
 // Looks at the summary beside the part and the one in the cache.
-Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartStat& now,
+// `source` is computed when first needed (resolving links costs a system call per folder).
+Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& now,
               const StoreOptions& options, Diagnostics& diag) {
     Lookup out;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> nowPrints;
     for (bool beside : {true, false}) {
+        if (!beside && source.empty()) source = partSource(part.path);
         const std::string path = beside ? besidePath(part.path) : cachePath(source, options);
         auto bytes = readWhole(path);
         if (!bytes) {
@@ -137,9 +139,9 @@ Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartSt
         const PartIdentity& id = parsed->identity;
         std::string why;
         // A summary beside its part follows it when the folder is moved or copied.
-        const bool sameSource = beside
-                                    ? fs::path(id.source).filename() == fs::path(source).filename()
-                                    : id.source == source;
+        const bool sameSource =
+            beside ? fs::path(id.source).filename() == fs::path(part.path).filename()
+                   : id.source == source;
         if (!sameSource) {
             why = "it summarises " + id.source;
         } else if (id.size == now.size) {
@@ -286,7 +288,8 @@ std::optional<std::shared_ptr<const PartSummary>>
 findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag) {
     const auto now = statPart(part.path);
     if (!now) return std::nullopt;
-    Lookup found = lookup(part, partSource(part.path), *now, options, diag);
+    std::string source;
+    Lookup found = lookup(part, source, *now, options, diag);
     if (found.exact.summary) return found.exact.summary;
     if (found.prefix.summary) return found.prefix.summary;
     return std::nullopt;
@@ -296,7 +299,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
                                          Diagnostics& diag, const ProgressCallback& progress) {
     const auto before = statPart(part.path);
     if (!before) return errnoStatus("cannot stat " + part.path, errno);
-    const std::string source = partSource(part.path);
+    std::string source;
     Lookup found = lookup(part, source, *before, options, diag);
     LoadedSummary out;
     if (found.exact.summary) {
@@ -323,7 +326,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
     }
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
     XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress));
-    s.identity.source = source;
+    s.identity.source = source.empty() ? partSource(part.path) : source;
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
     auto shared = std::make_shared<const PartSummary>(std::move(s));
     if (options.save) out.savedTo = saveWhere(*shared, part, options, found.prefix.beside, diag);
