@@ -40,8 +40,8 @@ void ProgressBar::finish() {
     m_drawn = false;
 }
 
-int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs) {
+int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
+                  std::vector<xdl::RunFiles>& found) {
     // hdfs:// URLs are read through the local mirror (only what changed is fetched).
     std::vector<storage::MirrorStatus> mirrored;
     std::vector<std::string> local;
@@ -60,19 +60,44 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
         if (st.offline)
             std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    auto found = xdl::discoverRuns(local, diag);
-    if (!found) {
-        std::fprintf(stderr, "xtrace: %s\n", found.status().message().c_str());
+    auto runs = xdl::discoverRuns(local, diag);
+    if (!runs) {
+        std::fprintf(stderr, "xtrace: %s\n", runs.status().message().c_str());
         return kExitUnreadable;
     }
-    if (found->empty()) {
+    if (runs->empty()) {
         printDiagnostics(diag);
         std::fprintf(stderr, "xtrace: no XDL runs found\n");
         return kExitUnreadable;
     }
+    found = std::move(*runs);
+    return kExitOk;
+}
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<xdl::RunReader>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
     ProgressBar bar;
-    for (const auto& files : *found) {
+    for (const auto& files : found) {
         auto run = xdl::RunReader::open(files, diag, bar.callback());
+        if (!run) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
+            return kExitUnreadable;
+        }
+        runs.push_back(std::move(*run));
+    }
+    return kExitOk;
+}
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<summary::OpenedRun>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    ProgressBar bar;
+    for (const auto& files : found) {
+        auto run = summary::openRun(files, summary::StoreOptions{}, diag, bar.callback());
         if (!run) {
             bar.finish();
             std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
