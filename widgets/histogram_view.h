@@ -22,6 +22,8 @@ public:
     explicit HistogramView(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run (same records of key()): nothing is recomputed.
+    void replaceRun(RunSnapshot run) { m_run = std::move(run); }
     void setStepCursor(std::int64_t gstep);
     bool isBusy() const { return m_jobs->isRunning(); }
     // The matrix on screen, or null while none is.

@@ -62,6 +62,15 @@ void RunBrowserModel::setRuns(std::vector<RunSnapshot> runs) {
     endResetModel();
 }
 
+void RunBrowserModel::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    for (std::size_t i = 0; i < m_runs.size(); ++i)
+        if (m_runs[i] == before) {
+            m_runs[i] = after;
+            const QModelIndex row = index(int(i), 0);
+            emit dataChanged(row, index(int(i), ColumnCount - 1));
+        }
+}
+
 QModelIndex RunBrowserModel::index(int row, int column, const QModelIndex& parent) const {
     if (row < 0 || column < 0 || column >= ColumnCount || row >= rowCount(parent)) return {};
     if (!parent.isValid()) return createIndex(row, column, makeId(0, row, 0, 0));

@@ -20,6 +20,8 @@ public:
 
     explicit RunBrowserModel(QObject* parent = nullptr);
     void setRuns(std::vector<RunSnapshot> runs);
+    // A newer snapshot of the same run (more statistics): same rows, new data.
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     const std::vector<RunSnapshot>& runs() const { return m_runs; }
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;

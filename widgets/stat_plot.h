@@ -36,6 +36,11 @@ public:
     explicit StatPlot(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run whose statistics of key() are the same: zoom and
+    // curves stay.
+    void replaceRun(RunSnapshot run);
+    // Options for the next setData (nothing is drawn now).
+    void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     void setOptions(const StatPlotOptions& options);
     const StatPlotOptions& options() const { return m_options; }
     const QString& key() const { return m_key; }
@@ -61,9 +66,12 @@ private:
         XYSeries data; // full resolution, x ascending
     };
     void rebuild();
+    static constexpr int kLegendRanks = 8;
+    void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
-    QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis);
+    QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+                      bool inLegend = true);
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
     void onMouseRelease(QMouseEvent* e);
