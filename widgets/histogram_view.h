@@ -41,6 +41,9 @@ protected:
 
 private:
     void recompute();
+    // Computes the matrix in the background: approximated from the run's summaries first
+    // (shown at once), then exactly from the tensor bytes.
+    void startMatrixJob(bool approximate);
     void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
     void showStep();
     void applyPalette();
@@ -57,6 +60,7 @@ private:
     QCPBars* m_bars;
     QCPItemStraightLine* m_cursor;
     RunSnapshot m_run;
+    bool m_approximate = false; // the matrix on screen comes from sketches
     QString m_key;
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;
