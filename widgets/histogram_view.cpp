@@ -103,6 +103,7 @@ void HistogramView::setData(RunSnapshot run, const QString& key) {
 
 void HistogramView::recompute() {
     m_matrix.reset();
+    m_approximate = false;
     m_map->data()->clear();
     m_bars->data()->clear();
     if (!m_run || m_rank->count() == 0) {
