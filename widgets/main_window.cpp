@@ -408,6 +408,11 @@ void MainWindow::startLoad() {
     m_completeJobs->cancel();
     m_keyJobs->cancel();
     LoadOptions options;
+    // Runs with more unsummarised bytes than this show one key first and summarise the rest
+    // in the background (settings key open/lazyAboveMB).
+    options.lazyAboveBytes =
+        std::uint64_t(m_settings->value(QStringLiteral("open/lazyAboveMB"), 256).toULongLong()) *
+        1000000ull;
     if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
     if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
     m_loadJobs->startJob(

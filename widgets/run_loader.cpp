@@ -55,9 +55,13 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     } else {
         run->keys = std::move(keys.value());
     }
-    // With every part summarised, every key's statistics cost no tensor byte; otherwise only
-    // the key asked for is computed now.
-    run->complete = summaries->covers(*run->reader);
+    // With every part summarised, every key's statistics cost no tensor byte; a large run
+    // without summaries gets only the key asked for now.
+    std::uint64_t unsummarised = 0;
+    for (const auto& rank : run->reader->ranks())
+        for (const auto& part : rank.parts())
+            if (!summaries->find(*part)) unsummarised += part->part().size;
+    run->complete = unsummarised <= options.lazyAboveBytes;
     std::function<bool(std::string_view)> filter;
     if (!run->complete) {
         std::string first = options.firstKey;

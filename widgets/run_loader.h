@@ -1,9 +1,9 @@
 #pragma once
 // Loading runs for the viewer, off the GUI thread, summary first: a run opens from its stored
 // part summaries (record index, key dtypes and per-record statistics) without reading tensor
-// bytes. A run without (complete) summaries opens with the statistics of one key only, the one
-// the user asked for; completeRun() then summarises the rest in the background (saving the
-// summaries for the next open) and gives a complete snapshot. Snapshots are immutable.
+// bytes. A large run without (complete) summaries opens with the statistics of one key only,
+// the one the user asked for; completeRun() then summarises the rest in the background (saving
+// the summaries for the next open) and gives a complete snapshot. Snapshots are immutable.
 
 #include "core/analysis/key_stats.h"
 #include "core/analysis/non_finite.h"
@@ -41,8 +41,10 @@ struct LoadedRun {
 using RunSnapshot = std::shared_ptr<const LoadedRun>;
 
 struct LoadOptions {
-    // The key whose statistics a run without summaries computes first; "" = its first key
-    // with data.
+    // A run whose parts without a summary hold more than this many bytes opens with the
+    // statistics of `firstKey` only (see completeRun); smaller ones get every key at once.
+    std::uint64_t lazyAboveBytes = UINT64_MAX;
+    // The key computed first; "" = the run's first key with data.
     std::string firstKey;
     summary::StoreOptions store;
 };
