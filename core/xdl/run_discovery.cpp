@@ -17,6 +17,7 @@ namespace xt::xdl {
 namespace {
 
 constexpr std::string_view kMetaSuffix = ".meta";
+constexpr std::string_view kSummarySuffix = ".xts"; // a part's summary (docs/SUMMARY-FORMAT.md)
 
 template <class T> bool parseNonNegative(std::string_view s, T& out) {
     if (s.empty() || s.size() > 18) return false;
@@ -38,14 +39,16 @@ struct Collector {
     // Adds one data file; `explicitly` means the user named it, so an odd name is still opened.
     bool addFile(const fs::path& path, bool explicitly) {
         std::string file = path.filename().string();
-        if (file.ends_with(kMetaSuffix)) {
+        const bool meta = file.ends_with(kMetaSuffix);
+        if (meta || file.ends_with(kSummarySuffix)) { // stands for its data file
             fs::path data = path;
-            data.replace_extension(); // drop ".meta"
+            data.replace_extension(); // drop ".meta" / ".xts"
             std::error_code ec;
             if (fs::is_regular_file(data, ec)) return addFile(data, explicitly);
             if (explicitly)
-                diag.add(Severity::Warning, "orphan-meta", path.string(), Diagnostic::kNoOffset, -1,
-                         "meta file without its data file");
+                diag.add(Severity::Warning, meta ? "orphan-meta" : "orphan-summary", path.string(),
+                         Diagnostic::kNoOffset, -1,
+                         std::string(meta ? "meta" : "summary") + " file without its data file");
             return false;
         }
         auto parsed = parsePartFileName(file);
@@ -96,7 +99,7 @@ struct Collector {
 } // namespace
 
 std::optional<PartName> parsePartFileName(std::string_view file) {
-    if (file.ends_with(kMetaSuffix)) return std::nullopt;
+    if (file.ends_with(kMetaSuffix) || file.ends_with(kSummarySuffix)) return std::nullopt;
     auto lastDot = file.rfind('.');
     if (lastDot == std::string_view::npos) return std::nullopt;
     auto rankDot = file.rfind('.', lastDot - 1);

@@ -17,11 +17,28 @@ PartReader::PartReader(PartFile part, MappedFile file, const ReaderOptions& opti
 Result<std::unique_ptr<PartReader>> PartReader::open(PartFile part, Diagnostics& diag,
                                                      const ProgressCallback& progress,
                                                      const ReaderOptions& options) {
+    return openWith(std::move(part), nullptr, diag, progress, options);
+}
+
+Result<std::unique_ptr<PartReader>> PartReader::open(PartFile part, IndexState seed,
+                                                     Diagnostics& diag,
+                                                     const ProgressCallback& progress,
+                                                     const ReaderOptions& options) {
+    return openWith(std::move(part), &seed, diag, progress, options);
+}
+
+Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexState* seed,
+                                                         Diagnostics& diag,
+                                                         const ProgressCallback& progress,
+                                                         const ReaderOptions& options) {
     auto file = MappedFile::open(part.path);
     if (!file) return file.status();
-    file->adviseSequential();
     part.size = file->size();
+    if (!seed) file->adviseSequential(); // a seeded index reads only the tail, if anything
     std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(*file), options));
+    if (seed && seed->scannedTo <= reader->m_part.size)
+        reader->m_index =
+            RecordIndex::restore(reader->m_part.path, std::move(*seed), options.index);
     XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
@@ -255,6 +272,13 @@ Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
         }
         run.m_ranks.emplace_back(r.rank, std::move(parts), diag);
     }
+    return run;
+}
+
+RunReader RunReader::fromRanks(RunFiles files, std::vector<RankReader> ranks) {
+    RunReader run;
+    run.m_files = std::move(files);
+    run.m_ranks = std::move(ranks);
     return run;
 }
 

@@ -56,3 +56,48 @@ TEST(MappedFile, MissingFileAndDirectory) {
     auto d = MappedFile::open(fs::temp_directory_path().string());
     ASSERT_FALSE(d.isOk());
 }
+
+namespace {
+// Resident pages of this process (/proc/self/statm, second field).
+long residentPages() {
+    std::ifstream in("/proc/self/statm");
+    long size = 0, resident = 0;
+    in >> size >> resident;
+    return resident;
+}
+} // namespace
+
+TEST(MappedFile, ReleaseDropsResidentPagesAndKeepsBytesReadable) {
+    auto path = tempPath("release");
+    const std::size_t size = 32u << 20;
+    {
+        std::ofstream out(path, std::ios::binary);
+        std::string block(1 << 20, '\0');
+        for (std::size_t i = 0; i < size >> 20; ++i) {
+            for (std::size_t j = 0; j < block.size(); ++j)
+                block[j] = char((i * 131 + j) & 0x7f);
+            out << block;
+        }
+    }
+    auto f = MappedFile::open(path.string());
+    ASSERT_TRUE(f.isOk());
+    const long page = ::sysconf(_SC_PAGESIZE);
+    auto touch = [&](std::size_t from, std::size_t to) {
+        unsigned sum = 0;
+        for (std::size_t i = from; i < to; i += std::size_t(page))
+            sum += f->bytes()[i];
+        return sum;
+    };
+    const long before = residentPages();
+    const unsigned sum = touch(0, size);
+    const long touched = residentPages() - before;
+    EXPECT_GE(touched, long(size / std::size_t(page)) * 9 / 10);
+    // Unaligned bounds: only the whole pages inside are dropped.
+    f->release(100, size - 200);
+    const long afterRelease = residentPages() - before;
+    EXPECT_LE(afterRelease, 4) << "pages left after release";
+    EXPECT_EQ(touch(0, size), sum); // mapped in again on access
+    EXPECT_EQ(f->bytes()[size - 1], char(((size >> 20) - 1) * 131 + (1 << 20) - 1) & 0x7f);
+    f->release(size + 5, 10); // beyond the end: nothing happens
+    fs::remove(path);
+}
