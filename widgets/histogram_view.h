@@ -1,7 +1,9 @@
 #pragma once
 // Histograms of one key over steps: a steps x bins heatmap (QCPColorMap, colour = log10(1 +
 // count)) with its colour scale, and the histogram of the step under the shared cursor. The
-// matrix is computed off the GUI thread by core/analysis (stepHistograms) for one rank.
+// matrix is computed off the GUI thread by core/analysis (stepHistograms) for one rank. Each
+// record's colour reaches to the rank's next record, so strided steps leave no empty columns;
+// the cursor shows the record whose column it is in.
 
 #include "core/analysis/step_histogram.h"
 #include "widgets/job_tracker.h"
@@ -25,6 +27,8 @@ public:
     // A newer snapshot of the same run (same records of key()): nothing is recomputed.
     void replaceRun(RunSnapshot run) { m_run = std::move(run); }
     void setStepCursor(std::int64_t gstep);
+    // The rank whose histograms are shown (-1 when none).
+    int rank() const;
     bool isBusy() const { return m_jobs->isRunning(); }
     // The matrix on screen, or null while none is.
     const analysis::HistogramMatrix* matrix() const { return m_matrix.get(); }

@@ -2,6 +2,7 @@
 
 #include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
+#include "widgets/table_columns.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -36,6 +37,8 @@ namespace xt::widgets {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// View > Chrome-Compatible Flows (timeline::ImportOptions::chromeCompatibleFlows).
+const QString kChromeFlowsKey = QStringLiteral("timeline/chromeCompatibleFlows");
 
 QDockWidget* makeDock(QMainWindow* w, const QString& title, const QString& name, QWidget* content,
                       Qt::DockWidgetArea area) {
@@ -80,6 +83,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         w->deleteLater();
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        followCurrentTab();
         if (auto* v = currentKeyView()) {
             m_inspector->setContext(v->run(), v->key(), m_cursorStep);
             const QModelIndex src = m_keyModel->indexOfKey(v->key());
@@ -201,6 +205,7 @@ void MainWindow::createDocks() {
             });
     QDockWidget* runDock =
         makeDock(this, tr("Runs"), QStringLiteral("RunsDock"), m_runTree, Qt::LeftDockWidgetArea);
+    createRunNameActions();
 
     // Key tree with its filter.
     auto* keys = new QWidget(this);
@@ -262,7 +267,7 @@ void MainWindow::createDocks() {
     m_diagTable = new QTableView(this);
     m_diagTable->setModel(m_diagModel);
     m_diagTable->verticalHeader()->hide();
-    m_diagTable->horizontalHeader()->setStretchLastSection(true);
+    fitColumnsToContents(m_diagTable, DiagnosticsModel::MessageColumn);
     m_diagTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     QDockWidget* diagDock = makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"),
                                      m_diagTable, Qt::BottomDockWidgetArea);
@@ -351,7 +356,8 @@ void MainWindow::createActions() {
                "+/- zoom, arrow keys pan, Home fits, [ and ] step the cursor.</p>"
                "<p><b>Heatmap</b>: double-click moves the step cursor.</p>"
                "<p>Ctrl+O open, Ctrl+Shift+O open directory, F5 reload, Ctrl+F find key, "
-               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit.</p>"));
+               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit; F2 in "
+               "the Runs dock renames a run.</p>"));
     });
     help->addAction(tr("&About xtview"), this, [this] { showAboutDialog(this); });
 }
@@ -569,6 +575,7 @@ void MainWindow::setCurrentRun(int index) {
         m_metaLabel->clear();
     }
     m_inspector->setContext(run, {}, {});
+    updateKeysDockTitle();
 }
 
 void MainWindow::selectFirstKey() {
@@ -599,9 +606,8 @@ void MainWindow::showKey(const QString& key, bool newTab) {
         m_tabs->addTab(view, {});
     }
     const int i = m_tabs->indexOf(view);
-    m_tabs->setTabText(i, key); // the full key: many keys share their last component
-    m_tabs->setTabToolTip(i, key);
     view->setData(m_currentRun, key);
+    updateTabTitle(i);
     ensureKeySeries(key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);
     m_tabs->setCurrentIndex(i);
@@ -762,17 +768,19 @@ void MainWindow::exportPlot(bool heatmap) {
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
     QCustomPlot* plot = heatmap ? v->histogramView()->heatmapPlot() : v->statPlot()->plot();
-    if (xt::widgets::exportPlot(plot, path, 0, 0, &error))
+    const QString title = heatmap ? tr("%1 - %2, rank %3")
+                                        .arg(v->key(), runName(v->run()))
+                                        .arg(v->histogramView()->rank())
+                                  : tr("%1 - %2").arg(v->key(), runName(v->run()));
+    if (xt::widgets::exportPlot(plot, path, 0, 0, &error, title))
         m_statusLabel->setText(tr("Exported %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(
-        m_currentRun
-            ? QStringLiteral("%1 - xtview").arg(QString::fromStdString(m_currentRun->label()))
-            : QStringLiteral("xtview"));
+    setWindowTitle(m_currentRun ? QStringLiteral("%1 - xtview").arg(runName(m_currentRun))
+                                : QStringLiteral("xtview"));
 }
 
 void MainWindow::saveSettings() {
@@ -823,6 +831,16 @@ void MainWindow::createTimelineActions() {
     steps->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     steps->setToolTip(tr("The current run's steps per rank as a timeline layer (added to the "
                          "current timeline tab)"));
+    QAction* flows = m_viewMenu->addAction(tr("Chrome-&Compatible Flows"));
+    flows->setObjectName(QStringLiteral("chromeCompatibleFlows"));
+    flows->setCheckable(true);
+    flows->setChecked(m_settings->value(kChromeFlowsKey, false).toBool());
+    flows->setToolTip(tr("Timelines opened from now on drop flow arrows that point back in time, "
+                         "as chrome://tracing does, so that flow counts compare with it"));
+    connect(flows, &QAction::toggled, this, [this](bool on) {
+        m_settings->setValue(kChromeFlowsKey, on);
+        m_settings->sync();
+    });
 }
 
 TimelinePage* MainWindow::currentTimelinePage() const {
@@ -831,6 +849,7 @@ TimelinePage* MainWindow::currentTimelinePage() const {
 
 TimelinePage* MainWindow::newTimelinePage(const QString& title) {
     auto* page = new TimelinePage(m_tabs);
+    page->setChromeCompatibleFlows(m_settings->value(kChromeFlowsKey, false).toBool());
     connect(page, &TimelinePage::busyChanged, this, [this, page](bool busy) {
         updateBusyIndicators();
         if (!busy) {
@@ -871,9 +890,9 @@ void MainWindow::showStepTimeline() {
     }
     TimelinePage* page = currentTimelinePage();
     const RunSnapshot run = m_currentRun;
-    if (!page) page = newTimelinePage(tr("Steps: %1").arg(QString::fromStdString(run->label())));
+    if (!page) page = newTimelinePage(tr("Steps: %1").arg(runName(run)));
     page->loadLayer([run](const ProgressCallback& cb) { return xdlStepLayer(*run->reader, cb); },
-                    tr("steps of %1").arg(QString::fromStdString(run->label())));
+                    tr("steps of %1").arg(runName(run)));
 }
 
 void MainWindow::updateBusyIndicators() {

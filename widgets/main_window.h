@@ -65,7 +65,11 @@ public:
     // Whether the last load finished (successfully or not).
     bool hasLoaded() const { return m_loadedOnce; }
 
-    const std::vector<RunSnapshot>& runs() const { return m_runModel->runs(); }
+    std::vector<RunSnapshot> runs() const { return m_runModel->runs(); }
+    RunBrowserModel* runModel() const { return m_runModel; }
+    QTreeView* runTree() const { return m_runTree; }
+    // The name that tells `run` apart from the other open runs (or the user's name for it).
+    QString runName(const RunSnapshot& run) const { return m_runModel->nameOf(run); }
     KeyTreeModel* keyModel() const { return m_keyModel; }
     QTreeView* keyTree() const { return m_keyTree; }
     DiagnosticsModel* diagnosticsModel() const { return m_diagModel; }
@@ -122,6 +126,12 @@ private:
     void createTimelineActions();
     TimelinePage* newTimelinePage(const QString& title);
     void updateBusyIndicators();
+    // Run names (main_window_runs.cpp): renaming in the Runs dock, tab titles, the Keys dock.
+    void createRunNameActions();
+    void updateRunNames();
+    void updateTabTitle(int index);
+    void updateKeysDockTitle();
+    void followCurrentTab();
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;

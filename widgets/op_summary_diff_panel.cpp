@@ -1,6 +1,7 @@
 #include "widgets/op_summary_diff_panel.h"
 
 #include "core/export/op_summary_csv.h"
+#include "widgets/table_columns.h"
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
@@ -182,12 +183,9 @@ OpSummaryDiffPanel::OpSummaryDiffPanel(QWidget* parent)
     m_view->horizontalHeader()->setSortIndicator(OpSummaryDiffModel::TotalDeltaColumn,
                                                  Qt::DescendingOrder);
     m_view->setSortingEnabled(true);
-    m_view->horizontalHeader()->setDefaultSectionSize(
-        fontMetrics().horizontalAdvance("+000.000 ms") + 12);
-    m_view->setColumnWidth(OpSummaryDiffModel::NameColumn, 280);
     m_view->setColumnHidden(OpSummaryDiffModel::CategoryColumn, true);
-    m_view->setWordWrap(false);
     m_view->setTextElideMode(Qt::ElideMiddle);
+    fitColumnsToContents(m_view, OpSummaryDiffModel::NameColumn);
     m_filter->setPlaceholderText(tr("Filter ops"));
     m_filter->setClearButtonEnabled(true);
     m_summary->setWordWrap(true);

@@ -1,6 +1,7 @@
 #include "widgets/op_summary_panel.h"
 
 #include "core/export/op_summary_csv.h"
+#include "widgets/table_columns.h"
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
@@ -120,11 +121,9 @@ OpSummaryPanel::OpSummaryPanel(QWidget* parent)
     m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_view->horizontalHeader()->setSortIndicator(OpSummaryModel::TotalColumn, Qt::DescendingOrder);
     m_view->setSortingEnabled(true);
-    m_view->horizontalHeader()->setSectionResizeMode(OpSummaryModel::NameColumn,
-                                                     QHeaderView::Stretch);
     m_view->setColumnHidden(OpSummaryModel::CategoryColumn, true);
-    m_view->setWordWrap(false);
     m_view->setTextElideMode(Qt::ElideMiddle);
+    fitColumnsToContents(m_view, OpSummaryModel::NameColumn);
 
     m_filter->setPlaceholderText(tr("Filter ops"));
     m_filter->setClearButtonEnabled(true);

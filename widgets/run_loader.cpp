@@ -140,6 +140,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                          run.status().toString());
                 continue;
             }
+            run.value()->sourceUrl = storage::remoteUrlOf(files.directory, mirrored);
             result.runs.push_back(std::move(run.value()));
         }
         if (result.runs.empty())

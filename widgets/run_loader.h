@@ -30,6 +30,8 @@ struct LoadedRun {
     // False while only some keys have series (see hasSeries); completeRun() fills the rest.
     bool complete = true;
     std::vector<std::string> computedKeys; // the keys with series while !complete
+    // The URL of the run's directory when it was read through the HDFS mirror, else "".
+    std::string sourceUrl;
 
     std::string label() const { return reader->files().label(); }
     // The series of `key` on every rank that holds it, in rank order.

@@ -1,5 +1,6 @@
 #include "widgets/stat_plot.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/text_format.h"
 
 #include <QApplication>
@@ -50,6 +51,7 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    adaptTicks(m_plot);
     setFocusPolicy(Qt::StrongFocus);
     m_plot->setFocusPolicy(Qt::NoFocus);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -263,8 +265,8 @@ void StatPlot::rebuild() {
             }
         }
         if (m_series.size() > std::size_t(kLegendRanks))
-            addLine(tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks),
-                    {}, QPen(Qt::NoPen), false);
+            addLine(tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks), {},
+                    QPen(Qt::NoPen), false);
     }
     // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
     XYSeries marks;

@@ -42,7 +42,12 @@ public:
     // Options for the next setData (nothing is drawn now).
     void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     void setOptions(const StatPlotOptions& options);
+    // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
+    // default in a KeyView).
+    static constexpr int kLegendRanks = 8;
     const StatPlotOptions& options() const { return m_options; }
+    // Options for the next setData (nothing is drawn now).
+    void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     const QString& key() const { return m_key; }
     QCustomPlot* plot() const { return m_plot; }
     // The full-resolution data of a drawn line by graph name ("rank 0 mean", "all ranks mean",

@@ -54,12 +54,13 @@ Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
 
 } // namespace
 
-Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressCallback& progress) {
+Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressCallback& progress,
+                                        timeline::ImportOptions opts) {
     const std::string head = firstBytes(path, 4096);
     if (head.empty() && !QFileInfo::exists(QString::fromStdString(path)))
         return Status(ErrorCode::NotFound, "cannot open " + path);
     const QString title = QFileInfo(QString::fromStdString(path)).fileName();
-    timeline::ImportOptions opts{progress};
+    opts.progress = progress;
     if (!isGzip(head) && !isZip(head) && !isJsonStart(head) && timeline::looksLikeStepStats(head))
         return finish(timeline::importStepStats(path, opts), title, progress);
     return finish(timeline::importChromeTrace(path, opts), title, progress);

@@ -137,7 +137,11 @@ void TimelinePage::addPanel(QWidget* panel, const QString& title) {
 void TimelinePage::loadFile(const QString& path) {
     const std::string p = path.toStdString();
     m_paths << path;
-    loadLayer([p](const ProgressCallback& cb) { return loadTimelineLayer(p, cb); }, path);
+    timeline::ImportOptions options;
+    options.chromeCompatibleFlows = m_chromeCompatibleFlows;
+    loadLayer(
+        [p, options](const ProgressCallback& cb) { return loadTimelineLayer(p, cb, options); },
+        path);
 }
 
 void TimelinePage::loadLayer(LayerJob load, const QString& what) {

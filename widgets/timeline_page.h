@@ -40,6 +40,9 @@ public:
 
     // Loads a timeline file in the background and adds it as a layer.
     void loadFile(const QString& path);
+    // ImportOptions::chromeCompatibleFlows for the files loaded from now on.
+    void setChromeCompatibleFlows(bool on) { m_chromeCompatibleFlows = on; }
+    bool chromeCompatibleFlows() const { return m_chromeCompatibleFlows; }
     // Runs `load` off the GUI thread and adds its layer; `what` labels progress and errors.
     using LayerJob = std::function<Result<TimelineLayer>(const ProgressCallback&)>;
     void loadLayer(LayerJob load, const QString& what);
@@ -86,6 +89,7 @@ private:
     QString m_current;
     QString m_lastError;
     QStringList m_paths;
+    bool m_chromeCompatibleFlows = false;
 };
 
 } // namespace xt::widgets

@@ -968,10 +968,18 @@ void TimelineView::paintFlows(QPainter& p) {
         const QPointF p1(timeX() + m_axis.toPx(s.sliceStart()[fl.toSlice] + off), *yb);
         if (std::abs(p0.x()) > 1e6 || std::abs(p1.x()) > 1e6) return;
         QPainterPath path(p0);
-        const double dx = std::max(20.0, std::abs(p1.x() - p0.x()) / 2);
-        path.cubicTo(p0 + QPointF(dx, 0), p1 - QPointF(dx, 0), p1);
+        const bool backwards = p1.x() < p0.x();
+        if (backwards) {
+            // Back in time (a consumer that starts before its producer ends): a dashed hook out
+            // of the source's end into the target's start, lifted off the row both may share.
+            const double lift = std::abs(p1.y() - p0.y()) < 1 ? m_metrics.sliceRow : 0;
+            path.cubicTo(p0 + QPointF(20, -lift), p1 - QPointF(20, lift), p1);
+        } else {
+            const double dx = std::max(20.0, std::abs(p1.x() - p0.x()) / 2);
+            path.cubicTo(p0 + QPointF(dx, 0), p1 - QPointF(dx, 0), p1);
+        }
         const QColor c = strong ? QColor(0xd0, 0x40, 0x10) : QColor(0x50, 0x50, 0x50, 150);
-        p.setPen(QPen(c, strong ? 2 : 1));
+        p.setPen(QPen(c, strong ? 2 : 1, backwards ? Qt::DashLine : Qt::SolidLine));
         p.drawPath(path);
         p.setBrush(c);
         const QPointF tri[3] = {p1, p1 + QPointF(-6, -3), p1 + QPointF(-6, 3)};

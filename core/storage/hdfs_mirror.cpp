@@ -500,4 +500,38 @@ Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& pat
     return out;
 }
 
+std::string remoteUrlOf(std::string_view localPath, const std::vector<MirrorStatus>& mirrored) {
+    auto trimmed = [](std::string_view p) {
+        while (p.size() > 1 && p.back() == '/')
+            p.remove_suffix(1);
+        return std::string(p);
+    };
+    auto parentOf = [](const std::string& p) {
+        const auto slash = p.rfind('/');
+        return slash == std::string::npos ? std::string()
+                                          : p.substr(0, std::max<std::size_t>(slash, 1));
+    };
+    const std::string path = trimmed(localPath);
+    for (const auto& st : mirrored) {
+        auto url = parseHdfsUrl(st.url);
+        if (!url) continue;
+        // The mirrored entry itself, then the directory of a mirrored file or glob.
+        std::string local = trimmed(st.localPath), remote = url->path;
+        const std::string leaf = remote.substr(remote.rfind('/') + 1);
+        const bool fileOrGlob = hasGlob(leaf) || xdl::parsePartFileName(leaf) ||
+                                std::string_view(leaf).ends_with(".meta");
+        for (int level = 0; level < (fileOrGlob ? 2 : 1); ++level) {
+            if (!local.empty() && (path == local || path.starts_with(local + "/"))) {
+                HdfsUrl out = *url;
+                const std::string rest = path.substr(local.size());
+                out.path = remote == "/" ? (rest.empty() ? "/" : rest) : remote + rest;
+                return out.toString();
+            }
+            local = parentOf(local);
+            remote = parentOf(remote);
+        }
+    }
+    return {};
+}
+
 } // namespace xt::storage

@@ -77,4 +77,9 @@ Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& pat
                                              const ProgressCallback& cb = {},
                                              std::vector<MirrorStatus>* statuses = nullptr);
 
+// The URL a local path inside a mirror came from (`hdfs://nn:8020/exp/run` for
+// `<cache>/nn/exp/run`), given the statuses mirrorPaths returned; "" when the path is not in any
+// of them. The path may be below a mirrored directory, or next to a mirrored file or glob.
+std::string remoteUrlOf(std::string_view localPath, const std::vector<MirrorStatus>& mirrored);
+
 } // namespace xt::storage

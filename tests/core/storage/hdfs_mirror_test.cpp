@@ -249,6 +249,28 @@ TEST_F(MirrorFixture, MirrorPathsMapsUrlsAndGlobs) {
     EXPECT_EQ((*paths)[1], local("runs/r1/train.trace.*.1"));
     ASSERT_EQ(statuses.size(), 1u);
     EXPECT_EQ(statuses[0].filesNew, 4u) << "both data files and their metas";
+    // The run's directory next to the mirrored glob maps back to its URL.
+    EXPECT_EQ(remoteUrlOf(local("runs/r1"), statuses), srv.url("/runs/r1"));
+    EXPECT_EQ(remoteUrlOf("/some/local/dir", statuses), "");
+}
+
+TEST(RemoteUrlOf, MapsMirrorPathsBackToTheirUrls) {
+    MirrorStatus dir, file, root;
+    dir.url = "hdfs://nn:8020/user/me/exp";
+    dir.localPath = "/cache/nn/user/me/exp";
+    file.url = "webhdfs://other/data/train.trace.0.1";
+    file.localPath = "/cache/other/data/train.trace.0.1";
+    root.url = "hdfs://top";
+    root.localPath = "/cache/top/";
+    const std::vector<MirrorStatus> all{dir, file, root};
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp", all), "hdfs://nn:8020/user/me/exp");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp/a/run/", all), "hdfs://nn:8020/user/me/exp/a/run");
+    EXPECT_EQ(remoteUrlOf("/cache/other/data", all), "webhdfs://other/data");
+    EXPECT_EQ(remoteUrlOf("/cache/top/r", all), "hdfs://top/r");
+    EXPECT_EQ(remoteUrlOf("/cache/top", all), "hdfs://top/");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp2", all), "") << "a sibling, not below";
+    EXPECT_EQ(remoteUrlOf("/elsewhere", all), "");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp", {}), "");
 }
 
 TEST_F(MirrorFixture, FollowALiveRunByPolling) {
