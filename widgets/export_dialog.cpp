@@ -26,8 +26,8 @@ Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& 
     // A run still being summarised gets every key's statistics first.
     RunSnapshot completed;
     if (!loaded.complete) {
-        CompleteResult c =
-            completeRun(std::make_shared<const LoadedRun>(loaded), summary::StoreOptions{}, progress);
+        CompleteResult c = completeRun(std::make_shared<const LoadedRun>(loaded),
+                                       summary::StoreOptions{}, progress);
         if (!c.after) return c.status;
         completed = c.after;
     }

@@ -152,7 +152,7 @@ void HistogramView::startMatrixJob(bool approximate) {
                 auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
                 Diagnostics diag;
                 m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
-                                             ctx.callback());
+                                             ctx.callback(), run->summaries.get());
             }
             if (m.isOk())
                 out.matrix =
@@ -232,17 +232,16 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
-    m_info->setText(tr("%1 steps, %2 bins over [%3, %4]%5")
-                        .arg(steps.size())
-                        .arg(layout.bins)
-                        .arg(formatValue(layout.lo), formatValue(layout.hi))
-                        .arg(total.nan + total.posInf + total.negInf
-                                 ? tr(", %1 NaN, %2 Inf not binned")
-                                       .arg(total.nan)
-                                       .arg(total.posInf + total.negInf)
-                                 : QString()) +
-                    (m_approximate ? tr(" - approximate (from summaries), exact one coming")
-                                   : QString()));
+    m_info->setText(
+        tr("%1 steps, %2 bins over [%3, %4]%5")
+            .arg(steps.size())
+            .arg(layout.bins)
+            .arg(formatValue(layout.lo), formatValue(layout.hi))
+            .arg(total.nan + total.posInf + total.negInf ? tr(", %1 NaN, %2 Inf not binned")
+                                                               .arg(total.nan)
+                                                               .arg(total.posInf + total.negInf)
+                                                         : QString()) +
+        (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
     m_heatmap->replot();
     showStep();
 }

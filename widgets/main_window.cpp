@@ -515,8 +515,7 @@ void MainWindow::ensureKeySeries(const QString& key) {
 void MainWindow::onRunCompleted(CompleteResult result) {
     if (!result.diagnostics.empty()) m_diagModel->addDiagnostics(result.diagnostics);
     const auto& runs = m_runModel->runs();
-    const bool stillOpen =
-        std::find(runs.begin(), runs.end(), result.before) != runs.end();
+    const bool stillOpen = std::find(runs.begin(), runs.end(), result.before) != runs.end();
     if (result.after && stillOpen) {
         replaceRun(result.before, result.after);
     } else if (!result.status.isOk() && result.status.code() != ErrorCode::Cancelled) {

@@ -9,7 +9,9 @@ namespace xt::widgets {
 
 namespace {
 
-bool isCancelled(const Status& s) { return s.code() == ErrorCode::Cancelled; }
+bool isCancelled(const Status& s) {
+    return s.code() == ErrorCode::Cancelled;
+}
 
 // The first key with data records, or "".
 std::string firstKeyWithData(const std::vector<xdl::KeySummary>& keys) {
@@ -20,9 +22,10 @@ std::string firstKeyWithData(const std::vector<xdl::KeySummary>& keys) {
 
 // Statistics of the keys `filter` accepts (every key when unset), from the summaries where
 // they cover a part and from the tensor bytes elsewhere.
-Result<std::vector<analysis::KeySeries>>
-statistics(const LoadedRun& run, std::function<bool(std::string_view)> filter,
-           std::string& backendName, Diagnostics& diag, const ProgressCallback& progress) {
+Result<std::vector<analysis::KeySeries>> statistics(const LoadedRun& run,
+                                                    std::function<bool(std::string_view)> filter,
+                                                    std::string& backendName, Diagnostics& diag,
+                                                    const ProgressCallback& progress) {
     analysis::KeyStatsOptions options;
     options.keyFilter = std::move(filter);
     options.summaries = run.summaries.get();
@@ -159,8 +162,8 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
         auto next = std::make_shared<LoadedRun>(*run);
         std::string backend;
         auto series = statistics(
-            *next, [&key](std::string_view k) { return k == key; }, backend,
-            result.diagnostics, progress);
+            *next, [&key](std::string_view k) { return k == key; }, backend, result.diagnostics,
+            progress);
         if (!series.isOk()) {
             result.status = series.status();
             return result;
@@ -182,8 +185,8 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
     result.before = run;
     try {
         auto summaries = std::make_shared<summary::RunSummaries>(*run->summaries);
-        Status st = summary::summarizeRun(*run->reader, *summaries, store, result.diagnostics,
-                                          progress);
+        Status st =
+            summary::summarizeRun(*run->reader, *summaries, store, result.diagnostics, progress);
         if (!st.isOk()) {
             result.status = st;
             return result;

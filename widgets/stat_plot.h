@@ -39,8 +39,6 @@ public:
     // A newer snapshot of the same run whose statistics of key() are the same: zoom and
     // curves stay.
     void replaceRun(RunSnapshot run);
-    // Options for the next setData (nothing is drawn now).
-    void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     void setOptions(const StatPlotOptions& options);
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
     // default in a KeyView).
@@ -71,7 +69,6 @@ private:
         XYSeries data; // full resolution, x ascending
     };
     void rebuild();
-    static constexpr int kLegendRanks = 8;
     void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();

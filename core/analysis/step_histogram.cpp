@@ -11,7 +11,7 @@ namespace xt::analysis {
 
 namespace {
 
-constexpr std::uint64_t kBatchBytes = 256ull << 20;
+constexpr std::uint64_t kBatchBytes = 64ull << 20; // tensor bytes per backend call
 
 bool parseInt(std::string_view s, std::int64_t& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -120,6 +120,15 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::uint64_t total = 0, done = 0;
     for (const auto& v : views)
         total += v.bytes().size();
+    // Once a batch is done, its tensors' pages leave this process (they stay in the page cache),
+    // so memory does not grow with the bytes read.
+    auto release = [&](std::size_t offset, std::size_t count) {
+        for (std::size_t i = offset; i < offset + count; ++i) {
+            const MappedFile& file = rank.parts()[rank.partOf(records[i])]->file();
+            file.release(std::uint64_t(views[i].bytes().data() - file.bytes().data()),
+                         views[i].bytes().size());
+        }
+    };
     StatsAccumulator range;
     // An automatic range needs a first pass over the tensors unless the summaries know it.
     const bool rangePass =
@@ -128,21 +137,23 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     if (rangePass) {
         range = StatsAccumulator{};
         std::vector<TensorStats> stats;
-        XT_RETURN_IF_ERROR(forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t) {
-            stats.resize(b.size());
-            XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
-            for (const auto& s : stats) {
-                if (!s.hasFinite()) continue;
-                range.finite += s.finite;
-                range.min = std::min(range.min, s.min);
-                range.max = std::max(range.max, s.max);
-            }
-            for (const auto& v : b)
-                done += v.bytes().size();
-            if (!reportProgress(progress, done, total * passes, "histogram range"))
-                return Status(ErrorCode::Cancelled, "cancelled");
-            return Status::ok();
-        }));
+        XT_RETURN_IF_ERROR(
+            forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
+                stats.resize(b.size());
+                XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
+                for (const auto& s : stats) {
+                    if (!s.hasFinite()) continue;
+                    range.finite += s.finite;
+                    range.min = std::min(range.min, s.min);
+                    range.max = std::max(range.max, s.max);
+                }
+                for (const auto& v : b)
+                    done += v.bytes().size();
+                release(offset, b.size());
+                if (!reportProgress(progress, done, total * passes, "histogram range"))
+                    return Status(ErrorCode::Cancelled, "cancelled");
+                return Status::ok();
+            }));
     }
     TensorStats rangeStats;
     rangeStats.finite = range.finite;
@@ -162,6 +173,7 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                 it->second.merge(hists[i]);
                 done += b[i].bytes().size();
             }
+            release(offset, b.size());
             if (!reportProgress(progress, done, total * passes, "histogram"))
                 return Status(ErrorCode::Cancelled, "cancelled");
             return Status::ok();
@@ -201,8 +213,8 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
             const summary::ColumnSummary& col = cols[std::size_t(c)];
             if (col.state != summary::ColumnState::Data) continue;
             if (col.stats.hasFinite() && col.sketch == summary::kNone)
-                return Status(ErrorCode::Unsupported, "a record of '" + std::string(key) +
-                                                          "' has no sketch");
+                return Status(ErrorCode::Unsupported,
+                              "a record of '" + std::string(key) + "' has no sketch");
             const summary::Sketch* sk =
                 col.sketch == summary::kNone ? nullptr : &s->sketches[col.sketch];
             items.push_back({records[r].gstep, &col, sk});

@@ -82,11 +82,16 @@ int main(int argc, char** argv) {
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         const char* v = argv[i + 1];
-        if (a == "--ranks") ranks = std::atoi(v);
-        else if (a == "--bytes") bytes = std::strtoull(v, nullptr, 10);
-        else if (a == "--record-bytes") recordBytes = std::strtoull(v, nullptr, 10);
-        else if (a == "--part-mb") partMb = std::atof(v);
-        else return usage();
+        if (a == "--ranks")
+            ranks = std::atoi(v);
+        else if (a == "--bytes")
+            bytes = std::strtoull(v, nullptr, 10);
+        else if (a == "--record-bytes")
+            recordBytes = std::strtoull(v, nullptr, 10);
+        else if (a == "--part-mb")
+            partMb = std::atof(v);
+        else
+            return usage();
     }
     if (ranks < 1 || bytes == 0 || recordBytes == 0) return usage();
     std::error_code ec;
@@ -119,8 +124,8 @@ int main(int argc, char** argv) {
             for (std::size_t k = 0; k < keys.size(); ++k) {
                 const Key& key = keys[k];
                 const std::size_t n = std::size_t(key.elements);
-                const std::size_t at = std::size_t(step * 7919 + std::int64_t(k) * 104729) %
-                                       (pool.size() - n + 1);
+                const std::size_t at =
+                    std::size_t(step * 7919 + std::int64_t(k) * 104729) % (pool.size() - n + 1);
                 for (std::size_t i = 0; i < n; ++i) {
                     const double v = pool[at + i] * scale + (key.name == "loss" ? 2.0 * scale : 0);
                     if (key.dtype == xdl::Dtype::Float) {
