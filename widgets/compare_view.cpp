@@ -411,6 +411,21 @@ void CompareView::cancel() {
     if (was) m_status->setText(tr("cancelled"));
 }
 
+void CompareView::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    bool changed = false;
+    for (CompareSide* side : {&m_request.a, &m_request.b})
+        if (side->run == before) {
+            side->run = after;
+            changed = true;
+        }
+    if (!changed || m_key.isEmpty()) return;
+    const bool hadCurves = !m_recA.empty() || !m_recB.empty();
+    m_recA = stepRecords(m_request.a, m_originA);
+    m_recB = stepRecords(m_request.b, m_originB);
+    rebuildPlots();
+    if (!hadCurves) fitSteps();
+}
+
 CompareView::StepRecords CompareView::stepRecords(const CompareSide& side,
                                                   std::int64_t origin) const {
     StepRecords out;

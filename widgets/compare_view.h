@@ -62,6 +62,8 @@ public:
     void setStatistic(analysis::StatField field);
     analysis::StatField statistic() const { return m_field; }
 
+    // A newer snapshot of a compared run (more statistics): the curves are drawn again.
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     // Shows `key` (selects its row when it has one).
     void showKey(const QString& key);
     const QString& key() const { return m_key; }

@@ -35,6 +35,14 @@ void DiagnosticsModel::addMessage(Severity severity, const QString& code, const 
     endInsertRows();
 }
 
+void DiagnosticsModel::addDiagnostics(const Diagnostics& diag) {
+    if (diag.items().empty()) return;
+    beginInsertRows({}, int(m_items.size()), int(m_items.size() + diag.items().size()) - 1);
+    m_items.insert(m_items.end(), diag.items().begin(), diag.items().end());
+    m_errors += diag.errorCount();
+    endInsertRows();
+}
+
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_items.size());
 }

@@ -26,6 +26,8 @@ public:
     void setDiagnostics(const Diagnostics& diag);
     // Adds one message (e.g. a failed job), keeping the existing rows.
     void addMessage(Severity severity, const QString& code, const QString& message);
+    // Appends the stored diagnostics of `diag` (background work after a load).
+    void addDiagnostics(const Diagnostics& diag);
     std::uint64_t errorCount() const { return m_errors; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

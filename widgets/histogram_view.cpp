@@ -119,6 +119,7 @@ int HistogramView::rank() const {
 
 void HistogramView::recompute() {
     m_matrix.reset();
+    m_approximate = false;
     m_map->data()->clear();
     m_bars->data()->clear();
     if (!m_run || m_rank->count() == 0) {
@@ -129,20 +130,30 @@ void HistogramView::recompute() {
         return;
     }
     m_info->setText(tr("computing..."));
+    startMatrixJob(m_run->summaries && m_run->summaries->size() > 0);
+}
+
+void HistogramView::startMatrixJob(bool approximate) {
     const int rank = m_rank->currentData().toInt();
     analysis::HistogramOptions options;
     options.bins = m_bins->value();
     options.scale =
         m_scale->currentIndex() == 1 ? analysis::BinScale::SymLog : analysis::BinScale::Linear;
     m_jobs->startJob(
-        [run = m_run, key = m_key.toStdString(), rank, options](JobContext& ctx) {
+        [run = m_run, key = m_key.toStdString(), rank, options, approximate](JobContext& ctx) {
             HistogramJobResult out;
             const auto* reader = run->reader->rank(rank);
             if (!reader) return out;
-            auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
-            Diagnostics diag;
-            auto m =
-                analysis::stepHistograms(*reader, key, *backend, options, {}, diag, ctx.callback());
+            Result<analysis::HistogramMatrix> m = Status(ErrorCode::NotFound, "");
+            if (approximate) {
+                m = analysis::sketchStepHistograms(*reader, *run->summaries, key, options, {});
+                if (!m.isOk()) return out; // no sketches: the exact matrix comes next
+            } else {
+                auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+                Diagnostics diag;
+                m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
+                                             ctx.callback(), run->summaries.get());
+            }
             if (m.isOk())
                 out.matrix =
                     std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
@@ -150,11 +161,20 @@ void HistogramView::recompute() {
                 out.error = QString::fromStdString(m.status().toString());
             return out;
         },
-        [this](HistogramJobResult r) {
+        [this, approximate](HistogramJobResult r) {
+            if (approximate) {
+                if (r.matrix) {
+                    m_approximate = true;
+                    showMatrix(std::move(r.matrix));
+                }
+                startMatrixJob(false);
+                return;
+            }
             if (!r.error.isEmpty()) {
                 m_info->setText(tr("histogram failed"));
                 emit failed(r.error);
             }
+            m_approximate = false;
             showMatrix(std::move(r.matrix));
             emit finished();
         });
@@ -212,15 +232,16 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
-    m_info->setText(tr("%1 steps, %2 bins over [%3, %4]%5")
-                        .arg(steps.size())
-                        .arg(layout.bins)
-                        .arg(formatValue(layout.lo), formatValue(layout.hi))
-                        .arg(total.nan + total.posInf + total.negInf
-                                 ? tr(", %1 NaN, %2 Inf not binned")
-                                       .arg(total.nan)
-                                       .arg(total.posInf + total.negInf)
-                                 : QString()));
+    m_info->setText(
+        tr("%1 steps, %2 bins over [%3, %4]%5")
+            .arg(steps.size())
+            .arg(layout.bins)
+            .arg(formatValue(layout.lo), formatValue(layout.hi))
+            .arg(total.nan + total.posInf + total.negInf ? tr(", %1 NaN, %2 Inf not binned")
+                                                               .arg(total.nan)
+                                                               .arg(total.posInf + total.negInf)
+                                                         : QString()) +
+        (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
     m_heatmap->replot();
     showStep();
 }

@@ -24,6 +24,8 @@ public:
     explicit HistogramView(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run (same records of key()): nothing is recomputed.
+    void replaceRun(RunSnapshot run) { m_run = std::move(run); }
     void setStepCursor(std::int64_t gstep);
     // The rank whose histograms are shown (-1 when none).
     int rank() const;
@@ -43,6 +45,9 @@ protected:
 
 private:
     void recompute();
+    // Computes the matrix in the background: approximated from the run's summaries first
+    // (shown at once), then exactly from the tensor bytes.
+    void startMatrixJob(bool approximate);
     void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
     void showStep();
     void applyPalette();
@@ -59,6 +64,7 @@ private:
     QCPBars* m_bars;
     QCPItemStraightLine* m_cursor;
     RunSnapshot m_run;
+    bool m_approximate = false; // the matrix on screen comes from sketches
     QString m_key;
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;

@@ -85,6 +85,12 @@ void KeyView::setData(RunSnapshot run, const QString& key) {
     m_histograms->setData(m_run, key);
 }
 
+void KeyView::replaceRun(RunSnapshot run) {
+    m_run = std::move(run);
+    m_stats->replaceRun(m_run);
+    m_histograms->replaceRun(m_run);
+}
+
 void KeyView::setStepCursor(std::int64_t gstep) {
     m_stats->setStepCursor(gstep);
     m_histograms->setStepCursor(gstep);

@@ -58,7 +58,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
           settingsFile.isEmpty()
               ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
               : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
-      m_loadJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
+      m_loadJobs(new JobTracker(this)), m_completeJobs(new JobTracker(this)),
+      m_keyJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
       m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
       m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
     setObjectName(QStringLiteral("MainWindow"));
@@ -112,6 +113,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, [this] {
         m_loadJobs->cancel();
+        m_completeJobs->cancel();
+        m_keyJobs->cancel();
         if (m_demoProcess) m_demoProcess->kill();
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             page->cancel();
@@ -119,7 +122,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     });
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
-    connect(m_loadJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
+    for (JobTracker* jobs : {m_loadJobs, m_completeJobs, m_keyJobs})
+        connect(jobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
@@ -130,6 +134,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 
 MainWindow::~MainWindow() {
     m_loadJobs->cancel();
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
     if (m_demoProcess) {
         m_demoProcess->disconnect(this);
         m_demoProcess->kill();
@@ -390,6 +396,8 @@ void MainWindow::reload() {
 
 void MainWindow::closeAll() {
     m_loadJobs->cancel();
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
     m_paths.clear();
     while (m_tabs->count()) {
         QWidget* w = m_tabs->widget(0);
@@ -410,8 +418,19 @@ void MainWindow::startLoad() {
     std::vector<std::string> paths;
     for (const QString& p : m_paths)
         paths.push_back(p.toStdString());
-    m_loadJobs->startJob([paths](JobContext& ctx) { return loadRuns(paths, ctx.callback()); },
-                         [this](LoadResult r) { onLoaded(std::move(r)); });
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
+    LoadOptions options;
+    // Runs with more unsummarised bytes than this show one key first and summarise the rest
+    // in the background (settings key open/lazyAboveMB).
+    options.lazyAboveBytes =
+        std::uint64_t(m_settings->value(QStringLiteral("open/lazyAboveMB"), 256).toULongLong()) *
+        1000000ull;
+    if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
+    if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
+    m_loadJobs->startJob(
+        [paths, options](JobContext& ctx) { return loadRuns(paths, ctx.callback(), options); },
+        [this](LoadResult r) { onLoaded(std::move(r)); });
 }
 
 void MainWindow::onLoaded(LoadResult result) {
@@ -469,6 +488,74 @@ void MainWindow::onLoaded(LoadResult result) {
     }
     updateTitle();
     emit loadFinished();
+    completeNextRun();
+}
+
+void MainWindow::completeNextRun() {
+    if (m_completeJobs->isRunning()) return;
+    RunSnapshot next;
+    for (const auto& r : m_runModel->runs())
+        if (!r->complete) {
+            next = r;
+            break;
+        }
+    if (!next) return;
+    m_completeJobs->startJob(
+        [next](JobContext& ctx) {
+            ctx.setStage(tr("Summarising"));
+            return completeRun(next, summary::StoreOptions{}, ctx.callback());
+        },
+        [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+    updateProgress();
+}
+
+void MainWindow::ensureKeySeries(const QString& key) {
+    if (!m_currentRun || m_currentRun->hasSeries(key.toStdString())) return;
+    m_keyJobs->startJob(
+        [run = m_currentRun, k = key.toStdString()](JobContext& ctx) {
+            ctx.setStage(tr("Statistics"));
+            return addKeySeries(run, k, ctx.callback());
+        },
+        [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+}
+
+void MainWindow::onRunCompleted(CompleteResult result) {
+    if (!result.diagnostics.empty()) m_diagModel->addDiagnostics(result.diagnostics);
+    const auto& runs = m_runModel->runs();
+    const bool stillOpen = std::find(runs.begin(), runs.end(), result.before) != runs.end();
+    if (result.after && stillOpen) {
+        replaceRun(result.before, result.after);
+    } else if (!result.status.isOk() && result.status.code() != ErrorCode::Cancelled) {
+        m_diagModel->addMessage(Severity::Error, QStringLiteral("statistics-failed"),
+                                QString::fromStdString(result.status.toString()));
+    }
+    if (result.status.code() != ErrorCode::Cancelled) completeNextRun();
+}
+
+void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    m_runModel->replaceRun(before, after);
+    if (m_currentRun == before) {
+        m_currentRun = after;
+        const QString key = currentKeyView() ? currentKeyView()->key() : QString();
+        m_keyModel->setRun(after);
+        m_metaModel->setRun(after);
+        if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
+        const QModelIndex src = m_keyModel->indexOfKey(key);
+        if (src.isValid()) m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
+    }
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == before) {
+            // A view whose statistics were there keeps its zoom and heatmap; one that waited
+            // for them is drawn now.
+            if (before->hasSeries(v->key().toStdString()))
+                v->replaceRun(after);
+            else
+                v->setData(after, v->key());
+        }
+    if (KeyView* v = currentKeyView(); v && v->run() == after)
+        m_inspector->setContext(after, v->key(), m_cursorStep);
+    for (auto* c : m_tabs->findChildren<CompareView*>())
+        c->replaceRun(before, after);
 }
 
 void MainWindow::setCurrentRun(int index) {
@@ -527,6 +614,7 @@ void MainWindow::showKey(const QString& key, bool newTab) {
     const int i = m_tabs->indexOf(view);
     view->setData(m_currentRun, key);
     updateTabTitle(i);
+    ensureKeySeries(key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);
     m_tabs->setCurrentIndex(i);
     const QModelIndex src = m_keyModel->indexOfKey(key);
@@ -549,7 +637,9 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 }
 
 bool MainWindow::isBusy() const {
-    if (m_loadJobs->isRunning() || m_demoProcess) return true;
+    if (m_loadJobs->isRunning() || m_completeJobs->isRunning() || m_keyJobs->isRunning() ||
+        m_demoProcess)
+        return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         if (page->isBusy()) return true;
@@ -561,6 +651,8 @@ bool MainWindow::isBusy() const {
 
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
+    if (!ctx) ctx = m_keyJobs->current();
+    if (!ctx) ctx = m_completeJobs->current();
     if (!ctx)
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
@@ -810,7 +902,8 @@ void MainWindow::showStepTimeline() {
 }
 
 void MainWindow::updateBusyIndicators() {
-    bool running = m_loadJobs->isRunning() || m_demoProcess;
+    bool running = m_loadJobs->isRunning() || m_completeJobs->isRunning() ||
+                   m_keyJobs->isRunning() || m_demoProcess;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

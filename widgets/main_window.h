@@ -59,6 +59,9 @@ public:
     // Writes the built-in demo run with `xtrace record-demo` (if not cached) and opens it.
     void openDemoRun();
     void reload();
+    // The key whose statistics a run without summaries computes first (the command line's
+    // --key); later loads prefer the key on screen.
+    void setPreferredKey(const QString& key) { m_firstKey = key; }
     void closeAll();
     // Loading, writing the demo or computing a view.
     bool isBusy() const;
@@ -104,6 +107,13 @@ private:
     QWidget* createStartPage();
     void startLoad();
     void onLoaded(LoadResult result);
+    // Background statistics: the next run without complete statistics is summarised; a key
+    // shown before that gets its own statistics first.
+    void completeNextRun();
+    void ensureKeySeries(const QString& key);
+    void onRunCompleted(CompleteResult result);
+    // Puts `after` everywhere `before` was shown (models, plot tabs, inspector, compare tabs).
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     void setCurrentRun(int index);
     void selectFirstKey();
     void onStepSelected(std::int64_t gstep);
@@ -128,7 +138,10 @@ private:
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
+    JobTracker* m_completeJobs; // completeRun of one run at a time
+    JobTracker* m_keyJobs;      // addKeySeries of the key just shown (newest wins)
     QStringList m_paths;
+    QString m_firstKey;
     bool m_loadedOnce = false;
     QPointer<QProcess> m_demoProcess;
 

@@ -37,11 +37,13 @@ int renderPlot(const RenderPlotRequest& request) {
     std::vector<std::string> paths;
     for (const QString& p : request.paths)
         paths.push_back(p.toStdString());
-    LoadResult loaded = loadRuns(paths, {});
+    const std::string key = request.key.toStdString();
+    LoadOptions loadOptions;
+    loadOptions.firstKey = key;
+    LoadResult loaded = loadRuns(paths, {}, loadOptions);
     for (const auto& d : loaded.diagnostics.items())
         std::fprintf(stderr, "%s\n", d.toString().c_str());
     if (!loaded.status.isOk()) return fail(2, QString::fromStdString(loaded.status.toString()));
-    const std::string key = request.key.toStdString();
     RunSnapshot run;
     QString name;
     const QStringList names = runNames(loaded.runs);

@@ -139,6 +139,14 @@ Qt::ItemFlags RunBrowserModel::flags(const QModelIndex& index) const {
     return f;
 }
 
+void RunBrowserModel::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].run == before) {
+            m_entries[i].run = after;
+            emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+        }
+}
+
 QModelIndex RunBrowserModel::index(int row, int column, const QModelIndex& parent) const {
     if (row < 0 || column < 0 || column >= ColumnCount || row >= rowCount(parent)) return {};
     if (!parent.isValid()) return createIndex(row, column, makeId(0, row, 0, 0));

@@ -45,6 +45,8 @@ public:
     QString nameOf(const RunSnapshot& run) const;
     // Gives the run at `index` a custom name; an empty name gives it its automatic name back.
     void renameRun(int index, const QString& name);
+    // A newer snapshot of the same run (more statistics): same rows and name, new data.
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

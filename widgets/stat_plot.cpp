@@ -123,13 +123,22 @@ QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen,
     return g;
 }
 
-void StatPlot::rebuild() {
-    m_plot->clearGraphs();
-    m_lines.clear();
+void StatPlot::selectSeries() {
     m_series =
         m_run ? m_run->seriesOf(m_key.toStdString()) : std::vector<const analysis::KeySeries*>{};
     if (m_options.rank >= 0)
         std::erase_if(m_series, [&](const auto* s) { return s->rank != m_options.rank; });
+}
+
+void StatPlot::replaceRun(RunSnapshot run) {
+    m_run = std::move(run);
+    selectSeries();
+}
+
+void StatPlot::rebuild() {
+    m_plot->clearGraphs();
+    m_lines.clear();
+    selectSeries();
     const XAxisMode xMode = m_options.aggregateRanks ? XAxisMode::Gstep : m_options.xAxis;
     bool right = false;
 

@@ -36,6 +36,9 @@ public:
     explicit StatPlot(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run whose statistics of key() are the same: zoom and
+    // curves stay.
+    void replaceRun(RunSnapshot run);
     void setOptions(const StatPlotOptions& options);
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
     // default in a KeyView).
@@ -66,6 +69,7 @@ private:
         XYSeries data; // full resolution, x ascending
     };
     void rebuild();
+    void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
     QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,

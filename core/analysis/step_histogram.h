@@ -5,6 +5,7 @@
 #include "core/analysis/backend.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
+#include "core/summary/run_summary.h"
 #include "core/xdl/trace_reader.h"
 
 #include <optional>
@@ -42,5 +43,14 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                                        const StepRange& steps, Diagnostics& diag,
                                        const ProgressCallback& progress = {},
                                        const summary::RunSummaries* summaries = nullptr);
+
+// The same matrix approximated from the part summaries' sketches, without reading a tensor
+// byte: each record's sketch (counts over its own [min, max]) is spread evenly over the bins it
+// overlaps. Same layout as stepHistograms for the same options. Unsupported when a record with
+// data has no sketch (small tensors) or its part no summary.
+Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
+                                             const summary::RunSummaries& summaries,
+                                             std::string_view key, const HistogramOptions& options,
+                                             const StepRange& steps);
 
 } // namespace xt::analysis
