@@ -1,5 +1,5 @@
-// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT]`: Chrome-trace import report and
-// op summary. The --json shape is a contract (CONTRACTS.md).
+// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--steps-csv OUT]`: Chrome-trace
+// import report, op summary and step breakdown. The --json shape is a contract (CONTRACTS.md).
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
@@ -30,7 +30,8 @@ struct TimelineArgs {
     bool summary = false;
     bool json = false;
     std::size_t top = 10;
-    std::string csv; // every op of every track (thread and async lanes), as CSV
+    std::string csv;      // every op of every track (thread and async lanes), as CSV
+    std::string stepsCsv; // the step breakdown, as CSV
 };
 
 double us(std::int64_t ns) {
@@ -199,6 +200,13 @@ int runTimeline(const TimelineArgs& a) {
             return 2;
         }
     }
+    if (!a.stepsCsv.empty()) {
+        const Status st = writeStepBreakdownCsv(a.stepsCsv, stepBreakdown(*store));
+        if (!st) {
+            std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
+            return 2;
+        }
+    }
     if (a.json)
         writeJson(*store, a);
     else
@@ -220,6 +228,8 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--csv", args->csv,
                     "write the whole op summary (every op, thread and async tracks) as CSV");
+    cmd->add_option("--steps-csv", args->stepsCsv,
+                    "write the step breakdown (time per category of every step) as CSV");
     cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
 }
 
