@@ -1,10 +1,12 @@
-"""xtrecorder: record XDL traces from Python through libxtrecorder.so (ctypes, no compiled module).
+"""xtview.recorder: record XDL traces from Python through libxtrecorder.so (ctypes, no compiled
+module; importing it does not load xtview's analysis core). Also importable as `xtrecorder`.
 
 The library is found through the XT_RECORDER_LIB environment variable (a path to the .so), else
-where `cmake --install` put it (recorded in the generated xtrecorder/_install_paths.py), else next
-to this package (xtrecorder/libxtrecorder.so or ../libxtrecorder.so).
+where `cmake --install` put it (recorded in the generated xtview/_install_paths.py), else next
+to this package (xtview/libxtrecorder.so or ../libxtrecorder.so).
 
-    rec = xtrecorder.Recorder("runs/demo", rank=0, max_file_mb=300)
+    from xtview import recorder
+    rec = recorder.Recorder("runs/demo", rank=0, max_file_mb=300)
     rec.trace_once_text("config", "lr=0.1")
     rec.trace_callback("lr", lambda: np.float32(lr))
     for step in range(n):
