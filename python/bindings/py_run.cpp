@@ -28,8 +28,14 @@ namespace xt::py {
 namespace pyb = pybind11;
 using namespace pybind11::literals;
 
+std::string RemoteBase::nameOf(const std::string& path) const {
+    if (local.empty() || path.compare(0, local.size(), local) != 0) return path;
+    if (path.size() > local.size() && path[local.size()] != '/') return path;
+    return url + path.substr(local.size());
+}
+
 Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& options,
-                                Diagnostics& diag) {
+                                Diagnostics& diag, RemoteBase* remote) {
     std::vector<std::string> local{path};
     if (storage::isHdfsUrl(path)) {
         storage::MirrorOptions mo = storage::mirrorOptionsFromEnvironment();
@@ -39,6 +45,10 @@ Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& opti
         if (!m) return m.status();
         local = std::move(*m);
         for (const auto& st : mirrored) {
+            if (remote) { // the folders holding the URL's files, in the mirror and remotely
+                remote->local = st.localPath.substr(0, st.localPath.rfind('/'));
+                remote->url = st.url.substr(0, st.url.rfind('/'));
+            }
             if (!st.offline) continue;
             if (options.strictRemote)
                 return Status(ErrorCode::IoError,
@@ -183,7 +193,7 @@ public:
         Status failed;
         {
             pyb::gil_scoped_release nogil;
-            auto files = locateRun(path, options, m_diag);
+            auto files = locateRun(path, options, m_diag, &m_remote);
             if (!files) {
                 failed = files.status();
             } else {
@@ -198,7 +208,8 @@ public:
     }
 
     const std::string& path() const { return m_path; }
-    std::string label() const { return reader().files().label(); }
+    // directory/prefix.name of the run's files (the URL's for a remote run).
+    std::string label() const { return m_remote.nameOf(reader().files().label()); }
 
     std::vector<int> ranks() const {
         std::vector<int> out;
@@ -215,7 +226,7 @@ public:
             for (const auto& p : rank.parts()) {
                 const auto& pf = p->part();
                 out.append(pyb::dict("rank"_a = rank.rank(), "index"_a = pf.index,
-                                     "path"_a = pf.path, "size"_a = pf.size,
+                                     "path"_a = m_remote.nameOf(pf.path), "size"_a = pf.size,
                                      "meta"_a = xdl::metaStateName(pf.metaState),
                                      "has_header"_a = p->index().hasHeader(), "keys"_a = p->keys(),
                                      "records"_a = p->index().records().size(),
@@ -267,8 +278,8 @@ public:
         return cols.release(std::move(names));
     }
 
-    pyb::dict firstNonFinite(const std::string& key, std::optional<int> rank) const {
-        auto found = analysis::findFirstNonFinite(computeStats(key, rank, "cpu", 0));
+    pyb::dict firstNonFinite(const std::string& key, std::optional<int> rank, int threads) const {
+        auto found = analysis::findFirstNonFinite(computeStats(key, rank, "cpu", threads));
         pyb::list keyCol, kindCol;
         std::vector<std::int64_t> rankCol, gstep, lstep, record, elements;
         for (const auto& f : found) {
@@ -514,6 +525,7 @@ private:
     }
 
     std::string m_path;
+    RemoteBase m_remote;
     summary::StoreOptions m_store;
     Diagnostics m_diag; // what opening the run reported
     std::unique_ptr<summary::OpenedRun> m_run;
@@ -538,7 +550,8 @@ void bindRun(pyb::module_& m) {
         .def("keys", &PyRun::keys)
         .def("stats", &PyRun::stats, "key"_a = "", "rank"_a = pyb::none(), "backend"_a = "cpu",
              "threads"_a = 0)
-        .def("first_nonfinite", &PyRun::firstNonFinite, "key"_a = "", "rank"_a = pyb::none())
+        .def("first_nonfinite", &PyRun::firstNonFinite, "key"_a = "", "rank"_a = pyb::none(),
+             "threads"_a = 0)
         .def("tensor", &PyRun::tensor, "key"_a, "step"_a, "rank"_a = 0)
         .def("histogram", &PyRun::histogram, "key"_a, "bins"_a = 64, "first"_a = pyb::none(),
              "last"_a = pyb::none(), "lo"_a = pyb::none(), "hi"_a = pyb::none(), "rank"_a = 0,

@@ -26,9 +26,16 @@ struct OpenOptions {
 // (naming them) when there are several.
 Result<xdl::RunFiles> oneRun(const std::string& path, std::vector<xdl::RunFiles> runs);
 
+// The mirror folder of an hdfs:// path and its URL, so outputs name remote files by URL.
+struct RemoteBase {
+    std::string local, url; // both empty for a local run
+    // The URL of a path in the mirror folder; any other path unchanged.
+    std::string nameOf(const std::string& path) const;
+};
+
 // The one run under `path` (a data file, directory, glob or hdfs:// URL, mirrored first).
 Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& options,
-                                Diagnostics& diag);
+                                Diagnostics& diag, RemoteBase* remote = nullptr);
 
 // A filter of keys matching `regex` anywhere (ECMAScript, as `xtrace --key`); unset for "".
 // Raises InvalidArgumentError for a bad regex.

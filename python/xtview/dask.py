@@ -54,7 +54,7 @@ def _first_nonfinite_task(path: str, key: str, summary_dir: str,
                           mirror_dir: str) -> Tuple[dict, Any]:
     run = _open_part(path, summary_dir, mirror_dir)
     info = run.parts()[0]
-    d = run.first_nonfinite(key if info["has_header"] else "", None)
+    d = run.first_nonfinite(key if info["has_header"] else "", None, 1)
     return info, pd.DataFrame({c: d[c] for c in FIRST_NONFINITE_COLUMNS},
                               columns=FIRST_NONFINITE_COLUMNS)
 

@@ -75,7 +75,7 @@ class Run:
 
     @property
     def label(self) -> str:
-        """directory/prefix.name of the run's files (the mirror's, for a remote run)."""
+        """directory/prefix.name of the run's files; for a remote run, in its hdfs:// URL."""
         return self._core.label
 
     @property
@@ -89,8 +89,8 @@ class Run:
         return self._core.diagnostics
 
     def parts(self) -> pd.DataFrame:
-        """One row per part file: rank, index, path, size, meta, has_header, keys, records,
-        summary (whether a valid stored summary was used)."""
+        """One row per part file: rank, index, path (the URL for a remote run), size, meta,
+        has_header, keys, records, summary (whether a valid stored summary was used)."""
         return pd.DataFrame(self._core.parts(),
                             columns=["rank", "index", "path", "size", "meta", "has_header",
                                      "keys", "records", "summary"])

@@ -228,7 +228,10 @@ def main():
                                           timeout=10).read()
 
         mirror = os.path.join(work, "mirror")
-        pd.testing.assert_frame_equal(single(url, mirror_dir=os.path.join(work, "m0")).stats(), want)
+        remote = single(url, mirror_dir=os.path.join(work, "m0"))
+        pd.testing.assert_frame_equal(remote.stats(), want)
+        assert remote.label == url + "/train.multi", remote.label  # named by URL, not mirror
+        assert all(p.startswith(url + "/train.multi.") for p in remote.parts()["path"])
         check_equal(url, client, mirror_dir=mirror)
         log("hdfs:// run: equal results")
 
