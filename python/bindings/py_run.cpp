@@ -342,7 +342,7 @@ public:
             out = pyb::array(dtype, shape, strides);
             if (!view.bytes().empty()) std::memcpy(out.mutable_data(), data, view.bytes().size());
         }
-        pyb::detail::array_proxy(out.ptr())->flags &= ~pyb::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        out.attr("setflags")("write"_a = false);
         return out;
     }
 

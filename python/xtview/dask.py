@@ -15,7 +15,6 @@ XtviewWarning) while the other parts complete. Results equal those of xtview.ope
 rows, same order, same values.
 """
 
-import re
 import uuid
 import warnings
 from typing import Any, Dict, List, Optional, Tuple
@@ -32,7 +31,6 @@ __all__ = ["summarize", "stats", "first_nonfinite", "SUMMARY_COLUMNS", "ERROR_CO
 SUMMARY_COLUMNS = ["rank", "index", "path", "origin", "records", "bytes", "saved_to",
                    "loaded_from", "error"]
 ERROR_COLUMNS = ["rank", "index", "path", "error"]
-_COLUMN_NAME = re.compile(r"column(\d+)$")
 
 
 # ---- tasks (run on the workers) ----
@@ -163,7 +161,8 @@ def _report(errors: List[dict], what: str) -> pd.DataFrame:
 
 
 def _run_parts(client, parts: List[dict], fn, args: tuple, retries: int, name: str):
-    """One task per part; returns (futures, info futures, errors) once every info is known."""
+    """One task per part, each followed by a small task returning its _info_of; waits for those.
+    Returns [(part, result future, info)] of the parts read, and the error rows of the others."""
     from distributed import wait
     token = uuid.uuid4().hex
     futures = [client.submit(fn, p["path"], *args, retries=retries, pure=False,
