@@ -40,6 +40,7 @@ public:
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
     Bytes bytes() const { return m_file.bytes(); }
+    const MappedFile& file() const { return m_file; }
     Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }
     // Key names of this part's columns (from its header, or borrowed: see RankReader).
     const std::vector<std::string>& keys() const { return m_keys; }
