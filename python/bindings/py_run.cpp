@@ -139,7 +139,7 @@ pyb::list stepList(const std::vector<std::int64_t>& v) {
 // Statistics rows, one per (rank, key, record): the columns of `xtrace stats`; min..l2 are NaN
 // where the tensor has no finite element. Keys are codes into `key_names`.
 struct StatsColumns {
-    std::vector<std::int64_t> rank, gstep, lstep, timestamp, count, nan, inf, zeros, record;
+    std::vector<std::int64_t> rank, gstep, lstep, timestamp, count, nan, inf, zeros;
     std::vector<std::int32_t> key;
     std::vector<double> min, max, mean, std, l2;
 
@@ -147,7 +147,6 @@ struct StatsColumns {
         const auto& s = rs.stats;
         rank.push_back(r);
         key.push_back(k);
-        record.push_back(static_cast<std::int64_t>(rs.record));
         gstep.push_back(rs.gstep);
         lstep.push_back(rs.lstep);
         timestamp.push_back(rs.timestamp);
@@ -169,7 +168,6 @@ struct StatsColumns {
         d["rank"] = toArray(std::move(rank));
         d["key"] = toArray(std::move(key));
         d["key_names"] = pyb::cast(keyNames);
-        d["record"] = toArray(std::move(record));
         d["gstep"] = toArray(std::move(gstep));
         d["lstep"] = toArray(std::move(lstep));
         d["timestamp"] = toArray(std::move(timestamp));
@@ -281,7 +279,7 @@ public:
     pyb::dict firstNonFinite(const std::string& key, std::optional<int> rank, int threads) const {
         auto found = analysis::findFirstNonFinite(computeStats(key, rank, "cpu", threads));
         pyb::list keyCol, kindCol;
-        std::vector<std::int64_t> rankCol, gstep, lstep, record, elements;
+        std::vector<std::int64_t> rankCol, gstep, lstep, elements;
         for (const auto& f : found) {
             for (const auto& [kind, occ] : {std::pair{"nan", f.nan}, std::pair{"inf", f.inf}}) {
                 if (!occ) continue;
@@ -290,14 +288,12 @@ public:
                 rankCol.push_back(f.rank);
                 gstep.push_back(occ->gstep);
                 lstep.push_back(occ->lstep);
-                record.push_back(static_cast<std::int64_t>(occ->record));
                 elements.push_back(static_cast<std::int64_t>(occ->elements));
             }
         }
         return pyb::dict("key"_a = keyCol, "rank"_a = toArray(std::move(rankCol)),
                          "gstep"_a = toArray(std::move(gstep)), "kind"_a = kindCol,
                          "lstep"_a = toArray(std::move(lstep)),
-                         "record"_a = toArray(std::move(record)),
                          "elements"_a = toArray(std::move(elements)));
     }
 
