@@ -1,6 +1,7 @@
 """XDL runs as pandas DataFrames and numpy arrays (xtview.open)."""
 
-from typing import List, Optional, Tuple
+import os
+from typing import List, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ DIFF_COLUMNS = ["rank_a", "rank_b", "key", "step", "elements", "bit_exact", "wit
                 "inf_only_b"]
 
 
-def open(path: str, *, summary_dir: Optional[str] = None,
+def open(path: Union[str, "os.PathLike[str]"], *, summary_dir: Optional[str] = None,
          mirror_dir: Optional[str] = None) -> "Run":
     """Opens the one XDL run under `path`: a data file, a directory, a glob pattern or an
     hdfs:// (webhdfs://, swebhdfs://) URL, which is mirrored locally first (XT_HDFS_CACHE_DIR,
@@ -29,7 +30,8 @@ def open(path: str, *, summary_dir: Optional[str] = None,
 
     Raises NotFoundError (no such path, no run in it), InvalidArgumentError (several runs:
     the message lists them), CorruptError, ReadError."""
-    return Run(_core.Run(path, summary_dir or "", mirror_dir or ""))
+    return Run(_core.Run(os.fspath(path), os.fspath(summary_dir or ""),
+                         os.fspath(mirror_dir or "")))
 
 
 def _stats_frame(cols: dict) -> pd.DataFrame:

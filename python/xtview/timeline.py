@@ -1,6 +1,7 @@
 """Chrome-trace timelines as pandas DataFrames (xtview.timeline)."""
 
-from typing import Dict
+import os
+from typing import Dict, Union
 
 import pandas as pd
 
@@ -15,12 +16,12 @@ STEP_COLUMNS = ["name", "start_us", "dur_us", "bottleneck", "device_compute_us",
                 "other_us", "idle_us"]
 
 
-def timeline(path: str) -> "Timeline":
+def timeline(path: Union[str, "os.PathLike[str]"]) -> "Timeline":
     """Imports a Chrome trace (.json, .json.gz, .gz, .zip; Chrome Trace Event Format, array or
     object form) as `xtrace timeline` does. TensorFlow RunMetadata/StepStats (.pb) files are not
     read here (they need a protobuf runtime, which this module never loads): UnsupportedError.
     Raises NotFoundError, CorruptError, UnsupportedError with the located reason."""
-    return Timeline(_core.Timeline(path))
+    return Timeline(_core.Timeline(os.fspath(path)))
 
 
 class Timeline:

@@ -10,6 +10,7 @@ Needs PYTHONPATH with the built xtview package and XTRACE (set by ctest)."""
 import gc
 import io
 import os
+import pathlib
 import shutil
 import struct
 import subprocess
@@ -97,6 +98,7 @@ subprocess.check_call([sys.executable, f"{tools}/write_xdl_reference.py", proto_
 ref, ref_stats = check_stats(ref_dir)
 run = xopen(ref_dir)
 assert run.ranks == [0, 1], run.ranks
+assert xtview.open(pathlib.Path(ref_dir), summary_dir=pathlib.Path(summaries)).ranks == [0, 1]
 keys = run.keys().set_index("key")
 assert list(keys.columns) == ["dtype", "shape", "records", "ranks", "mixed_dtypes",
                               "varying_shape", "empty_records", "damaged_records"]
