@@ -1,5 +1,6 @@
-// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--chrome-compatible-flows]`:
-// Chrome-trace import report and op summary. The --json shape is a contract (CONTRACTS.md).
+// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--steps-csv OUT]
+// [--chrome-compatible-flows]`: Chrome-trace import report, op summary and step breakdown. The
+// --json shape is a contract (CONTRACTS.md).
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
@@ -30,7 +31,8 @@ struct TimelineArgs {
     bool summary = false;
     bool json = false;
     std::size_t top = 10;
-    std::string csv; // every op of every track (thread and async lanes), as CSV
+    std::string csv;      // every op of every track (thread and async lanes), as CSV
+    std::string stepsCsv; // the step breakdown, as CSV
     bool chromeCompatibleFlows = false;
 };
 
@@ -232,6 +234,13 @@ int runTimeline(const TimelineArgs& a) {
             return 2;
         }
     }
+    if (!a.stepsCsv.empty()) {
+        const Status st = writeStepBreakdownCsv(a.stepsCsv, stepBreakdown(*store));
+        if (!st) {
+            std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
+            return 2;
+        }
+    }
     if (a.json)
         writeJson(*store, a);
     else
@@ -256,6 +265,8 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
     cmd->add_flag("--chrome-compatible-flows", args->chromeCompatibleFlows,
                   "drop flow steps and ends that come before their start, as chrome://tracing "
                   "does (default: draw them as arrows back in time)");
+    cmd->add_option("--steps-csv", args->stepsCsv,
+                    "write the step breakdown (time per category of every step) as CSV");
     cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
 }
 

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -142,6 +143,89 @@ HdfsUrl child(const HdfsUrl& dir, const std::string& name) {
 
 bool unreachable(const Status& s) {
     return s.code() == ErrorCode::IoError;
+}
+
+std::string relOf(const HdfsUrl& u) {
+    return u.host + u.path;
+}
+
+// What mirror() fetches for `url`: the data files and metas under a directory (maxDepth levels
+// down), the entries a glob in the last component matches (with their data files' metas), or one
+// file and its meta.
+struct Listing {
+    std::vector<RemoteFile> files;
+    std::optional<std::string> dirRel; // set when a directory was listed: stale files go
+    int dirDepth = 0;
+};
+
+Status listRemote(WebHdfsClient& client, const HdfsUrl& url, int maxDepth, Listing& out,
+                  const ProgressCallback& cb) {
+    auto& files = out.files;
+    Status listed;
+    auto listDir = [&](auto&& self, const HdfsUrl& dir, int depth) -> Status {
+        auto entries = client.listStatus(dir, cb);
+        if (!entries) return entries.status();
+        for (const auto& e : *entries) {
+            if (!safeName(e.name)) continue;
+            HdfsUrl c = child(dir, e.name);
+            if (e.type == HdfsFileType::Directory && depth > 0) {
+                XT_RETURN_IF_ERROR(self(self, c, depth - 1));
+            } else if (e.type == HdfsFileType::File && wantedName(e.name) &&
+                       relOf(c).find_first_of("\t\n") == std::string::npos) {
+                files.push_back({c, e, relOf(c)});
+            }
+        }
+        return Status::ok();
+    };
+    std::string leaf = url.path.substr(url.path.rfind('/') + 1);
+    if (hasGlob(leaf)) {
+        HdfsUrl parent = url;
+        parent.path = url.path.substr(0, std::max<std::size_t>(1, url.path.rfind('/')));
+        auto entries = client.listStatus(parent, cb);
+        listed = entries.status();
+        if (entries) {
+            std::map<std::string, const HdfsFileStatus*> byName;
+            for (const auto& e : *entries)
+                byName[e.name] = &e;
+            auto matches = [&](const std::string& n) {
+                return ::fnmatch(leaf.c_str(), n.c_str(), FNM_PERIOD) == 0;
+            };
+            for (const auto& e : *entries) {
+                if (!safeName(e.name) || !matches(e.name)) continue;
+                HdfsUrl c = child(parent, e.name);
+                if (e.type == HdfsFileType::Directory) {
+                    listed = listDir(listDir, c, maxDepth - 1);
+                    if (!listed) break;
+                } else if (e.type == HdfsFileType::File) {
+                    files.push_back({c, e, relOf(c)});
+                    auto meta = byName.find(e.name + ".meta"); // the data file's meta goes along
+                    if (meta != byName.end() && !matches(meta->first) &&
+                        meta->second->type == HdfsFileType::File) {
+                        HdfsUrl m = child(parent, meta->first);
+                        files.push_back({m, *meta->second, relOf(m)});
+                    }
+                }
+            }
+        }
+    } else {
+        auto st = client.getFileStatus(url, cb);
+        listed = st.status();
+        if (st && st->type == HdfsFileType::Directory) {
+            out.dirRel = relOf(url);
+            out.dirDepth = maxDepth;
+            listed = listDir(listDir, url, maxDepth);
+        } else if (st) {
+            files.push_back({url, *st, relOf(url)});
+            HdfsUrl meta = url;
+            meta.path += ".meta";
+            auto ms = client.getFileStatus(meta, cb);
+            if (ms && ms->type == HdfsFileType::File)
+                files.push_back({meta, *ms, relOf(meta)});
+            else if (!ms && ms.status().code() != ErrorCode::NotFound)
+                listed = ms.status();
+        }
+    }
+    return listed;
 }
 
 class Syncer {
@@ -328,78 +412,13 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     MirrorStatus out;
     out.url = url.toString();
     out.localPath = localPathFor(url);
-    auto relOf = [&](const HdfsUrl& u) { return u.host + u.path; };
-
     // 1. What is there remotely.
-    std::vector<RemoteFile> files;
-    std::optional<std::string> dirRel; // set when a directory was listed: stale files go
-    int dirDepth = 0;
-    Status listed;
-    auto listDir = [&](auto&& self, const HdfsUrl& dir, int depth) -> Status {
-        auto entries = m_client.listStatus(dir, cb);
-        if (!entries) return entries.status();
-        for (const auto& e : *entries) {
-            if (!safeName(e.name)) continue;
-            HdfsUrl c = child(dir, e.name);
-            if (e.type == HdfsFileType::Directory && depth > 0) {
-                XT_RETURN_IF_ERROR(self(self, c, depth - 1));
-            } else if (e.type == HdfsFileType::File && wantedName(e.name) &&
-                       relOf(c).find_first_of("\t\n") == std::string::npos) {
-                files.push_back({c, e, relOf(c)});
-            }
-        }
-        return Status::ok();
-    };
-    std::string leaf = url.path.substr(url.path.rfind('/') + 1);
-    if (hasGlob(leaf)) {
-        HdfsUrl parent = url;
-        parent.path = url.path.substr(0, std::max<std::size_t>(1, url.path.rfind('/')));
-        auto entries = m_client.listStatus(parent, cb);
-        listed = entries.status();
-        if (entries) {
-            std::map<std::string, const HdfsFileStatus*> byName;
-            for (const auto& e : *entries)
-                byName[e.name] = &e;
-            auto matches = [&](const std::string& n) {
-                return ::fnmatch(leaf.c_str(), n.c_str(), FNM_PERIOD) == 0;
-            };
-            for (const auto& e : *entries) {
-                if (!safeName(e.name) || !matches(e.name)) continue;
-                HdfsUrl c = child(parent, e.name);
-                if (e.type == HdfsFileType::Directory) {
-                    listed = listDir(listDir, c, m_options.maxDepth - 1);
-                    if (!listed) break;
-                } else if (e.type == HdfsFileType::File) {
-                    files.push_back({c, e, relOf(c)});
-                    auto meta = byName.find(e.name + ".meta"); // the data file's meta goes along
-                    if (meta != byName.end() && !matches(meta->first) &&
-                        meta->second->type == HdfsFileType::File) {
-                        HdfsUrl m = child(parent, meta->first);
-                        files.push_back({m, *meta->second, relOf(m)});
-                    }
-                }
-            }
-        }
-    } else {
-        auto st = m_client.getFileStatus(url, cb);
-        listed = st.status();
-        if (st && st->type == HdfsFileType::Directory) {
-            dirRel = relOf(url);
-            dirDepth = m_options.maxDepth;
-            listed = listDir(listDir, url, m_options.maxDepth);
-        } else if (st) {
-            files.push_back({url, *st, relOf(url)});
-            HdfsUrl meta = url;
-            meta.path += ".meta";
-            auto ms = m_client.getFileStatus(meta, cb);
-            if (ms && ms->type == HdfsFileType::File)
-                files.push_back({meta, *ms, relOf(meta)});
-            else if (!ms && ms.status().code() != ErrorCode::NotFound)
-                listed = ms.status();
-        }
-    }
+    Listing listing;
+    Status listed = listRemote(m_client, url, m_options.maxDepth, listing, cb);
+    const auto& files = listing.files;
     if (!listed) {
         if (!unreachable(listed)) return listed;
+        const std::string leaf = url.path.substr(url.path.rfind('/') + 1);
         std::string probe =
             hasGlob(leaf) ? fs::path(out.localPath).parent_path().string() : out.localPath;
         if (!fs::exists(probe, ec))
@@ -439,15 +458,15 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     }
 
     // 3. Files deleted remotely leave the mirror (only after a complete listing).
-    if (dirRel && !out.offline) {
+    if (listing.dirRel && !out.offline) {
         std::set<std::string> present;
         for (const auto& f : files)
             present.insert(f.rel);
         for (auto it = index.begin(); it != index.end();) {
             const std::string& rel = it->first;
-            bool inside = rel.rfind(*dirRel + "/", 0) == 0 &&
-                          std::count(rel.begin() + static_cast<long>(dirRel->size()) + 1, rel.end(),
-                                     '/') <= dirDepth;
+            bool inside = rel.rfind(*listing.dirRel + "/", 0) == 0 &&
+                          std::count(rel.begin() + static_cast<long>(listing.dirRel->size()) + 1,
+                                     rel.end(), '/') <= listing.dirDepth;
             if (inside && !present.count(rel)) {
                 ::unlink((cacheDir + "/" + rel).c_str());
                 ++out.filesRemoved;
@@ -477,6 +496,51 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
         }
     }
     XT_RETURN_IF_ERROR(saveIndex(indexFile, index));
+    return out;
+}
+
+Result<std::vector<RemoteFileInfo>> HdfsMirror::list(std::string_view urlText,
+                                                     const ProgressCallback& cb) {
+    auto url = parseHdfsUrl(urlText);
+    if (!url) return url.status();
+    Listing listing;
+    XT_RETURN_IF_ERROR(listRemote(m_client, *url, m_options.maxDepth, listing, cb));
+    std::vector<RemoteFileInfo> out;
+    for (const auto& f : listing.files)
+        out.push_back({f.url.toString(), f.st.length});
+    return out;
+}
+
+Result<std::vector<xdl::RunFiles>>
+discoverRemoteRuns(std::string_view url, const MirrorOptions& options, const ProgressCallback& cb) {
+    HdfsMirror mirror(options);
+    auto files = mirror.list(url, cb);
+    if (!files) return files.status();
+    // (directory URL, prefix, name) -> rank -> index -> part, ordered as discoverRuns orders.
+    std::map<std::tuple<std::string, std::string, std::string>,
+             std::map<int, std::map<std::int64_t, xdl::PartFile>>>
+        runs;
+    for (const auto& f : *files) {
+        const auto slash = f.url.rfind('/');
+        auto name = xdl::parsePartFileName(std::string_view(f.url).substr(slash + 1));
+        if (!name) continue; // a meta
+        xdl::PartFile part;
+        part.path = f.url;
+        part.index = name->index;
+        part.size = f.size;
+        runs[{f.url.substr(0, slash), name->prefix, name->name}][name->rank][name->index] = part;
+    }
+    std::vector<xdl::RunFiles> out;
+    for (auto& [key, ranks] : runs) {
+        xdl::RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+        for (auto& [rank, parts] : ranks) {
+            xdl::RankFiles rf{rank, {}, {}};
+            for (auto& [index, part] : parts)
+                rf.parts.push_back(std::move(part));
+            run.ranks.push_back(std::move(rf));
+        }
+        out.push_back(std::move(run));
+    }
     return out;
 }
 

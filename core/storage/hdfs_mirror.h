@@ -10,6 +10,7 @@
 #include "core/base/progress.h"
 #include "core/base/status.h"
 #include "core/storage/webhdfs_client.h"
+#include "core/xdl/run_discovery.h"
 
 #include <cstdint>
 #include <string>
@@ -44,6 +45,11 @@ struct MirrorStatus {
     std::vector<std::string> changedFiles; // local paths new or grown in this call
 };
 
+struct RemoteFileInfo {
+    std::string url; // hdfs://host[:port]/path (the scheme of the URL it was listed from)
+    std::uint64_t size = 0;
+};
+
 class HdfsMirror {
 public:
     explicit HdfsMirror(MirrorOptions options);
@@ -56,6 +62,10 @@ public:
     Result<MirrorStatus> refresh(std::string_view url, const ProgressCallback& cb = {}) {
         return mirror(url, cb);
     }
+
+    // The data files and metas that mirror(url) would fetch, listed without fetching anything
+    // or touching the cache. Errors as mirror()'s, without the offline fallback.
+    Result<std::vector<RemoteFileInfo>> list(std::string_view url, const ProgressCallback& cb = {});
 
     // Where `url` lives in the cache (whether or not it was mirrored yet).
     std::string localPathFor(const HdfsUrl& url) const;
@@ -81,5 +91,12 @@ Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& pat
 // `<cache>/nn/exp/run`), given the statuses mirrorPaths returned; "" when the path is not in any
 // of them. The path may be below a mirrored directory, or next to a mirrored file or glob.
 std::string remoteUrlOf(std::string_view localPath, const std::vector<MirrorStatus>& mirrored);
+
+// The runs under `url` as xdl::discoverRuns finds them in a local directory, from a listing
+// alone (HdfsMirror::list): part paths are URLs, metas are not read (MetaState::Missing). For
+// planning work on parts that others will read (one task per part).
+Result<std::vector<xdl::RunFiles>> discoverRemoteRuns(std::string_view url,
+                                                      const MirrorOptions& options,
+                                                      const ProgressCallback& cb = {});
 
 } // namespace xt::storage

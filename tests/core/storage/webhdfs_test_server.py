@@ -52,10 +52,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send(code, {"RemoteException": {"exception": exc, "javaClassName":
                                              "org.apache.hadoop." + exc, "message": msg}})
 
-    def take_fault(self, op):
+    def take_fault(self, op, hpath):
         with LOCK:
             for f in STATE["faults"]:
-                if f["op"] in (op, "ANY") and f["count"] > 0:
+                if f["op"] in (op, "ANY") and f["count"] > 0 and f["path"] in ("", hpath):
                     f["count"] -= 1
                     return f
         return None
@@ -83,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
         if STATE.get("require_negotiate") and not datanode and \
                 not (self.headers.get("Authorization") or "").startswith("Negotiate "):
             return self.send(401, b"", {"WWW-Authenticate": "Negotiate"}, ctype="text/plain")
-        fault = self.take_fault(key)
+        fault = self.take_fault(key, hpath)
         if fault:
             kind = fault["kind"]
             if kind == "slow":
@@ -188,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
     def control(self, q):
         """fault=KIND&op=OP&count=N[&delay_ms=D]: the next N requests of OP (OPEN, LISTSTATUS,
         GETFILESTATUS, CREATE, APPEND, DN_OPEN, DN_CREATE, DN_APPEND, ANY) fail as KIND (500,
-        standby, denied, drop, slow). clear=1: no faults, zero counts. no_fileid=0|1.
+        standby, denied, drop, slow); with path=P only requests for the HDFS path P. clear=1: no faults, zero counts. no_fileid=0|1.
         require_negotiate=0|1: namenode requests without SPNEGO get 401 Negotiate.
         stats=1: request counts and last queries. shutdown=1: stop."""
         with LOCK:
@@ -198,6 +198,7 @@ class Handler(BaseHTTPRequestHandler):
             if "fault" in q:
                 STATE["faults"].append({"kind": q["fault"], "op": q.get("op", "ANY").upper(),
                                         "count": int(q.get("count", 1)),
+                                        "path": q.get("path", ""),
                                         "delay_ms": int(q.get("delay_ms", 0))})
             if "require_negotiate" in q:
                 STATE["require_negotiate"] = q["require_negotiate"] == "1"
