@@ -39,6 +39,8 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     if (seed && seed->scannedTo <= reader->m_part.size)
         reader->m_index =
             RecordIndex::restore(reader->m_part.path, std::move(*seed), options.index);
+    const std::uint64_t from = reader->m_index.scannedTo();
+    XT_RETURN_IF_ERROR(reader->ensure(from, reader->m_part.size - from));
     XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
@@ -66,9 +68,16 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
                      std::to_string(fromRecords.lstepEnd) + " (or the timestamps differ)");
 }
 
+Status PartReader::ensure(std::uint64_t offset, std::uint64_t length) const {
+    if (!m_part.fetcher || length == 0) return Status::ok();
+    return m_part.fetcher->ensure(offset, length);
+}
+
 Result<bool> PartReader::refresh(Diagnostics& diag) {
     auto grown = m_file.refresh();
     if (!grown) return grown.status();
+    if (*grown)
+        XT_RETURN_IF_ERROR(ensure(m_index.scannedTo(), m_file.size() - m_index.scannedTo()));
     MetaState before = m_part.metaState;
     Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll
     readMeta(m_part, metaDiag);
@@ -169,7 +178,8 @@ const RecordEntry& RankReader::entry(std::size_t record) const {
 Status RankReader::decode(std::size_t record, RecordView& out) const {
     const PartReader& part = *m_parts[partOf(record)];
     const RecordEntry& e = entry(record);
-    Status st = decodeRecord(part.message(e), out);
+    Status st = part.ensure(e.offset, e.length);
+    if (st) st = decodeRecord(part.message(e), out);
     if (!st) return {st.code(), describeLocation(part, e) + ": " + st.message()};
     return st;
 }
@@ -210,7 +220,10 @@ void RankReader::forEachTensor(
             if (t.status().code() != ErrorCode::NotFound) {
                 const RecordEntry& e = entry(i);
                 const PartReader& part = *m_parts[partOf(i)];
-                diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4,
+                // IoError: the bytes of a remote part could not be fetched.
+                const bool unavailable = t.status().code() == ErrorCode::IoError;
+                diag.add(Severity::Error, unavailable ? "unavailable-record" : "bad-column",
+                         part.part().path, e.offset - 4,
                          static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                          t.status().message());
             }
