@@ -585,6 +585,21 @@ Status WebHdfsClient::mkdirs(const HdfsUrl& url, const ProgressCallback& cb) {
     return Status::ok();
 }
 
+Status WebHdfsClient::rename(const HdfsUrl& from, const HdfsUrl& to, bool overwrite,
+                             const ProgressCallback& cb) {
+    std::string extra = "destination=" + percentEncode(to.path, true);
+    if (overwrite) extra += "&renameoptions=OVERWRITE";
+    auto body = jsonRequest("PUT", from, "RENAME", extra, cb);
+    if (!body) return body.status();
+    const std::string what = fmt::format("RENAME {} to {}", from.toString(), to.path);
+    auto done = parseBooleanResponse(*body, what);
+    if (!done) return done.status();
+    if (!*done)
+        return Status(ErrorCode::IoError,
+                      fmt::format("{}: refused (no such file, or the destination exists)", what));
+    return Status::ok();
+}
+
 Status WebHdfsClient::remove(const HdfsUrl& url, bool recursive, const ProgressCallback& cb) {
     auto body =
         jsonRequest("DELETE", url, "DELETE", recursive ? "recursive=true" : "recursive=false", cb);
