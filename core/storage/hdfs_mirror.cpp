@@ -481,18 +481,45 @@ std::string HdfsMirror::urlOf(const std::string& localPath) const {
     return {};
 }
 
+namespace {
+// Stands in for the fetcher of a sparse copy that could not be opened: its holes are never read.
+struct UnavailableFetcher : RangeFetcher {
+    Status why;
+    explicit UnavailableFetcher(Status s) : why(std::move(s)) {}
+    Status ensure(std::uint64_t, std::uint64_t) override { return why; }
+};
+} // namespace
+
 Status HdfsMirror::attach(xdl::PartFile& part) const {
     const std::string url = urlOf(part.path);
     if (url.empty()) return Status::ok();
     part.source = url;
     if (!m_options.sparse) return Status::ok();
     auto parsed = parseHdfsUrl(url);
-    if (!parsed) return parsed.status();
-    auto fetcher = SparseFetcher::open(
-        m_fetch, *parsed, part.path, rangeMapPath(m_options.cacheDir, parsed->host + parsed->path));
-    if (!fetcher) return fetcher.status();
+    Result<std::shared_ptr<SparseFetcher>> fetcher =
+        parsed ? SparseFetcher::open(m_fetch, *parsed, part.path,
+                                     rangeMapPath(m_options.cacheDir, parsed->host + parsed->path))
+               : Result<std::shared_ptr<SparseFetcher>>(parsed.status());
+    if (!fetcher) {
+        Status why(fetcher.status().code(),
+                   url + ": its mirror copy cannot be read: " + fetcher.status().message());
+        part.fetcher = std::make_shared<UnavailableFetcher>(why);
+        return why;
+    }
     part.fetcher = std::move(*fetcher);
     return Status::ok();
+}
+
+std::string HdfsMirror::toUrls(std::string text) const {
+    std::lock_guard lock(m_rootsMutex);
+    for (const auto& root : m_roots) {
+        const std::string from = localPathFor(root) + "/";
+        const std::string to = root.toString(); // ends with the root path's "/"
+        for (std::size_t at = text.find(from); at != std::string::npos;
+             at = text.find(from, at + to.size()))
+            text.replace(at, from.size(), to);
+    }
+    return text;
 }
 
 Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const ProgressCallback& cb) {

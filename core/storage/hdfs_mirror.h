@@ -71,8 +71,11 @@ public:
     std::string localPathFor(const HdfsUrl& url) const;
     // The URL of a local path below what this object mirrored; "" for any other path.
     std::string urlOf(const std::string& localPath) const;
-    // Sparse mode: gives a part file in the mirror its URL (PartFile::source) and a fetcher for
-    // its bytes. Nothing for a path this object did not mirror. Any mode: the URL.
+    // `text` with the paths of mirror copies written as their URLs (for what users read).
+    std::string toUrls(std::string text) const;
+    // Gives a part file in the mirror its URL (PartFile::source) and, in sparse mode, a fetcher
+    // for its bytes (one that always fails, with the reason returned, when the copy cannot be
+    // opened: its holes are never read). Nothing for a path this object did not mirror.
     Status attach(xdl::PartFile& part) const;
     // Bytes fetched by range for attached parts so far; what they share (offline state, progress).
     const std::shared_ptr<FetchContext>& fetchContext() const { return m_fetch; }

@@ -2,11 +2,15 @@
 // serves per file: byte ranges fetched once (across fetchers, restarts and threads), growth
 // without refetching, replacement, offline reads of a partial copy, and the range map itself.
 #include "core/storage/hdfs_mirror.h"
+#include "core/storage/mirror_poller.h"
 #include "core/storage/range_map.h"
+#include "core/xdl/run_follower.h"
 #include "tests/core/storage/webhdfs_test_server.h"
 #include "tests/core/xdl/xdl_test_util.h"
 
+#include <condition_variable>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <sys/stat.h>
 #include <thread>
 
@@ -250,6 +254,49 @@ TEST_F(SparseFixture, AWholeCopyBecomesSparseWithoutBeingFetchedAgain) {
     EXPECT_EQ(test::readFile(local("runs/r1/train.trace.0.1")), data + "more");
     EXPECT_FALSE(
         fs::exists(rangeMapPath(cache.path().string(), "127.0.0.1/runs/r1/train.trace.0.1")));
+}
+
+TEST_F(SparseFixture, LiveFollowingFetchesEachAppendedByteOnce) {
+    fs::create_directories(remote.path() / "live");
+    const std::string file = remote.file("live/train.trace.0.1");
+    test::writeFile(file, test::simpleFile(3, 5000));
+    test::writeFile(file + ".meta", "");
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t records = 0;
+    auto poller = MirrorPoller::start(opts, srv.url("/live"), std::chrono::milliseconds(20),
+                                      [&](const Result<MirrorStatus>&) { cv.notify_all(); });
+    ASSERT_TRUE(poller) << poller.status().toString();
+    xdl::FollowOptions fo;
+    fo.minInterval = std::chrono::milliseconds(5);
+    fo.pollInterval = std::chrono::milliseconds(20);
+    fo.preparePart = (*poller)->preparePart();
+    auto follower = xdl::RunFollower::start((*poller)->localPath(), "train", "trace",
+                                            [&](const xdl::FollowUpdate& u) {
+                                                std::lock_guard lock(mutex);
+                                                records = u.totalRecords;
+                                                cv.notify_all();
+                                            },
+                                            fo);
+    ASSERT_TRUE(follower) << follower.status().toString();
+    const std::string five = test::simpleFile(5, 5000);
+    std::ofstream(file, std::ios::binary | std::ios::app)
+        << five.substr(test::simpleFile(3, 5000).size());
+    test::writeFile(remote.file("live/train.trace.0.2"), test::simpleFile(2, 5000));
+    {
+        std::unique_lock lock(mutex);
+        EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return records == 7; }))
+            << "records seen: " << records;
+    }
+    (*follower)->withReader([&](const xdl::RunReader& run, const Diagnostics&) {
+        auto t = run.ranks()[0].tensor(4, "w");
+        ASSERT_TRUE(t) << t.status().toString();
+        EXPECT_EQ(t->size(), 5000u);
+    });
+    (*follower)->stop();
+    (*poller)->stop();
+    EXPECT_EQ(served("/live/train.trace.0.1"), five.size());
+    EXPECT_EQ(served("/live/train.trace.0.2"), test::simpleFile(2, 5000).size());
 }
 
 } // namespace
