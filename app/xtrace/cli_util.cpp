@@ -1,11 +1,12 @@
 #include "app/xtrace/cli_util.h"
 
-#include "core/storage/hdfs_mirror.h"
+#include "core/storage/remote_runs.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 namespace xt::cli {
@@ -40,29 +41,43 @@ void ProgressBar::finish() {
     m_drawn = false;
 }
 
+namespace {
+// The remote runs of this command (one command per process): their fetchers serve its reads,
+// and their mirror paths are written as URLs.
+std::optional<storage::RemoteRuns>& remoteRuns() {
+    static std::optional<storage::RemoteRuns> remote;
+    return remote;
+}
+} // namespace
+
+std::string shown(std::string text) {
+    return remoteRuns() ? remoteRuns()->toUrls(std::move(text)) : text;
+}
+
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs) {
-    // hdfs:// URLs are read through the local mirror (only what changed is fetched).
-    std::vector<storage::MirrorStatus> mirrored;
-    std::vector<std::string> local;
+    // hdfs:// URLs: metas and summaries come whole, data bytes when a reader asks for them.
     {
         ProgressBar bar;
-        auto m = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(),
-                                      bar.callback(), &mirrored);
-        if (!m) {
+        auto remote = storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(),
+                                                bar.callback());
+        if (!remote) {
             bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", m.status().message().c_str());
+            std::fprintf(stderr, "xtrace: %s\n", remote.status().message().c_str());
             return kExitUnreadable;
         }
-        local = std::move(*m);
+        remoteRuns() = std::move(*remote);
     }
-    for (const auto& st : mirrored)
+    storage::RemoteRuns& remote = *remoteRuns();
+    for (const auto& st : remote.statuses())
         if (st.offline)
-            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+            std::fprintf(stderr,
+                         "xtrace: warning: %s is offline (%s); using what the local mirror %s "
+                         "holds\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    auto found = xdl::discoverRuns(local, diag);
+    auto found = xdl::discoverRuns(remote.localPaths(), diag);
     if (!found) {
-        std::fprintf(stderr, "xtrace: %s\n", found.status().message().c_str());
+        std::fprintf(stderr, "xtrace: %s\n", shown(found.status().message()).c_str());
         return kExitUnreadable;
     }
     if (found->empty()) {
@@ -71,21 +86,26 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
         return kExitUnreadable;
     }
     ProgressBar bar;
-    for (const auto& files : *found) {
+    remote.mirror().fetchContext()->setProgress(bar.callback());
+    int rc = kExitOk;
+    for (auto& files : *found) {
+        remote.attach(files, diag);
         auto run = xdl::RunReader::open(files, diag, bar.callback());
         if (!run) {
             bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
-            return kExitUnreadable;
+            std::fprintf(stderr, "xtrace: %s\n", shown(run.status().message()).c_str());
+            rc = kExitUnreadable;
+            break;
         }
         runs.push_back(std::move(*run));
     }
-    return kExitOk;
+    remote.mirror().fetchContext()->setProgress({});
+    return rc;
 }
 
 void printDiagnostics(const Diagnostics& diag) {
     for (const auto& d : diag.items())
-        std::fprintf(stderr, "%s\n", d.toString().c_str());
+        std::fprintf(stderr, "%s\n", shown(d.toString()).c_str());
     if (diag.total() > diag.items().size())
         std::fprintf(stderr, "(%llu more diagnostics not shown)\n",
                      static_cast<unsigned long long>(diag.total() - diag.items().size()));

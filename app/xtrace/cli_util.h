@@ -30,11 +30,16 @@ private:
 };
 
 // Discovers and opens every run under `paths`. On failure prints the reason to stderr and
-// returns the exit status to use (kExitUnreadable); on success returns kExitOk.
+// returns the exit status to use (kExitUnreadable); on success returns kExitOk. hdfs:// URLs are
+// mirrored sparsely: their parts fetch the byte ranges they read (storage::RemoteRuns).
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs);
 
-// Prints diagnostics to stderr: each stored one, then a count of any not shown.
+// `text` (a path or a message) with the HDFS mirror copies of the runs openRuns opened written as
+// their URLs: remote runs are shown by the URLs users gave, never by mirror paths.
+std::string shown(std::string text);
+
+// Prints diagnostics to stderr (paths as shown()): each stored one, then a count of any not shown.
 void printDiagnostics(const Diagnostics& diag);
 
 // "2026-11-22 03:04:05.678Z" for milliseconds since the epoch.

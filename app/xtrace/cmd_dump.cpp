@@ -89,7 +89,7 @@ void addDumpCommand(CLI::App& app, int& exitCode) {
                 }
                 if (!found) {
                     if (!problem.isOk()) {
-                        std::fprintf(stderr, "xtrace: %s\n", problem.message().c_str());
+                        std::fprintf(stderr, "xtrace: %s\n", shown(problem.message()).c_str());
                         exitCode = kExitUnreadable;
                         return;
                     }

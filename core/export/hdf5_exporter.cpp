@@ -447,7 +447,7 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
     std::vector<std::string> sources;
     for (const auto& r : run.ranks())
         for (const auto& p : r.parts())
-            sources.push_back(p->part().path);
+            sources.push_back(p->part().displayPath());
     XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
 
     std::unique_ptr<analysis::Backend> ownBackend;
@@ -479,7 +479,8 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 const auto& col = view.columns[c];
                 if (!wanted(key) || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
-                    diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4, -1,
+                    diag.add(Severity::Error, "bad-column", part.part().displayPath(), e.offset - 4,
+                             -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;
