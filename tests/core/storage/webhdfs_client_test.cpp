@@ -283,6 +283,23 @@ TEST_F(Fixture, RenameReplacesOnlyWhenAsked) {
               ErrorCode::PermissionDenied);
 }
 
+TEST_F(Fixture, ReplaceWritesATemporaryFileThenRenamesIt) {
+    ASSERT_TRUE(client.mkdirs(url(srv, "/p")));
+    ASSERT_TRUE(client.replace(url(srv, "/p/a.xts"), "one"));
+    ASSERT_TRUE(client.replace(url(srv, "/p/a.xts"), "two"));
+    EXPECT_EQ(test::readFile(root.file("p/a.xts")), "two");
+    EXPECT_EQ(count("RENAME"), 2);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root.file("p")), {}), 1)
+        << "no temporary file is left";
+    // Refused: the reason comes back and nothing is left behind.
+    srv.control("fault=denied&op=CREATE&count=1");
+    EXPECT_EQ(client.replace(url(srv, "/p/a.xts"), "three").code(), ErrorCode::PermissionDenied);
+    srv.control("fault=denied&op=RENAME&count=1");
+    EXPECT_EQ(client.replace(url(srv, "/p/a.xts"), "four").code(), ErrorCode::PermissionDenied);
+    EXPECT_EQ(test::readFile(root.file("p/a.xts")), "two");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root.file("p")), {}), 1);
+}
+
 TEST_F(Fixture, HttpFsSendsDataInOneRequest) {
     WebHdfsSettings s = fastSettings();
     s.httpfs = true;
