@@ -473,7 +473,11 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue; // reported by the index already
+            if (Status st = rank.decode(i, view); !st) {
+                // Bytes of a remote part that cannot be fetched: no export with rows missing.
+                if (st.code() == ErrorCode::IoError) return st;
+                continue; // damage: reported by the index already
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& key = part.keys()[c];
                 const auto& col = view.columns[c];
@@ -524,7 +528,10 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue;
+            if (Status st = rank.decode(i, view); !st) {
+                if (st.code() == ErrorCode::IoError) return st;
+                continue;
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& col = view.columns[c];
                 auto it = writers.find(part.keys()[c]);
