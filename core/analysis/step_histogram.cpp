@@ -1,5 +1,7 @@
 #include "core/analysis/step_histogram.h"
 
+#include "core/summary/run_summary.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -28,6 +30,36 @@ template <class F> Status forBatches(const std::vector<xdl::TensorView>& views, 
         begin = end;
     }
     return Status::ok();
+}
+
+// The finite min/max over the given records' tensors of `key` from summaries; false when a
+// record's part is not covered.
+bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
+                        const std::vector<std::size_t>& records,
+                        const summary::RunSummaries& summaries, StatsAccumulator& range) {
+    const xdl::PartReader* lastPart = nullptr;
+    const summary::PartSummary* s = nullptr;
+    int column = -1;
+    for (std::size_t record : records) {
+        const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
+        if (&part != lastPart) {
+            lastPart = &part;
+            s = summaries.find(part);
+            column = part.columnOf(key);
+        }
+        const xdl::RecordEntry& e = rank.entry(record);
+        const std::size_t inPart = std::size_t(&e - part.index().records().data());
+        if (!s || column < 0 || s->isDamaged(inPart)) return false;
+        const auto columns = s->columnsOf(inPart);
+        if (std::size_t(column) >= columns.size()) return false;
+        const summary::ColumnSummary& c = columns[std::size_t(column)];
+        if (c.state != summary::ColumnState::Data) return false;
+        if (!c.stats.hasFinite()) continue;
+        range.finite += c.stats.finite;
+        range.min = std::min(range.min, c.stats.min);
+        range.max = std::max(range.max, c.stats.max);
+    }
+    return true;
 }
 
 } // namespace
@@ -67,14 +99,17 @@ std::vector<std::uint64_t> HistogramMatrix::dense() const {
 Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
-                                       const ProgressCallback& progress) {
+                                       const ProgressCallback& progress,
+                                       const summary::RunSummaries* summaries) {
     std::vector<xdl::TensorView> views;
     std::vector<std::int64_t> gsteps;
+    std::vector<std::size_t> records;
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         const std::int64_t g = rank.entry(record).gstep;
         if (steps.contains(g) && !t.empty()) {
             views.push_back(t);
             gsteps.push_back(g);
+            records.push_back(record);
         }
         return true;
     });
@@ -85,11 +120,13 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::uint64_t total = 0, done = 0;
     for (const auto& v : views)
         total += v.bytes().size();
-    const bool autoRange = !options.lo;
-    const std::uint64_t passes = autoRange ? 2 : 1;
-
     StatsAccumulator range;
-    if (autoRange) {
+    // An automatic range needs a first pass over the tensors unless the summaries know it.
+    const bool rangePass =
+        !options.lo && !(summaries && rangeFromSummaries(rank, key, records, *summaries, range));
+    const std::uint64_t passes = rangePass ? 2 : 1;
+    if (rangePass) {
+        range = StatsAccumulator{};
         std::vector<TensorStats> stats;
         XT_RETURN_IF_ERROR(forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t) {
             stats.resize(b.size());

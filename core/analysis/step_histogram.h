@@ -11,6 +11,10 @@
 #include <string_view>
 #include <vector>
 
+namespace xt::summary {
+class RunSummaries;
+}
+
 namespace xt::analysis {
 
 struct StepRange {
@@ -31,10 +35,12 @@ struct HistogramMatrix {
 };
 
 // An automatic range (options without lo/hi) is taken over every record in `steps`, so all rows
-// share one layout. NotFound when no record of the range holds the key.
+// share one layout; from the min/max in `summaries` when they cover every such record (no first
+// pass over the tensors), else computed. NotFound when no record of the range holds the key.
 Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
-                                       const ProgressCallback& progress = {});
+                                       const ProgressCallback& progress = {},
+                                       const summary::RunSummaries* summaries = nullptr);
 
 } // namespace xt::analysis

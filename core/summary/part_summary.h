@@ -5,11 +5,13 @@
 // the number of records, not the bytes. The file format is docs/SUMMARY-FORMAT.md.
 
 #include "core/analysis/tensor_stats.h"
+#include "core/base/diagnostics.h"
 #include "core/base/status.h"
 #include "core/xdl/record_index.h"
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ struct PartIdentity {
 enum class ColumnState : std::uint8_t { Data, Empty, Damaged };
 
 inline constexpr int kSketchBins = 32;
+// Columns with fewer elements than this get no sketch.
+inline constexpr std::uint64_t kSketchMinElements = 2 * kSketchBins;
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
@@ -44,31 +48,49 @@ struct ColumnSummary {
 };
 
 // Counts of a column's finite elements in kSketchBins equal bins over [stats.min, stats.max]
-// (all in bin 0 when min == max): enough for an approximate histogram-over-steps.
+// (numpy's bin rule; all in bin 0 when min == max): enough for an approximate
+// histogram-over-steps. Only Data columns with >= kSketchMinElements elements, some finite.
 using Sketch = std::array<std::uint32_t, kSketchBins>;
 
 struct PartSummary {
     PartIdentity identity;
-    // The RecordIndex state the summary covers (records up to identity.size).
+    // The RecordIndex state the summary covers (records up to scannedTo <= identity.size).
     bool hasHeader = false;
+    bool startChecked = false;
+    bool tailReported = false;
     std::uint64_t headerLength = 0;
+    std::uint64_t scannedTo = 0;
     std::vector<std::string> keys; // from the part's header; empty without one
     std::vector<xdl::RecordEntry> records;
+    // Records whose columns do not decode (ascending); they have no columns here.
+    std::vector<std::uint64_t> damagedRecords;
     // Columns of record r are columns[columnStart[r] .. columnStart[r + 1]).
     std::vector<std::uint64_t> columnStart{0};
     std::vector<ColumnSummary> columns;
     std::vector<xdl::Shape> shapes; // distinct shapes, referenced by ColumnSummary::shape
     std::vector<Sketch> sketches;
+    // What indexing the part reported (file left empty: it is the part), replayed on open.
+    std::vector<Diagnostic> indexDiagnostics;
 
     std::size_t recordCount() const { return records.size(); }
     std::span<const ColumnSummary> columnsOf(std::size_t record) const {
         return {columns.data() + columnStart[record], columns.data() + columnStart[record + 1]};
     }
+    bool isDamaged(std::size_t record) const;
+    const xdl::Shape& shapeOf(const ColumnSummary& c) const; // an empty shape for kNone
+    // A copy of the index state, to seed a RecordIndex / PartReader.
+    xdl::IndexState indexState() const;
 };
 
 // The summary file's bytes (versioned, checksummed) and back. parseSummary reports any damage,
-// truncation or version mismatch as Corrupt/Unsupported with `name` and the byte offset.
+// truncation, inconsistency (Corrupt) or version mismatch (Unsupported) with `name` and the byte
+// offset, also stored in *errorOffset when given. It allocates only in proportion to the bytes.
 std::string serializeSummary(const PartSummary& s);
-Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name);
+Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
+                                 std::uint64_t* errorOffset = nullptr);
+
+// The checksum and fingerprint functions of the format (CRC-32 as zlib's; FNV-1a 64).
+std::uint32_t crc32(std::span<const std::uint8_t> bytes);
+std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes);
 
 } // namespace xt::summary

@@ -32,7 +32,8 @@ struct OpenedRun {
 };
 
 // Opens a run, seeding each part's record index from a valid stored summary (findSummary) where
-// there is one and scanning the others. Nothing is built or written.
+// there is one and scanning the others. Nothing is built or written. A part opened from a
+// summary replays the diagnostics its indexing gave.
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
                           const ProgressCallback& progress = {},
                           const xdl::ReaderOptions& reader = {});
@@ -46,5 +47,9 @@ Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOpt
 Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                                                    const RunSummaries& summaries, Diagnostics& diag,
                                                    const ProgressCallback& progress = {});
+
+// Runs fn(i) for i in [0, n) on `threads` threads (0 = all cores); stops handing out work once
+// fn returns false. Returns false when any call did.
+bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_t)>& fn);
 
 } // namespace xt::summary

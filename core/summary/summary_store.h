@@ -6,6 +6,7 @@
 // prefix of a grown part is extended; a stale, truncated, replaced or damaged one is reported
 // (a located diagnostic) and rebuilt. Files are written to a temporary name and renamed, so
 // concurrent readers and writers (two viewers, a viewer and `xtrace index`) never see a torn one.
+// The rules are in docs/SUMMARY-FORMAT.md.
 
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
@@ -34,19 +35,30 @@ struct StoreOptions {
 struct LoadedSummary {
     std::shared_ptr<const PartSummary> summary;
     SummaryOrigin origin = SummaryOrigin::Loaded;
-    std::string savedTo; // where it was written, "" when it was not
+    std::string loadedFrom; // the summary file read, "" when built
+    std::string savedTo;    // where it was written, "" when it was not
 };
 
-// The path of `part`'s summary beside it and in the cache.
+// The path of `part`'s summary beside it and in the cache; the cache folder in use.
 std::string besidePath(const std::string& partPath);
 std::string cachePath(const std::string& source, const StoreOptions& options);
+std::string cacheDirectory(const StoreOptions& options);
+// The identity source of a local part: its absolute path, symbolic links resolved.
+std::string partSource(const std::string& partPath);
 
-// A valid summary of `part`, or nullopt when none is stored (nothing is read from the part but
-// its size, mtime and fingerprints; nothing is built).
+// A valid summary of `part`, or one of a prefix of it when the part grew since (its
+// identity.size is then below the part's size; a reader seeded with it scans only the rest), or
+// nullopt when none is stored. Nothing is read from the part but its size, mtime and
+// fingerprints; nothing is built. Stale and damaged summaries found are reported to diag.
 std::optional<std::shared_ptr<const PartSummary>>
 findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag);
-// A valid summary of `part`: loaded, extended or built (and saved per options).
+// A valid summary of `part`: loaded, extended or built (and saved per options). A summary that
+// cannot be saved is a diagnostic ("summary-not-saved"), not an error.
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
                                          Diagnostics& diag, const ProgressCallback& progress = {});
+
+// Writes `s` to `path` atomically: a unique temporary file in the same folder (created when
+// missing), then a rename over `path`.
+Status saveSummary(const PartSummary& s, const std::string& path);
 
 } // namespace xt::summary

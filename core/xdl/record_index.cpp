@@ -34,7 +34,7 @@ IndexState RecordIndex::takeState() {
     s.keys = std::move(m_keys);
     s.hasHeader = m_hasHeader;
     s.startChecked = m_startChecked;
-    s.tailReported = m_reportedTailAt == m_pos;
+    s.tailReported = tailReported();
     s.headerLength = m_headerLength;
     s.scannedTo = m_pos;
     *this = RecordIndex(std::move(m_file), m_options);

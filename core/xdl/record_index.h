@@ -36,7 +36,7 @@ struct IndexState {
     std::vector<std::string> keys;
     bool hasHeader = false;
     bool startChecked = false; // the first message has been looked at (header or not)
-    bool tailReported = false; // damage at scannedTo has been reported already
+    bool tailReported = false; // tailReported()
     std::uint64_t headerLength = 0;
     std::uint64_t scannedTo = 0;
 };
@@ -63,6 +63,8 @@ public:
     const std::vector<RecordEntry>& records() const { return m_records; }
     // Bytes [0, scannedTo()) are indexed; anything after is an incomplete or damaged tail.
     std::uint64_t scannedTo() const { return m_pos; }
+    // Whether damage at scannedTo() has been reported already.
+    bool tailReported() const { return m_reportedTailAt == m_pos; }
 
 private:
     // Whether a well-formed record or header (or the end of the file) starts at pos.

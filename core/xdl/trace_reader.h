@@ -45,6 +45,7 @@ public:
     Status ensure(std::uint64_t offset, std::uint64_t length) const;
     // The mapped bytes: only ranges ensure() covered may be read.
     Bytes bytes() const { return m_file.bytes(); }
+    const MappedFile& file() const { return m_file; }
     Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }
     // Key names of this part's columns (from its header, or borrowed: see RankReader).
     const std::vector<std::string>& keys() const { return m_keys; }
