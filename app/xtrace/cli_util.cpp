@@ -48,14 +48,35 @@ std::optional<storage::RemoteRuns>& remoteRuns() {
     static std::optional<storage::RemoteRuns> remote;
     return remote;
 }
+
+// Opens each run with `open`, fetches of remote bytes drawn on the same progress bar.
+template <class Run, class Open>
+int openEach(const std::vector<xdl::RunFiles>& found, std::vector<Run>& runs, const Open& open) {
+    ProgressBar bar;
+    const auto& fetch = remoteRuns()->mirror().fetchContext();
+    fetch->setProgress(bar.callback());
+    int rc = kExitOk;
+    for (const auto& files : found) {
+        auto run = open(files, bar.callback());
+        if (!run) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", shown(run.status().message()).c_str());
+            rc = kExitUnreadable;
+            break;
+        }
+        runs.push_back(std::move(*run));
+    }
+    fetch->setProgress({});
+    return rc;
+}
 } // namespace
 
 std::string shown(std::string text) {
     return remoteRuns() ? remoteRuns()->toUrls(std::move(text)) : text;
 }
 
-int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs) {
+int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
+                  std::vector<xdl::RunFiles>& found) {
     // hdfs:// URLs: metas and summaries come whole, data bytes when a reader asks for them.
     {
         ProgressBar bar;
@@ -68,39 +89,45 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
         }
         remoteRuns() = std::move(*remote);
     }
-    storage::RemoteRuns& remote = *remoteRuns();
+    const storage::RemoteRuns& remote = *remoteRuns();
     for (const auto& st : remote.statuses())
         if (st.offline)
             std::fprintf(stderr,
                          "xtrace: warning: %s is offline (%s); using what the local mirror %s "
                          "holds\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    auto found = xdl::discoverRuns(remote.localPaths(), diag);
-    if (!found) {
-        std::fprintf(stderr, "xtrace: %s\n", shown(found.status().message()).c_str());
+    auto runs = xdl::discoverRuns(remote.localPaths(), diag);
+    if (!runs) {
+        std::fprintf(stderr, "xtrace: %s\n", shown(runs.status().message()).c_str());
         return kExitUnreadable;
     }
-    if (found->empty()) {
+    if (runs->empty()) {
         printDiagnostics(diag);
         std::fprintf(stderr, "xtrace: no XDL runs found\n");
         return kExitUnreadable;
     }
-    ProgressBar bar;
-    remote.mirror().fetchContext()->setProgress(bar.callback());
-    int rc = kExitOk;
-    for (auto& files : *found) {
+    for (auto& files : *runs)
         remote.attach(files, diag);
-        auto run = xdl::RunReader::open(files, diag, bar.callback());
-        if (!run) {
-            bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", shown(run.status().message()).c_str());
-            rc = kExitUnreadable;
-            break;
-        }
-        runs.push_back(std::move(*run));
-    }
-    remote.mirror().fetchContext()->setProgress({});
-    return rc;
+    found = std::move(*runs);
+    return kExitOk;
+}
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<xdl::RunReader>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return xdl::RunReader::open(files, diag, cb);
+    });
+}
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<summary::OpenedRun>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return summary::openRun(files, summary::StoreOptions{}, diag, cb);
+    });
 }
 
 void printDiagnostics(const Diagnostics& diag) {

@@ -4,6 +4,7 @@
 
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
+#include "core/summary/run_summary.h"
 #include "core/xdl/trace_reader.h"
 
 #include <string>
@@ -29,11 +30,18 @@ private:
     long long m_lastDrawMs = 0;
 };
 
-// Discovers and opens every run under `paths`. On failure prints the reason to stderr and
-// returns the exit status to use (kExitUnreadable); on success returns kExitOk. hdfs:// URLs are
-// mirrored sparsely: their parts fetch the byte ranges they read (storage::RemoteRuns).
+// Discovers every run under `paths`. On failure prints the reason to stderr and returns the exit
+// status to use (kExitUnreadable); else kExitOk. hdfs:// URLs are mirrored sparsely: their parts
+// carry their URL and fetch the byte ranges they read (storage::RemoteRuns).
+int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
+                  std::vector<xdl::RunFiles>& found);
+// Discovers and opens every run under `paths` (exit status as discoverPaths).
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs);
+// The same, each part from its valid stored summary where there is one (nothing is built):
+// statistics then come from the summaries (the same values, without reading tensors).
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<summary::OpenedRun>& runs);
 
 // `text` (a path or a message) with the HDFS mirror copies of the runs openRuns opened written as
 // their URLs: remote runs are shown by the URLs users gave, never by mirror paths.
