@@ -47,13 +47,23 @@ Status readAt(int fd, std::uint64_t offset, std::size_t n, std::vector<std::uint
     return Status::ok();
 }
 
-// The fingerprints of the first `size` bytes of the file at `path` (its head and the end of
-// that prefix), read with two small reads.
-Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const std::string& path,
+// The identity source of a part: its URL when remote, else its resolved path.
+std::string sourceOf(const xdl::PartFile& part) {
+    return part.source.empty() ? partSource(part.path) : part.source;
+}
+
+// The fingerprints of the first `size` bytes of `part` (its head and the end of that prefix),
+// read with two small reads (fetched first for a remote part).
+Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const xdl::PartFile& part,
                                                          std::uint64_t size) {
+    const std::string& path = part.path;
+    const std::size_t n = std::size_t(std::min(size, PartIdentity::kPrintBytes));
+    if (part.fetcher) {
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(0, n));
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(size - n, n));
+    }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errnoStatus("cannot open " + path, errno);
-    const std::size_t n = std::size_t(std::min(size, PartIdentity::kPrintBytes));
     std::vector<std::uint8_t> buf;
     Status st = readAt(fd, 0, n, buf, path);
     std::uint64_t head = 0, tail = 0;
@@ -144,7 +154,7 @@ Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartSt
             why = "it summarises " + id.source;
         } else if (id.size == now.size) {
             if (!nowPrints) {
-                auto p = printsOf(part.path, now.size);
+                auto p = printsOf(part, now.size);
                 if (!p) return out;
                 nowPrints = *p;
             }
@@ -157,7 +167,7 @@ Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartSt
                 return out;
             }
         } else if (id.size < now.size) {
-            auto p = printsOf(part.path, id.size);
+            auto p = printsOf(part, id.size);
             if (!p) return out;
             if (p->first != id.headPrint || p->second != id.tailPrint) {
                 why = "the part was rewritten (its first " + std::to_string(id.size) +
@@ -185,7 +195,9 @@ std::string saveWhere(const PartSummary& s, const xdl::PartFile& part, const Sto
                       bool foundBeside, Diagnostics& diag) {
     std::vector<std::string> targets;
     const std::string dir = fs::path(part.path).parent_path().string();
-    if ((options.writeBeside || foundBeside) && directoryWritable(dir))
+    // A remote part's copy lies in a mirror: its summary goes to the cache (publishing is
+    // explicit, `xtrace index --publish`).
+    if ((options.writeBeside || foundBeside) && part.source.empty() && directoryWritable(dir))
         targets.push_back(besidePath(part.path));
     targets.push_back(cachePath(s.identity.source, options));
     std::string reasons;
@@ -272,7 +284,7 @@ std::optional<std::shared_ptr<const PartSummary>>
 findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag) {
     const auto now = statPart(part.path);
     if (!now) return std::nullopt;
-    Lookup found = lookup(part, partSource(part.path), *now, options, diag);
+    Lookup found = lookup(part, sourceOf(part), *now, options, diag);
     if (found.exact.summary) return found.exact.summary;
     if (found.prefix.summary) return found.prefix.summary;
     return std::nullopt;
@@ -282,14 +294,14 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
                                          Diagnostics& diag, const ProgressCallback& progress) {
     const auto before = statPart(part.path);
     if (!before) return errnoStatus("cannot stat " + part.path, errno);
-    const std::string source = partSource(part.path);
+    const std::string source = sourceOf(part);
     Lookup found = lookup(part, source, *before, options, diag);
     LoadedSummary out;
     if (found.exact.summary) {
         out.summary = found.exact.summary;
         out.loadedFrom = found.exact.path;
         // `xtrace index` asks for summaries beside the parts: a cached one is copied there.
-        if (options.save && options.writeBeside && !found.exact.beside &&
+        if (options.save && options.writeBeside && !found.exact.beside && part.source.empty() &&
             directoryWritable(fs::path(part.path).parent_path().string()) &&
             saveSummary(*out.summary, besidePath(part.path)))
             out.savedTo = besidePath(part.path);
@@ -306,6 +318,11 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
         out.loadedFrom = found.prefix.path;
     } else {
         out.origin = SummaryOrigin::Built;
+    }
+    if (part.fetcher) { // a remote part: the bytes the build reads come first, in one stream
+        XT_RETURN_IF_ERROR(
+            part.fetcher->ensure(0, std::min(file->size(), PartIdentity::kPrintBytes)));
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(s.scannedTo, file->size() - s.scannedTo));
     }
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
     XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress));

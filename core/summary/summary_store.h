@@ -6,6 +6,8 @@
 // prefix of a grown part is extended; a stale, truncated, replaced or damaged one is reported
 // (a located diagnostic) and rebuilt. Files are written to a temporary name and renamed, so
 // concurrent readers and writers (two viewers, a viewer and `xtrace index`) never see a torn one.
+// A remote part (PartFile::source set: a sparse mirror copy) is identified by its URL, read
+// through its fetcher, and its built summaries go to the cache, never into the mirror.
 // The rules are in docs/SUMMARY-FORMAT.md.
 
 #include "core/base/diagnostics.h"
