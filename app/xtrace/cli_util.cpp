@@ -44,16 +44,13 @@ void ProgressBar::finish() {
 namespace {
 // The remote runs of this command (one command per process): their fetchers serve its reads,
 // and their mirror paths are written as URLs.
-std::optional<storage::RemoteRuns>& remoteRuns() {
-    static std::optional<storage::RemoteRuns> remote;
-    return remote;
-}
+std::optional<storage::RemoteRuns> g_remote;
 
 // Opens each run with `open`, fetches of remote bytes drawn on the same progress bar.
 template <class Run, class Open>
 int openEach(const std::vector<xdl::RunFiles>& found, std::vector<Run>& runs, const Open& open) {
     ProgressBar bar;
-    const auto& fetch = remoteRuns()->mirror().fetchContext();
+    const auto& fetch = g_remote->mirror().fetchContext();
     fetch->setProgress(bar.callback());
     int rc = kExitOk;
     for (const auto& files : found) {
@@ -71,8 +68,12 @@ int openEach(const std::vector<xdl::RunFiles>& found, std::vector<Run>& runs, co
 }
 } // namespace
 
+storage::RemoteRuns* remoteRuns() {
+    return g_remote ? &*g_remote : nullptr;
+}
+
 std::string shown(std::string text) {
-    return remoteRuns() ? remoteRuns()->toUrls(std::move(text)) : text;
+    return g_remote ? g_remote->toUrls(std::move(text)) : text;
 }
 
 int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
@@ -87,16 +88,15 @@ int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
             std::fprintf(stderr, "xtrace: %s\n", remote.status().message().c_str());
             return kExitUnreadable;
         }
-        remoteRuns() = std::move(*remote);
+        g_remote = std::move(*remote);
     }
-    const storage::RemoteRuns& remote = *remoteRuns();
-    for (const auto& st : remote.statuses())
+    for (const auto& st : g_remote->statuses())
         if (st.offline)
             std::fprintf(stderr,
                          "xtrace: warning: %s is offline (%s); using what the local mirror %s "
                          "holds\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    auto runs = xdl::discoverRuns(remote.localPaths(), diag);
+    auto runs = xdl::discoverRuns(g_remote->localPaths(), diag);
     if (!runs) {
         std::fprintf(stderr, "xtrace: %s\n", shown(runs.status().message()).c_str());
         return kExitUnreadable;
@@ -107,7 +107,7 @@ int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
         return kExitUnreadable;
     }
     for (auto& files : *runs)
-        remote.attach(files, diag);
+        g_remote->attach(files, diag);
     found = std::move(*runs);
     return kExitOk;
 }

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace xt::storage {
+class RemoteRuns;
+}
+
 namespace xt::cli {
 
 inline constexpr int kExitOk = 0;
@@ -42,6 +46,9 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
 // statistics then come from the summaries (the same values, without reading tensors).
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<summary::OpenedRun>& runs);
+
+// The remote runs discoverPaths mirrored; null before it ran.
+storage::RemoteRuns* remoteRuns();
 
 // `text` (a path or a message) with the HDFS mirror copies of the runs openRuns opened written as
 // their URLs: remote runs are shown by the URLs users gave, never by mirror paths.

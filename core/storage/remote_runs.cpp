@@ -42,4 +42,10 @@ std::uint64_t RemoteRuns::bytesFetched() const {
     return n;
 }
 
+Status RemoteRuns::upload(const std::string& url, std::string_view bytes) {
+    auto parsed = parseHdfsUrl(url);
+    if (!parsed) return parsed.status();
+    return m_mirror->client().replace(*parsed, bytes);
+}
+
 } // namespace xt::storage

@@ -31,6 +31,9 @@ public:
     std::string toUrls(std::string text) const;
     // Bytes fetched: whole files while mirroring plus ranges since.
     std::uint64_t bytesFetched() const;
+    // Writes `bytes` to the file `url` on HDFS so that readers never see a torn one
+    // (WebHdfsClient::replace). PermissionDenied when HDFS refuses.
+    Status upload(const std::string& url, std::string_view bytes);
     HdfsMirror& mirror() { return *m_mirror; }
 
 private:
