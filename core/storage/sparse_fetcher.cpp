@@ -21,15 +21,15 @@ FetchContext::FetchContext(WebHdfsSettings settings, std::uint64_t blockBytes)
 
 void FetchContext::setOffline(const std::string& reason) {
     std::lock_guard lock(m_mutex);
-    if (m_offline) return;
     m_offline = true;
+    m_offlineSince = std::chrono::steady_clock::now();
     m_offlineReason = reason;
 }
 
 bool FetchContext::offline(std::string* reason) const {
     std::lock_guard lock(m_mutex);
     if (reason) *reason = m_offlineReason;
-    return m_offline;
+    return m_offline && std::chrono::steady_clock::now() - m_offlineSince < kOfflineRetry;
 }
 
 void FetchContext::setProgress(ProgressCallback cb) {
@@ -57,32 +57,35 @@ bool FetchContext::report(std::uint64_t done, std::uint64_t total) {
 
 // ---- SparseFetcher ----
 
-SparseFetcher::SparseFetcher(std::shared_ptr<FetchContext> context, HdfsUrl url,
-                             std::string localPath, std::string mapPath, int fd,
-                             std::uint64_t inode)
-    : m_context(std::move(context)), m_url(std::move(url)), m_localPath(std::move(localPath)),
-      m_mapPath(std::move(mapPath)), m_fd(fd), m_inode(inode) {}
+namespace {
+class Fd {
+public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd() {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    int get() const { return m_fd; }
 
-SparseFetcher::~SparseFetcher() {
-    if (m_fd >= 0) ::close(m_fd);
-}
+private:
+    int m_fd;
+};
+} // namespace
+
+SparseFetcher::SparseFetcher(std::shared_ptr<FetchContext> context, HdfsUrl url,
+                             std::string localPath, std::string mapPath, std::uint64_t inode)
+    : m_context(std::move(context)), m_url(std::move(url)), m_localPath(std::move(localPath)),
+      m_mapPath(std::move(mapPath)), m_inode(inode) {}
 
 Result<std::shared_ptr<SparseFetcher>> SparseFetcher::open(std::shared_ptr<FetchContext> context,
                                                            HdfsUrl url, std::string localPath,
                                                            std::string mapPath) {
-    // The data file is opened under the map's lock: the mirror replaces files under it too.
+    // The copy is looked at under the map's lock: the mirror replaces copies under it too.
     auto lock = LockedRangeMap::open(mapPath);
     if (!lock) return lock.status();
-    const int fd = ::open(localPath.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return errnoStatus("cannot open " + localPath, errno);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int e = errno;
-        ::close(fd);
-        return errnoStatus("cannot stat " + localPath, e);
-    }
+    if (::stat(localPath.c_str(), &st) != 0) return errnoStatus("cannot stat " + localPath, errno);
     std::shared_ptr<SparseFetcher> f(new SparseFetcher(std::move(context), std::move(url),
-                                                       std::move(localPath), std::move(mapPath), fd,
+                                                       std::move(localPath), std::move(mapPath),
                                                        static_cast<std::uint64_t>(st.st_ino)));
     RangeMap map = lock->read();
     if (map.inode != f->m_inode) {
@@ -100,28 +103,35 @@ ByteRanges SparseFetcher::fetched() const {
 
 Status SparseFetcher::ensure(std::uint64_t offset, std::uint64_t length) {
     std::lock_guard guard(m_mutex);
-    struct stat st {};
-    if (::fstat(m_fd, &st) != 0) return errnoStatus("cannot stat " + m_localPath, errno);
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    const std::uint64_t end = length > size - std::min(offset, size) ? size : offset + length;
-    if (offset >= end || m_fetched.covers(offset, end)) return Status::ok();
+    const std::uint64_t want = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
+    if (offset >= want || m_fetched.covers(offset, want)) return Status::ok();
 
-    const std::uint64_t block = m_context->blockBytes();
-    const std::uint64_t from = offset / block * block;
-    const std::uint64_t to = std::min(size, (end + block - 1) / block * block);
     auto lock = LockedRangeMap::open(m_mapPath);
     if (!lock) return lock.status();
-    // The mirror sets the modification time under this lock: read it now, restore it after.
-    if (::fstat(m_fd, &st) != 0) return errnoStatus("cannot stat " + m_localPath, errno);
-    RangeMap map = lock->read();
-    if (map.inode != m_inode && map.inode != 0)
+    auto replaced = [&] {
         return Status(ErrorCode::IoError,
-                      fmt::format("{}: its mirror copy {} was replaced since the run was opened "
-                                  "(the remote file changed); open the run again",
+                      fmt::format("{}: its mirror copy {} was replaced or removed since the run "
+                                  "was opened (the remote file changed, or the cache was "
+                                  "trimmed); open the run again",
                                   m_url.toString(), m_localPath));
+    };
+    Fd fd(::open(m_localPath.c_str(), O_RDWR | O_CLOEXEC));
+    struct stat st {};
+    if (fd.get() < 0 && errno == ENOENT) return replaced();
+    if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0)
+        return errnoStatus("cannot open " + m_localPath, errno);
+    RangeMap map = lock->read();
+    if (static_cast<std::uint64_t>(st.st_ino) != m_inode || (map.inode != m_inode && map.inode))
+        return replaced();
     map.inode = m_inode;
     map.ranges.add(m_fetched);
-    const auto missing = map.ranges.missing(from, to);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    const std::uint64_t end = std::min(want, size);
+    const std::uint64_t block = m_context->blockBytes();
+    std::vector<ByteRanges::Range> missing;
+    if (offset < end)
+        missing = map.ranges.missing(offset / block * block,
+                                     std::min(size, (end + block - 1) / block * block));
     Status result;
     if (!missing.empty()) {
         std::string reason;
@@ -132,24 +142,25 @@ Status SparseFetcher::ensure(std::uint64_t offset, std::uint64_t length) {
                                       m_url.toString(), missing.front().first,
                                       missing.front().second, m_localPath, reason));
         for (const auto& [b, e] : missing) {
-            result = fetch(*lock, map, b, e);
+            result = fetch(fd.get(), *lock, map, b, e);
             if (!result) break;
         }
-        // Writing moved the modification time; it stays the remote file's.
+        // Writing moved the modification time (the mirror sets it under the lock held here): it
+        // stays the remote file's.
         const timespec times[2] = {{0, UTIME_OMIT}, st.st_mtim};
-        ::futimens(m_fd, times);
+        ::futimens(fd.get(), times);
     }
     Status saved = lock->write(map);
     m_fetched = std::move(map.ranges);
     return result ? saved : result;
 }
 
-Status SparseFetcher::fetch(const LockedRangeMap& lock, RangeMap& map, std::uint64_t begin,
+Status SparseFetcher::fetch(int fd, const LockedRangeMap& lock, RangeMap& map, std::uint64_t begin,
                             std::uint64_t end) {
     std::uint64_t pos = begin, recorded = begin;
     ByteSink sink = [&](const char* d, std::size_t n) -> Status {
         while (n > 0) {
-            const ssize_t w = ::pwrite(m_fd, d, n, static_cast<off_t>(pos));
+            const ssize_t w = ::pwrite(fd, d, n, static_cast<off_t>(pos));
             if (w < 0 && errno == EINTR) continue;
             if (w < 0) return errnoStatus("cannot write " + m_localPath, errno);
             d += w, n -= static_cast<std::size_t>(w), pos += static_cast<std::uint64_t>(w);

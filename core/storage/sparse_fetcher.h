@@ -13,6 +13,7 @@
 #include "core/storage/webhdfs_client.h"
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,7 +27,9 @@ public:
     FetchContext(WebHdfsSettings settings, std::uint64_t blockBytes);
 
     std::uint64_t blockBytes() const { return m_blockBytes; }
-    // Once offline (the namenode could not be reached), fetches fail at once with the reason.
+    // Once offline (HDFS could not be reached), fetches fail at once with the reason, for
+    // kOfflineRetry; the next one after that tries again.
+    static constexpr std::chrono::seconds kOfflineRetry{30};
     void setOffline(const std::string& reason);
     bool offline(std::string* reason = nullptr) const;
     // Bytes fetched by range so far.
@@ -45,6 +48,7 @@ private:
     mutable std::mutex m_mutex; // guards everything below
     std::vector<std::unique_ptr<WebHdfsClient>> m_idle;
     bool m_offline = false;
+    std::chrono::steady_clock::time_point m_offlineSince;
     std::string m_offlineReason;
     ProgressCallback m_progress;
     std::atomic<std::uint64_t> m_bytesFetched{0};
@@ -52,12 +56,12 @@ private:
 
 class SparseFetcher : public RangeFetcher {
 public:
-    // The fetcher of `localPath`, the sparse copy of `url` whose range map is `mapPath`. A map
-    // that belongs to another inode (a stale one) is reset.
+    // The fetcher of `localPath`, the sparse copy of `url` whose range map is `mapPath`, as the
+    // copy is now (a later replacement of the copy makes ensure() fail rather than mix files).
+    // A map that belongs to another inode (a stale one) is reset. No descriptor is kept open.
     static Result<std::shared_ptr<SparseFetcher>> open(std::shared_ptr<FetchContext> context,
                                                        HdfsUrl url, std::string localPath,
                                                        std::string mapPath);
-    ~SparseFetcher() override;
 
     Status ensure(std::uint64_t offset, std::uint64_t length) override;
     // The ranges known to be fetched (this process's view).
@@ -66,14 +70,14 @@ public:
 
 private:
     SparseFetcher(std::shared_ptr<FetchContext> context, HdfsUrl url, std::string localPath,
-                  std::string mapPath, int fd, std::uint64_t inode);
-    Status fetch(const LockedRangeMap& lock, RangeMap& map, std::uint64_t begin, std::uint64_t end);
+                  std::string mapPath, std::uint64_t inode);
+    Status fetch(int fd, const LockedRangeMap& lock, RangeMap& map, std::uint64_t begin,
+                 std::uint64_t end);
 
     std::shared_ptr<FetchContext> m_context;
     HdfsUrl m_url;
     std::string m_localPath, m_mapPath;
-    int m_fd = -1;
-    std::uint64_t m_inode = 0;
+    std::uint64_t m_inode = 0;  // of the copy this fetcher fills
     mutable std::mutex m_mutex; // one ensure at a time; guards m_fetched
     ByteRanges m_fetched;
 };

@@ -208,6 +208,22 @@ TEST_F(SparseFixture, AReplacedFileIsNeverMixedWithItsOldCopy) {
     EXPECT_EQ(test::readFile(local("runs/r1/train.trace.0.1")), other);
 }
 
+TEST_F(SparseFixture, ACopyRemovedFromTheMirrorIsAnErrorNotAHole) {
+    HdfsMirror m(opts);
+    ASSERT_TRUE(m.mirror(srv.url("/runs")));
+    xdl::PartFile p = attached(m, "runs/r1/train.trace.0.1");
+    ASSERT_TRUE(p.fetcher->ensure(0, 1000));
+    fs::remove(remote.file("runs/r1/train.trace.0.1"));
+    auto st = m.refresh(srv.url("/runs"));
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->filesRemoved, 1u);
+    EXPECT_FALSE(fs::exists(rangeMapPath(opts.cacheDir, "127.0.0.1/runs/r1/train.trace.0.1")));
+    EXPECT_TRUE(p.fetcher->ensure(0, 1000)) << "what was fetched stays readable";
+    Status gone = p.fetcher->ensure(100000, 10);
+    EXPECT_EQ(gone.code(), ErrorCode::IoError);
+    EXPECT_NE(gone.message().find("removed"), std::string::npos) << gone.message();
+}
+
 TEST_F(SparseFixture, OfflineWhatWasFetchedStaysReadableAndTheRestIsALocatedError) {
     {
         HdfsMirror m(opts);
