@@ -89,8 +89,10 @@ std::string serializeSummary(const PartSummary& s);
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
 
-// The checksum and fingerprint functions of the format (CRC-32 as zlib's; FNV-1a 64).
+// The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
+// the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).
 std::uint32_t crc32(std::span<const std::uint8_t> bytes);
 std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes);
+std::uint64_t fingerprint(std::span<const std::uint8_t> bytes);
 
 } // namespace xt::summary

@@ -32,11 +32,11 @@ Sketch sketchOf(const xdl::TensorView& t, const analysis::TensorStats& st) {
 } // namespace
 
 std::uint64_t headPrint(std::span<const std::uint8_t> bytes) {
-    return fnv1a64(bytes.first(std::min<std::size_t>(bytes.size(), PartIdentity::kPrintBytes)));
+    return fingerprint(bytes.first(std::min<std::size_t>(bytes.size(), PartIdentity::kPrintBytes)));
 }
 
 std::uint64_t tailPrint(std::span<const std::uint8_t> bytes) {
-    return fnv1a64(bytes.last(std::min<std::size_t>(bytes.size(), PartIdentity::kPrintBytes)));
+    return fingerprint(bytes.last(std::min<std::size_t>(bytes.size(), PartIdentity::kPrintBytes)));
 }
 
 SummaryBuilder::SummaryBuilder(PartSummary& summary) : m_s(summary) {

@@ -68,9 +68,9 @@ Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const xdl::PartFile& pa
     Status st = readAt(fd, 0, n, buf, path);
     std::uint64_t head = 0, tail = 0;
     if (st) {
-        head = fnv1a64(buf);
+        head = fingerprint(buf);
         st = readAt(fd, size - n, n, buf, path);
-        tail = fnv1a64(buf);
+        tail = fingerprint(buf);
     }
     ::close(fd);
     if (!st) return st;
@@ -122,11 +122,13 @@ struct Lookup {
 };
 
 // Looks at the summary beside the part and the one in the cache.
-Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartStat& now,
+// `source` is computed when first needed (resolving links costs a system call per folder).
+Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& now,
               const StoreOptions& options, Diagnostics& diag) {
     Lookup out;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> nowPrints;
     for (bool beside : {true, false}) {
+        if (!beside && source.empty()) source = sourceOf(part);
         const std::string path = beside ? besidePath(part.path) : cachePath(source, options);
         auto bytes = readWhole(path);
         if (!bytes) {
@@ -147,9 +149,9 @@ Lookup lookup(const xdl::PartFile& part, const std::string& source, const PartSt
         const PartIdentity& id = parsed->identity;
         std::string why;
         // A summary beside its part follows it when the folder is moved or copied.
-        const bool sameSource = beside
-                                    ? fs::path(id.source).filename() == fs::path(source).filename()
-                                    : id.source == source;
+        const bool sameSource =
+            beside ? fs::path(id.source).filename() == fs::path(part.path).filename()
+                   : id.source == source;
         if (!sameSource) {
             why = "it summarises " + id.source;
         } else if (id.size == now.size) {
@@ -251,6 +253,22 @@ std::string partSource(const std::string& partPath) {
     return fs::absolute(partPath, ec).lexically_normal().string();
 }
 
+Result<PartIdentity> partIdentity(const std::string& path) {
+    const auto now = statPart(path);
+    if (!now) return errnoStatus("cannot stat " + path, errno);
+    xdl::PartFile part;
+    part.path = path;
+    auto prints = printsOf(part, now->size);
+    if (!prints) return prints.status();
+    PartIdentity id;
+    id.source = partSource(path);
+    id.size = now->size;
+    id.mtimeNs = now->mtimeNs;
+    id.headPrint = prints->first;
+    id.tailPrint = prints->second;
+    return id;
+}
+
 Status saveSummary(const PartSummary& s, const std::string& path) {
     static std::atomic<std::uint64_t> counter{0};
     const fs::path target(path);
@@ -284,7 +302,8 @@ std::optional<std::shared_ptr<const PartSummary>>
 findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag) {
     const auto now = statPart(part.path);
     if (!now) return std::nullopt;
-    Lookup found = lookup(part, sourceOf(part), *now, options, diag);
+    std::string source;
+    Lookup found = lookup(part, source, *now, options, diag);
     if (found.exact.summary) return found.exact.summary;
     if (found.prefix.summary) return found.prefix.summary;
     return std::nullopt;
@@ -294,7 +313,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
                                          Diagnostics& diag, const ProgressCallback& progress) {
     const auto before = statPart(part.path);
     if (!before) return errnoStatus("cannot stat " + part.path, errno);
-    const std::string source = sourceOf(part);
+    std::string source;
     Lookup found = lookup(part, source, *before, options, diag);
     LoadedSummary out;
     if (found.exact.summary) {
@@ -326,7 +345,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
     }
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
     XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress));
-    s.identity.source = source;
+    s.identity.source = source.empty() ? sourceOf(part) : source;
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
     auto shared = std::make_shared<const PartSummary>(std::move(s));
     if (options.save) out.savedTo = saveWhere(*shared, part, options, found.prefix.beside, diag);

@@ -59,6 +59,9 @@ findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics&
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
                                          Diagnostics& diag, const ProgressCallback& progress = {});
 
+// The identity of the part file at `path` as it is now: source, size, mtime, fingerprints.
+Result<PartIdentity> partIdentity(const std::string& path);
+
 // Writes `s` to `path` atomically: a unique temporary file in the same folder (created when
 // missing), then a rename over `path`.
 Status saveSummary(const PartSummary& s, const std::string& path);

@@ -125,6 +125,8 @@ def load_library(path=None):
                                                 ctypes.c_size_t]
     lib.xt_recorder_trace_callback.argtypes = [P, ctypes.c_char_p, _CALLBACK, P]
     lib.xt_recorder_set_summary.argtypes = [P, ctypes.c_char_p, _SUMMARY, P]
+    if hasattr(lib, "xt_recorder_set_summaries"):  # libraries before summaries lack it
+        lib.xt_recorder_set_summaries.argtypes = [P, ctypes.c_int]
     lib.xt_recorder_is_recorded_step.argtypes = [P]
     lib.xt_recorder_commit_step.argtypes = [P, ctypes.c_int64]
     lib.xt_recorder_flush.argtypes = [P]
@@ -158,7 +160,10 @@ class Recorder:
 
     def __init__(self, output_dir, output_file_name="trace", max_file_mb=300, rank=0,
                  training=True, every_n_steps=1, queue_capacity=8, drop_when_full=False,
-                 fsync_interval_ms=0, clock=None, library=None):
+                 fsync_interval_ms=0, clock=None, library=None, summaries=True):
+        """summaries: write each part's summary ({part}.xts) beside it while recording, so
+        viewers open the run without reading it all (statistics computed on the writer thread).
+        """
         self._lib = load_library(library)
         cfg = _Config()
         self._lib.xt_recorder_config_init(ctypes.byref(cfg))
@@ -183,6 +188,10 @@ class Recorder:
         self._step_refs = []  # arrays borrowed until commit_step returns
         self._callbacks = []  # ctypes function objects kept alive
         self._error = None    # an exception raised inside a callback
+        if not summaries:
+            if not hasattr(self._lib, "xt_recorder_set_summaries"):
+                raise RecorderError(5, "this libxtrecorder.so cannot turn summaries off")
+            self._check(self._lib.xt_recorder_set_summaries(self._h, 0))
 
     def _check(self, rc):
         if rc != 0:

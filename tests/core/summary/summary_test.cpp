@@ -204,6 +204,22 @@ TEST(SummaryFormat, ChecksumAndFingerprintFunctions) {
     EXPECT_EQ(fnv1a64({}), 0xcbf29ce484222325ull);
     EXPECT_EQ(fnv1a64({reinterpret_cast<const std::uint8_t*>("a"), 1}),
               0xaf63dc4c8601ec8cull); // the published FNV-1a 64 test vector
+    // The fingerprint: FNV-1a 64 over little-endian words, the tail zero-padded, then the length.
+    auto byWords = [](const std::string& x) {
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (std::size_t i = 0; i < x.size(); i += 8) {
+            std::uint64_t w = 0;
+            for (std::size_t k = 0; k < 8 && i + k < x.size(); ++k)
+                w |= std::uint64_t(std::uint8_t(x[i + k])) << (8 * k);
+            h = (h ^ w) * 0x100000001b3ull;
+        }
+        return (h ^ x.size()) * 0x100000001b3ull;
+    };
+    for (const std::string x : {"", "a", "12345678", "123456789", "a longer text of 29 bytes..."})
+        EXPECT_EQ(fingerprint({reinterpret_cast<const std::uint8_t*>(x.data()), x.size()}),
+                  byWords(x))
+            << x;
+    EXPECT_NE(fingerprint(b.first(8)), fingerprint(b.first(9)));
     std::string longer(1000, 'x');
     for (std::size_t i = 0; i < longer.size(); ++i)
         longer[i] = char(i * 7);
