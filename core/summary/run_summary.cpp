@@ -76,8 +76,8 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
             done += p.size;
             if (!part) {
                 if (part.status().code() == ErrorCode::Cancelled) return part.status();
-                diag.add(Severity::Error, "unreadable-part", p.path, Diagnostic::kNoOffset, -1,
-                         part.status().message());
+                diag.add(Severity::Error, "unreadable-part", p.displayPath(), Diagnostic::kNoOffset,
+                         -1, part.status().message());
                 continue;
             }
             if (found) {

@@ -45,10 +45,13 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
             const RecordEntry& e = rank.entry(i);
             auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
             if (!factsSource || !factsSource(part, std::size_t(recordNo), facts)) {
-                Status st = decodeRecord(part.message(e), view);
-                if (!st) {
-                    diag.add(Severity::Error, "malformed-record", part.part().path, e.offset - 4,
-                             recordNo, st.message());
+                Status st = part.ensure(e.offset, e.length);
+                if (st) st = decodeRecord(part.message(e), view);
+                if (!st) { // IoError: the bytes of a remote part could not be fetched
+                    diag.add(Severity::Error,
+                             st.code() == ErrorCode::IoError ? "unavailable-record"
+                                                             : "malformed-record",
+                             part.part().path, e.offset - 4, recordNo, st.message());
                     continue;
                 }
                 facts.resize(view.columns.size());

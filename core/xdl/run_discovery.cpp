@@ -136,6 +136,7 @@ const char* metaStateName(MetaState s) {
 
 std::string RunFiles::label() const {
     std::string base = prefix.empty() ? name : prefix + "." + name;
+    if (!source.empty()) return source + (source.back() == '/' ? "" : "/") + base;
     return directory == "." ? base : (fs::path(directory) / base).string();
 }
 
@@ -198,7 +199,7 @@ Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths
 
     std::vector<RunFiles> runs;
     for (auto& [key, ranks] : c.runs) {
-        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}};
         for (auto& [rank, parts] : ranks) {
             RankFiles rf{rank, {}, {}};
             std::int64_t expected = 1;

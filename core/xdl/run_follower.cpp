@@ -101,6 +101,7 @@ struct RunFollower::Impl {
             part.path = f.path;
             part.index = f.index;
             readMeta(part, diag);
+            if (options.preparePart) options.preparePart(part);
             auto opened = PartReader::open(std::move(part), diag, {}, readerOptions);
             if (!opened) {
                 diag.add(Severity::Error, "unreadable-part", f.path, Diagnostic::kNoOffset, -1,

@@ -28,27 +28,16 @@ namespace xt::py {
 namespace pyb = pybind11;
 using namespace pybind11::literals;
 
-std::string RemoteBase::nameOf(const std::string& path) const {
-    if (local.empty() || path.compare(0, local.size(), local) != 0) return path;
-    if (path.size() > local.size() && path[local.size()] != '/') return path;
-    return url + path.substr(local.size());
-}
-
 Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& options,
-                                Diagnostics& diag, RemoteBase* remote) {
+                                Diagnostics& diag, std::shared_ptr<storage::RemoteRuns>& remote) {
     std::vector<std::string> local{path};
     if (storage::isHdfsUrl(path)) {
         storage::MirrorOptions mo = storage::mirrorOptionsFromEnvironment();
         if (!options.mirrorDir.empty()) mo.cacheDir = options.mirrorDir;
-        std::vector<storage::MirrorStatus> mirrored;
-        auto m = storage::mirrorPaths({path}, mo, {}, &mirrored);
-        if (!m) return m.status();
-        local = std::move(*m);
-        for (const auto& st : mirrored) {
-            if (remote) { // the folders holding the URL's files, in the mirror and remotely
-                remote->local = st.localPath.substr(0, st.localPath.rfind('/'));
-                remote->url = st.url.substr(0, st.url.rfind('/'));
-            }
+        auto opened = storage::RemoteRuns::open({path}, mo);
+        if (!opened) return opened.status();
+        remote = std::make_shared<storage::RemoteRuns>(std::move(*opened));
+        for (const auto& st : remote->statuses()) {
             if (!st.offline) continue;
             if (options.strictRemote)
                 return Status(ErrorCode::IoError,
@@ -56,10 +45,15 @@ Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& opti
             diag.add(Severity::Warning, "remote-offline", st.url, Diagnostic::kNoOffset, -1,
                      "offline (" + st.offlineReason + "); using the local mirror " + st.localPath);
         }
+        local = remote->localPaths();
     }
     auto found = xdl::discoverRuns(local, diag);
-    if (!found) return found.status();
-    return oneRun(path, std::move(*found));
+    if (!found)
+        return remote ? Status(found.status().code(), remote->toUrls(found.status().message()))
+                      : found.status();
+    auto run = oneRun(path, std::move(*found));
+    if (run && remote) remote->attach(*run, diag);
+    return run;
 }
 
 Result<xdl::RunFiles> oneRun(const std::string& path, std::vector<xdl::RunFiles> runs) {
@@ -191,7 +185,7 @@ public:
         Status failed;
         {
             pyb::gil_scoped_release nogil;
-            auto files = locateRun(path, options, m_diag, &m_remote);
+            auto files = locateRun(path, options, m_diag, m_remote);
             if (!files) {
                 failed = files.status();
             } else {
@@ -200,6 +194,12 @@ public:
                     m_run = std::make_unique<summary::OpenedRun>(std::move(*opened));
                 else
                     failed = opened.status();
+                if (opened && options.strictRemote) // a part that cannot be read fails a task
+                    for (const auto& d : m_diag.items())
+                        if (d.code == "unreadable-part") {
+                            failed = Status(ErrorCode::IoError, d.file + ": " + d.message);
+                            break;
+                        }
             }
         }
         if (!failed.isOk()) raise(failed, &m_diag);
@@ -207,7 +207,7 @@ public:
 
     const std::string& path() const { return m_path; }
     // directory/prefix.name of the run's files (the URL's for a remote run).
-    std::string label() const { return m_remote.nameOf(reader().files().label()); }
+    std::string label() const { return reader().files().label(); }
 
     std::vector<int> ranks() const {
         std::vector<int> out;
@@ -224,7 +224,7 @@ public:
             for (const auto& p : rank.parts()) {
                 const auto& pf = p->part();
                 out.append(pyb::dict("rank"_a = rank.rank(), "index"_a = pf.index,
-                                     "path"_a = m_remote.nameOf(pf.path), "size"_a = pf.size,
+                                     "path"_a = pf.displayPath(), "size"_a = pf.size,
                                      "meta"_a = xdl::metaStateName(pf.metaState),
                                      "has_header"_a = p->index().hasHeader(), "keys"_a = p->keys(),
                                      "records"_a = p->index().records().size(),
@@ -521,7 +521,7 @@ private:
     }
 
     std::string m_path;
-    RemoteBase m_remote;
+    std::shared_ptr<storage::RemoteRuns> m_remote; // serves a remote run's reads
     summary::StoreOptions m_store;
     Diagnostics m_diag; // what opening the run reported
     std::unique_ptr<summary::OpenedRun> m_run;

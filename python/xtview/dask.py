@@ -29,7 +29,7 @@ from .run import FIRST_NONFINITE_COLUMNS, STATS_COLUMNS, _stats_frame
 __all__ = ["summarize", "stats", "first_nonfinite", "SUMMARY_COLUMNS", "ERROR_COLUMNS"]
 
 SUMMARY_COLUMNS = ["rank", "index", "path", "origin", "records", "bytes", "saved_to",
-                   "loaded_from", "error"]
+                   "loaded_from", "published", "publish_error", "error"]
 ERROR_COLUMNS = ["rank", "index", "path", "error"]
 
 
@@ -57,8 +57,9 @@ def _first_nonfinite_task(path: str, key: str, summary_dir: str,
                               columns=FIRST_NONFINITE_COLUMNS)
 
 
-def _summarize_task(path: str, summary_dir: str, mirror_dir: str, beside: bool) -> dict:
-    return _core.summarize_part(path, summary_dir, mirror_dir, beside)
+def _summarize_task(path: str, summary_dir: str, mirror_dir: str, beside: bool,
+                    publish: bool) -> dict:
+    return _core.summarize_part(path, summary_dir, mirror_dir, beside, publish)
 
 
 def _info_of(result: Tuple[dict, Any]) -> Tuple[dict, Dict[str, int]]:
@@ -186,20 +187,22 @@ def summarize(path: str, client, *, publish: bool = False, beside: bool = False,
     """Loads, extends or builds the summary of every part of the run under `path`, one task per
     part, and saves it: in each worker's summary cache (`summary_dir`, default
     ~/.cache/xtview/summaries on the worker), or beside the part (`beside=True`: {part}.xts,
-    where the file system is shared and writable). `publish=True` (hdfs:// runs) would upload
-    them beside the remote parts, which this version does not do yet.
+    where the file system is shared and writable). `publish=True` (hdfs:// runs only) also
+    uploads each summary beside its part on HDFS ({part}.xts, written to a temporary file and
+    renamed), unless the one there is valid, so that every viewer and worker opens the run from
+    them; HDFS refusing the upload is reported in the row, the summary staying in the cache.
 
     Returns one row per part: rank, index, path, origin ("loaded", "extended", "built"),
-    records, bytes, saved_to, loaded_from (on the worker), error (None, or why the part could
-    not be summarized after `retries` retries)."""
-    if publish:
-        raise NotImplementedError(
-            "xtview.dask.summarize(publish=True): publishing summaries to HDFS is not available "
-            "in this version; summaries are saved in each worker's cache (or beside=True)")
+    records, bytes, saved_to, loaded_from (on the worker), published (the summary's URL on
+    HDFS when it is there), publish_error, error (None, or why the part could not be
+    summarized after `retries` retries)."""
+    if publish and not str(path).startswith(("hdfs://", "webhdfs://", "swebhdfs://")):
+        raise ValueError("publish=True is for hdfs:// runs; the summaries of %s are saved beside "
+                         "the parts (beside=True) or in the workers' caches" % path)
     parts = _parts(path, client, None, retries)
     token = uuid.uuid4().hex
     futures = [client.submit(_summarize_task, p["path"], summary_dir or "", mirror_dir or "",
-                             beside, retries=retries, pure=False,
+                             beside, publish, retries=retries, pure=False,
                              key=f"xtview-summarize-{token}-{i}") for i, p in enumerate(parts)]
     from distributed import wait
     wait(futures)
@@ -207,11 +210,12 @@ def summarize(path: str, client, *, publish: bool = False, beside: bool = False,
     for p, f in zip(parts, futures):
         row = {"rank": p["rank"], "index": p["index"], "path": p["path"], "origin": None,
                "records": None, "bytes": None, "saved_to": None, "loaded_from": None,
-               "error": None}
+               "published": None, "publish_error": None, "error": None}
         if f.status == "finished":
             r = f.result()
             row.update(origin=r["origin"], records=r["records"], bytes=r["bytes"],
-                       saved_to=r["saved_to"], loaded_from=r["loaded_from"])
+                       saved_to=r["saved_to"], loaded_from=r["loaded_from"],
+                       published=r["published"], publish_error=r["publish_error"])
         else:
             row["error"] = _error_text(f.exception())
         rows.append(row)

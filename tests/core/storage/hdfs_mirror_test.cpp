@@ -385,6 +385,14 @@ TEST_F(MirrorFixture, XtraceInfoReadsAnHdfsUrl) {
     ASSERT_EQ(WEXITSTATUS(rc), 0) << text;
     EXPECT_NE(text.find("\"records\": 6"), std::string::npos) << text;
     EXPECT_TRUE(fs::exists(cache.file("xtview/hdfs/127.0.0.1/exp/run/train.trace.1.1")));
+    // Shown by their URLs, never by mirror paths.
+    EXPECT_NE(text.find("\"path\": \"" + srv.url("/exp/run/train.trace.1.1") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\"label\": \"" + srv.url("/exp/run/train.trace") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("xtview/hdfs"), std::string::npos) << text;
     // Offline: the mirror still answers, with a warning on stderr.
     std::string url = srv.url("/exp");
     srv.stop();
