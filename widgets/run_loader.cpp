@@ -1,7 +1,7 @@
 #include "widgets/run_loader.h"
 
 #include "core/analysis/backend.h"
-#include "core/storage/hdfs_mirror.h"
+#include "core/storage/remote_runs.h"
 
 #include <algorithm>
 
@@ -109,21 +109,21 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
     LoadResult result;
     Diagnostics& diag = result.diagnostics;
     try {
-        // hdfs:// URLs are read through the local mirror (only what changed is fetched).
-        std::vector<storage::MirrorStatus> mirrored;
-        auto local = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(), progress,
-                                          &mirrored);
-        if (!local.isOk()) {
-            result.status = local.status();
-            result.cancelled = isCancelled(local.status());
+        // hdfs:// URLs: metas and summaries are mirrored whole, data bytes are fetched by range
+        // when a reader needs them (storage::RemoteRuns), so nothing is copied whole.
+        auto remote =
+            storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(), progress);
+        if (!remote.isOk()) {
+            result.status = remote.status();
+            result.cancelled = isCancelled(remote.status());
             return result;
         }
-        for (const auto& st : mirrored)
+        for (const auto& st : remote->statuses())
             if (st.offline)
                 diag.add(Severity::Warning, "hdfs-offline", st.url, Diagnostic::kNoOffset, -1,
                          "offline (" + st.offlineReason + "); showing the local mirror " +
                              st.localPath);
-        auto runs = xdl::discoverRuns(*local, diag);
+        auto runs = xdl::discoverRuns(remote->localPaths(), diag);
         if (!runs.isOk()) {
             result.status = runs.status();
             return result;
@@ -132,7 +132,8 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
             result.status = Status(ErrorCode::NotFound, "no XDL run found in the given paths");
             return result;
         }
-        for (const auto& files : *runs) {
+        for (auto& files : *runs) {
+            remote->attach(files, diag);
             auto run = openOne(files, options, diag, progress);
             if (!run.isOk()) {
                 if (isCancelled(run.status())) {
@@ -143,7 +144,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                          run.status().toString());
                 continue;
             }
-            run.value()->sourceUrl = storage::remoteUrlOf(files.directory, mirrored);
+            run.value()->sourceUrl = files.source;
             result.runs.push_back(std::move(run.value()));
         }
         if (result.runs.empty())

@@ -403,7 +403,8 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
 namespace xt::widgets {
 namespace {
 
-// The loader reads hdfs:// URLs through the local mirror, off the GUI thread like any path.
+// The loader reads hdfs:// URLs through a sparse local mirror, off the GUI thread like any path:
+// the run and its parts are named by their URLs and each part reads through its range fetcher.
 TEST(RunLoader, OpensHdfsUrlsThroughTheMirror) {
     if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
     TempDir remote, cache;
@@ -420,6 +421,13 @@ TEST(RunLoader, OpensHdfsUrlsThroughTheMirror) {
     EXPECT_EQ(run.reader->ranks()[0].recordCount(), 6u);
     EXPECT_NE(run.reader->files().directory.find(cache.str()), std::string::npos);
     EXPECT_EQ(run.seriesOf("layer/w").size(), 2u);
+    EXPECT_EQ(run.sourceUrl, server.url("/exp"));
+    EXPECT_EQ(run.label().rfind(server.url("/exp") + "/", 0), 0u) << run.label();
+    for (const auto& rank : run.reader->files().ranks)
+        for (const auto& part : rank.parts) {
+            EXPECT_EQ(part.source.rfind(server.url("/exp") + "/", 0), 0u) << part.source;
+            EXPECT_NE(part.fetcher, nullptr) << part.path;
+        }
 
     // The namenode gone, the mirror still opens, with an "offline" diagnostic.
     server.stop();
