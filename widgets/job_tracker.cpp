@@ -2,6 +2,15 @@
 
 namespace xt::widgets {
 
+QThreadPool* jobPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool; // lives as long as the process, as the global pool does
+        p->setObjectName(QStringLiteral("xtview jobs"));
+        return p;
+    }();
+    return pool;
+}
+
 ProgressCallback JobContext::callback() {
     return [this](const ProgressReport& r) {
         done.store(r.done, std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 #include "widgets/value_inspector.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/job_tracker.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -129,7 +130,7 @@ void ValueInspector::refresh() {
                 if (ticket == m_reads && run == m_run)
                     showTensor(*reader, record, *watcher->result());
             });
-    watcher->setFuture(QtConcurrent::run([run = m_run, reader, record = *record, key] {
+    watcher->setFuture(QtConcurrent::run(jobPool(), [run = m_run, reader, record = *record, key] {
         return std::make_shared<Result<xdl::TensorView>>(reader->tensor(record, key));
     }));
 }

@@ -60,6 +60,9 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                     facts[c] = {col.check(), col.isEmpty(), col.wireDtype, col.shape,
                                 col.data.size()};
                 }
+                // Decoding touched the record's tags and the kernel mapped the cached pages
+                // around them: they leave this process (they stay in the page cache).
+                part.file().release(e.offset - 4, e.length + 4);
             }
             const auto& keys = part.keys();
             for (std::size_t c = 0; c < facts.size() && c < keys.size(); ++c) {
