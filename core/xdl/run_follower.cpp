@@ -36,7 +36,8 @@ struct RunFollower::Impl {
     mutable std::mutex mutex; // guards reader, diag, lastIndex
     RunReader reader;
     Diagnostics diag;
-    std::map<int, std::int64_t> lastIndex; // highest part index opened per rank
+    std::map<int, std::int64_t> lastIndex;       // highest part index opened per rank
+    std::map<int, Clock::time_point> lastGrowth; // when each rank last grew
     std::uint64_t generation = 0;
 
     int inotifyFd = -1;
@@ -73,6 +74,16 @@ struct RunFollower::Impl {
         return n;
     }
 
+    static bool allFinalised(const RunReader& r) {
+        bool any = false;
+        for (const auto& rank : r.ranks())
+            for (const auto& p : rank.parts()) {
+                if (p->part().metaState != MetaState::Finalised) return false;
+                any = true;
+            }
+        return any;
+    }
+
     static std::size_t finalisedParts(const RunReader& r) {
         std::size_t n = 0;
         for (const auto& rank : r.ranks())
@@ -85,12 +96,16 @@ struct RunFollower::Impl {
     FollowUpdate refresh() {
         std::size_t recordsBefore = totalRecords(reader);
         std::size_t finalisedBefore = finalisedParts(reader);
+        const std::uint64_t diagBefore = diag.total();
+        const auto now = Clock::now();
         FollowUpdate u;
         for (auto& rank : reader.ranks()) {
             auto r = rank.refresh(diag);
             if (!r)
                 diag.add(Severity::Error, "refresh-failed", directory, Diagnostic::kNoOffset, -1,
                          "rank " + std::to_string(rank.rank()) + ": " + r.status().message());
+            else if (*r || !lastGrowth.count(rank.rank()))
+                lastGrowth[rank.rank()] = now;
         }
         ReaderOptions readerOptions = options.reader;
         readerOptions.live = true;
@@ -119,6 +134,11 @@ struct RunFollower::Impl {
                 parts.push_back(std::move(*opened));
                 ranks.insert(it, RankReader(f.rank, std::move(parts), diag));
             }
+            lastGrowth[f.rank] = now;
+        }
+        for (const auto& rank : reader.ranks()) {
+            if (rank.parts().empty() || now - lastGrowth[rank.rank()] < options.idleAfter) continue;
+            rank.parts().back()->finishIdle(diag);
         }
         std::size_t recordsAfter = totalRecords(reader);
         std::size_t finalisedAfter = finalisedParts(reader);
@@ -126,6 +146,8 @@ struct RunFollower::Impl {
         u.newRecords = recordsAfter > recordsBefore ? recordsAfter - recordsBefore : 0;
         u.finalisedParts = finalisedAfter > finalisedBefore ? finalisedAfter - finalisedBefore : 0;
         u.rankCount = reader.ranks().size();
+        u.newDiagnostics = static_cast<std::size_t>(diag.total() - diagBefore);
+        u.finalised = allFinalised(reader);
         return u;
     }
 
@@ -171,7 +193,8 @@ struct RunFollower::Impl {
             {
                 std::lock_guard lock(mutex);
                 u = refresh();
-                if (u.newRecords || u.newParts || u.finalisedParts) u.generation = ++generation;
+                if (u.newRecords || u.newParts || u.finalisedParts || u.newDiagnostics)
+                    u.generation = ++generation;
             }
             lastRefresh = Clock::now();
             nextPeriodic = lastRefresh + period;
