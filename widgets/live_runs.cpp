@@ -1,5 +1,6 @@
 #include "widgets/live_runs.h"
 
+#include "core/storage/mirror_poller.h"
 #include "core/xdl/run_follower.h"
 
 #include <QDateTime>
@@ -97,9 +98,18 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
         const xdl::RunFiles& files = run->reader->files();
         xdl::FollowOptions options;
         options.idleAfter = m_times.idleAfter;
+        const std::string url = run->sourceUrl;
+        const auto pollInterval = m_times.hdfsPoll;
         // Opening the follower reads the run's indexes: off the GUI thread.
         f.jobs->startJob(
-            [link, id, files, options](JobContext&) -> std::shared_ptr<xdl::RunFollower> {
+            [link, id, files, options, url, pollInterval](JobContext&) -> Watch {
+                Watch watch;
+                if (!url.empty()) { // a run on HDFS: its mirror is refreshed by polling
+                    auto poller = storage::MirrorPoller::start(
+                        storage::mirrorOptionsFromEnvironment(), url, pollInterval, {});
+                    if (!poller.isOk()) return watch;
+                    watch.poller = std::move(poller.value());
+                }
                 auto callback = [link, id](const xdl::FollowUpdate& u) {
                     std::lock_guard lock(link->mutex);
                     if (!link->target) return;
@@ -122,19 +132,19 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
                 };
                 auto follower = xdl::RunFollower::start(files.directory, files.prefix, files.name,
                                                         callback, options);
-                if (!follower.isOk()) return nullptr;
-                std::shared_ptr<xdl::RunFollower> shared = std::move(follower.value());
+                if (!follower.isOk()) return watch;
+                watch.follower = std::move(follower.value());
                 std::lock_guard lock(link->mutex);
-                link->follower = shared.get();
-                shared->withReader([&](const xdl::RunReader&, const Diagnostics& diag) {
+                link->follower = watch.follower.get();
+                watch.follower->withReader([&](const xdl::RunReader&, const Diagnostics& diag) {
                     link->diagnosticsSeen = diag.items().size(); // the load reported those
                 });
-                return shared;
+                return watch;
             },
-            [this, id](std::shared_ptr<xdl::RunFollower> follower) {
+            [this, id](Watch watch) {
                 auto it = m_runs.find(id);
-                if (it == m_runs.end() || !follower) return;
-                it->second.follower = std::move(follower);
+                if (it == m_runs.end() || !watch.follower) return;
+                it->second.watch = std::move(watch);
                 startExtend(id); // what was written while the follower started
             });
     }

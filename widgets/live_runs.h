@@ -3,7 +3,8 @@
 // records, new parts and ranks and finalised metas (inotify, else polling); a background job then
 // extends the run's snapshot over the appended bytes only (extendRun) and hands it on through
 // runExtended. The GUI thread does no I/O. Each run's status is kept: "live, last record 0.4 s
-// ago", "idle for 3 min", "finalised", "writer gone".
+// ago", "idle for 3 min", "finalised", "writer gone". Runs read through the HDFS mirror are
+// followed by polling the remote directory into the mirror (MirrorPoller).
 
 #include "widgets/job_tracker.h"
 #include "widgets/run_loader.h"
@@ -16,6 +17,9 @@
 namespace xt::xdl {
 class RunFollower;
 }
+namespace xt::storage {
+class MirrorPoller;
+}
 
 namespace xt::widgets {
 
@@ -25,6 +29,8 @@ struct LiveTimes {
     // No record for this long: "idle for ..."; for goneAfter: "writer gone" (unless finalised).
     std::chrono::milliseconds idleAfter{10000};
     std::chrono::milliseconds goneAfter{600000};
+    // Runs read from HDFS: how often their mirror is refreshed.
+    std::chrono::milliseconds hdfsPoll{1000};
 };
 
 class LiveRuns : public QObject {
@@ -53,9 +59,15 @@ signals:
 
 private:
     using Clock = std::chrono::steady_clock;
+    // What watches one run: its follower, and for a run on HDFS the poller refreshing its
+    // mirror (stopped after the follower).
+    struct Watch {
+        std::shared_ptr<storage::MirrorPoller> poller;
+        std::shared_ptr<xdl::RunFollower> follower;
+    };
     struct Followed {
         RunSnapshot run;
-        std::shared_ptr<xdl::RunFollower> follower;
+        Watch watch;
         JobTracker* jobs = nullptr;
         bool dirty = false; // changed since the running job started
         bool finalised = false;

@@ -44,6 +44,8 @@ void MainWindow::createLiveActions() {
         qint64(m_settings->value(QStringLiteral("live/idleAfterSeconds"), 10).toDouble() * 1000));
     times.goneAfter = std::chrono::milliseconds(
         qint64(m_settings->value(QStringLiteral("live/goneAfterSeconds"), 600).toDouble() * 1000));
+    times.hdfsPoll = std::chrono::milliseconds(
+        qint64(m_settings->value(QStringLiteral("live/hdfsPollSeconds"), 1).toDouble() * 1000));
     m_live->setTimes(times);
     connect(m_live, &LiveRuns::runExtended, this, &MainWindow::onRunExtended);
     connect(m_live, &LiveRuns::diagnosticsFound, this, [this](const Diagnostics& d) {

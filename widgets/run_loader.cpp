@@ -44,10 +44,9 @@ void setNonFinite(LoadedRun& run) {
 
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
-                                           Diagnostics& diag, const ProgressCallback& progress,
-                                           bool local) {
+                                           Diagnostics& diag, const ProgressCallback& progress) {
     xdl::ReaderOptions readerOptions;
-    readerOptions.live = local; // an unfinalised part may still grow: its tail is awaited
+    readerOptions.live = true; // an unfinalised part may still grow: its tail is awaited
     auto opened = summary::openRun(files, options.store, diag, progress, readerOptions);
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
@@ -70,7 +69,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
             if (!summaries->find(*part)) unsummarised += part->part().size;
     for (const auto& rank : run->reader->ranks())
         for (const auto& part : rank.parts())
-            run->live = run->live || (local && part->part().metaState != xdl::MetaState::Finalised);
+            run->live = run->live || part->part().metaState != xdl::MetaState::Finalised;
     // A live run gets every key now: its snapshots are extended record by record (extendRun),
     // which a summarising job in the background would keep starting over.
     run->complete = run->live || unsummarised <= options.lazyAboveBytes;
@@ -142,9 +141,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
             return result;
         }
         for (const auto& files : *runs) {
-            // Runs read through the HDFS mirror are snapshots of the mirror, not followed.
-            const std::string url = storage::remoteUrlOf(files.directory, mirrored);
-            auto run = openOne(files, options, diag, progress, url.empty());
+            auto run = openOne(files, options, diag, progress);
             if (!run.isOk()) {
                 if (isCancelled(run.status())) {
                     result.cancelled = true;
@@ -154,7 +151,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                          run.status().toString());
                 continue;
             }
-            run.value()->sourceUrl = url;
+            run.value()->sourceUrl = storage::remoteUrlOf(files.directory, mirrored);
             result.runs.push_back(std::move(run.value()));
         }
         if (result.runs.empty())

@@ -1,7 +1,8 @@
 // xtview following runs while another process records them, offscreen: the points of the curve
 // equal the records written, a new part, a new rank, a NaN alert (jumping to its step) and
 // finalisation appear; a writer killed with -9 mid-record leaves its complete records shown and
-// the partial one hidden until the part is idle, then reported once. Waits are bounded.
+// the partial one hidden until the part is idle, then reported once; a run on HDFS is followed
+// through injected faults. Waits are bounded.
 #include "core/recorder/recorder.h"
 #include "temp_dir.h"
 #include "widgets/key_view.h"
@@ -11,6 +12,7 @@
 #include "widgets/stat_plot.h"
 
 #include "offscreen_app.h"
+#include "webhdfs_test_server.h"
 
 #include <QSettings>
 #include <QStatusBar>
@@ -18,6 +20,7 @@
 #include <QTreeView>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,6 +137,7 @@ QString runStatus(MainWindow& w) {
 
 void writeSettings(const QString& file) {
     QSettings s(file, QSettings::IniFormat);
+    s.setValue("live/hdfsPollSeconds", 0.2);
     s.setValue("live/idleAfterSeconds", 1.0);
     s.setValue("live/goneAfterSeconds", 2.5);
     s.setValue("live/notifyNonFinite", false);
@@ -266,6 +270,55 @@ TEST(LiveFollow, WriterKilledMidRecord) {
     QTest::qWait(1500);
     EXPECT_EQ(truncated(), 1);
     EXPECT_EQ(curveX(w, 0), steps(0, 5));
+}
+
+// A run on HDFS (the WebHDFS test server) is followed by polling its mirror, through faults the
+// server injects (errors and dropped connections).
+TEST(LiveFollow, FollowsARunOnHdfsThroughFaults) {
+    if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+    TempDir remote, cache;
+    const std::string run = remote.file("exp");
+    std::unique_ptr<recorder::Recorder> rec;
+    ChildWriter child({
+        [&] { return (rec = makeRecorder(run, 0)) && writeSteps(*rec, 0, 10); },
+        [&] { return writeSteps(*rec, 10, 25); },
+        [&] { return writeSteps(*rec, 25, 30) && rec->close().isOk(); },
+    });
+    ASSERT_TRUE(child.next());
+    test::WebHdfsTestServer server(remote.str());
+    ASSERT_GT(server.port(), 0) << "the WebHDFS test server did not start";
+    ::setenv("XT_HDFS_CACHE_DIR", cache.str().c_str(), 1);
+    test::offscreenApp();
+    const QString settings = QString::fromStdString(cache.file("settings.ini"));
+    writeSettings(settings);
+    MainWindow w(settings);
+    w.setPreferredKey("loss");
+    w.openPaths({QString::fromStdString(server.url("/exp"))});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+    ASSERT_EQ(w.runs().size(), 1u);
+    EXPECT_TRUE(w.runs()[0]->live);
+    EXPECT_FALSE(w.runs()[0]->sourceUrl.empty());
+    w.showKey("loss");
+    EXPECT_EQ(curveX(w, 0), steps(0, 10));
+    // Errors and dropped connections on the next requests; the poller keeps going.
+    server.control("fault=500&op=ANY&count=3");
+    server.control("fault=drop&op=DN_OPEN&count=2");
+    ASSERT_TRUE(child.next());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return curveX(w, 0).size() == 25; }, 20000))
+        << curveX(w, 0).size();
+    EXPECT_EQ(curveX(w, 0), steps(0, 25));
+    ASSERT_TRUE(child.next());
+    EXPECT_EQ(child.wait(), 0);
+    // The mirror may fetch a finalised meta before the last bytes of its part.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return runStatus(w) == "finalised" && !w.runs()[0]->live && curveX(w, 0).size() == 30;
+        },
+        20000))
+        << runStatus(w).toStdString() << ", " << curveX(w, 0).size() << " points";
+    EXPECT_EQ(curveX(w, 0), steps(0, 30));
+    w.closeAll();
+    ::unsetenv("XT_HDFS_CACHE_DIR");
 }
 
 } // namespace
