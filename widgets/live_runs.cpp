@@ -5,6 +5,9 @@
 
 #include <QDateTime>
 #include <mutex>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace xt::widgets {
 
@@ -34,6 +37,12 @@ std::chrono::steady_clock::time_point lastRecordTime(const LoadedRun& run) {
 }
 
 } // namespace
+
+void keepLargeAllocationsMapped() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024); // glibc's initial value, no longer adjusted
+#endif
+}
 
 QString formatAge(std::chrono::milliseconds age) {
     const double s = double(age.count()) / 1000.0;

@@ -13,6 +13,7 @@
 // Prints p50 / p95 / max over every record, or the RSS samples.
 #include "core/recorder/recorder.h"
 #include "widgets/key_view.h"
+#include "widgets/live_runs.h"
 #include "widgets/main_window.h"
 #include "widgets/stat_plot.h"
 
@@ -119,6 +120,7 @@ double statusMB(const std::string& field) {
 
 int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
     const pid_t writer = startWriter(dir, o);
+    widgets::keepLargeAllocationsMapped(); // as xtview does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     if (!waitForFirstPart(dir)) return 2;
