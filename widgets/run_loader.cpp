@@ -2,6 +2,7 @@
 
 #include "core/analysis/backend.h"
 #include "core/storage/hdfs_mirror.h"
+#include "core/xdl/run_follower.h"
 
 #include <algorithm>
 #include <map>
@@ -301,7 +302,7 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
 
         auto next = std::make_shared<LoadedRun>(*run);
         next->reader = reader;
-        next->live = finalisedParts(*reader) < parts;
+        next->live = !xdl::allPartsFinalised(*reader);
         if (Status st = xdl::extendKeySummaries(next->keys, *reader, from, result.diagnostics);
             !st) {
             result.status = st;

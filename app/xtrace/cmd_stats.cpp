@@ -115,11 +115,8 @@ int follow(const std::vector<xdl::RunFiles>& runs, const std::string& backendNam
         }
         followed[i].follower = std::move(*f);
         followed[i].follower->withReader([&](const xdl::RunReader& reader, const Diagnostics&) {
-            followed[i].finalised = !reader.ranks().empty();
-            for (const auto& rank : reader.ranks())
-                for (const auto& p : rank.parts())
-                    if (p->part().metaState != xdl::MetaState::Finalised)
-                        followed[i].finalised = false;
+            std::lock_guard lock(mutex); // the watcher may be updating it already
+            followed[i].finalised = xdl::allPartsFinalised(reader);
         });
     }
     auto backend = chooseBackend(backendName, 0);
@@ -133,13 +130,13 @@ int follow(const std::vector<xdl::RunFiles>& runs, const std::string& backendNam
     int exitCode = kExitOk;
     auto finalisedSince = std::chrono::steady_clock::time_point::max();
     for (bool first = true; !g_interrupted; first = false) {
-        bool allFinalised = true;
         {
             std::unique_lock lock(mutex);
             if (!first)
                 wake.wait_for(lock, std::chrono::milliseconds(100),
                               [&] { return changed || g_interrupted; });
             if (!changed && !first) {
+                bool allFinalised = true;
                 for (const auto& f : followed)
                     allFinalised = allFinalised && f.finalised;
                 auto now = std::chrono::steady_clock::now();

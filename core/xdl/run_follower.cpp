@@ -74,16 +74,6 @@ struct RunFollower::Impl {
         return n;
     }
 
-    static bool allFinalised(const RunReader& r) {
-        bool any = false;
-        for (const auto& rank : r.ranks())
-            for (const auto& p : rank.parts()) {
-                if (p->part().metaState != MetaState::Finalised) return false;
-                any = true;
-            }
-        return any;
-    }
-
     static std::size_t finalisedParts(const RunReader& r) {
         std::size_t n = 0;
         for (const auto& rank : r.ranks())
@@ -147,7 +137,7 @@ struct RunFollower::Impl {
         u.finalisedParts = finalisedAfter > finalisedBefore ? finalisedAfter - finalisedBefore : 0;
         u.rankCount = reader.ranks().size();
         u.newDiagnostics = static_cast<std::size_t>(diag.total() - diagBefore);
-        u.finalised = allFinalised(reader);
+        u.finalised = allPartsFinalised(reader);
         return u;
     }
 
@@ -203,6 +193,16 @@ struct RunFollower::Impl {
         }
     }
 };
+
+bool allPartsFinalised(const RunReader& run) {
+    bool any = false;
+    for (const auto& rank : run.ranks())
+        for (const auto& p : rank.parts()) {
+            if (p->part().metaState != MetaState::Finalised) return false;
+            any = true;
+        }
+    return any;
+}
 
 RunFollower::RunFollower(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 

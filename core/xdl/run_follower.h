@@ -45,6 +45,9 @@ struct FollowOptions {
     ReaderOptions reader; // `live` is forced on
 };
 
+// Whether every part of `run` has a finalised meta (false when it has no part): its writers closed.
+bool allPartsFinalised(const RunReader& run);
+
 class RunFollower {
 public:
     using Callback = std::function<void(const FollowUpdate&)>;
