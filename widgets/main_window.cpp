@@ -2,8 +2,8 @@
 
 #include "widgets/about_dialog.h"
 #include "widgets/plot_export.h"
-#include "widgets/table_columns.h"
 #include "widgets/ranks_timeline.h"
+#include "widgets/table_columns.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -111,6 +111,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     statusBar()->addWidget(m_statusLabel, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
+    createLiveActions();
     connect(m_cancel, &QToolButton::clicked, this, [this] {
         m_loadJobs->cancel();
         m_completeJobs->cancel();
@@ -405,6 +406,9 @@ void MainWindow::closeAll() {
         w->deleteLater();
     }
     m_runModel->setRuns({});
+    m_live->setRuns({});
+    m_alert.reset();
+    m_alertButton->hide();
     setCurrentRun(-1);
     m_diagModel->setDiagnostics(Diagnostics{});
     m_center->setCurrentIndex(0);
@@ -453,6 +457,7 @@ void MainWindow::onLoaded(LoadResult result) {
         const QString currentKey = currentKeyView() ? currentKeyView()->key() : QString();
         const std::string currentLabel = m_currentRun ? m_currentRun->label() : std::string();
         m_runModel->setRuns(result.runs);
+        m_live->setRuns(result.runs);
         m_runTree->expandToDepth(0);
         int runIndex = 0;
         for (std::size_t i = 0; i < result.runs.size(); ++i)
@@ -533,6 +538,7 @@ void MainWindow::onRunCompleted(CompleteResult result) {
 }
 
 void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    m_live->replaced(before, after);
     m_runModel->replaceRun(before, after);
     if (m_currentRun == before) {
         m_currentRun = after;
@@ -567,21 +573,22 @@ void MainWindow::setCurrentRun(int index) {
     m_keyModel->setRun(run);
     m_metaModel->setRun(run);
     if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
-    if (run) {
-        std::uint64_t size = 0;
-        for (const auto& r : run->reader->files().ranks)
-            for (const auto& p : r.parts)
-                size += p.size;
-        m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
-                                 .arg(QString::fromStdString(run->label()).toHtmlEscaped())
-                                 .arg(run->reader->ranks().size())
-                                 .arg(run->keys.size())
-                                 .arg(QString::fromStdString(run->backend)));
-    } else {
-        m_metaLabel->clear();
-    }
+    updateMetaLabel();
     m_inspector->setContext(run, {}, {});
     updateKeysDockTitle();
+}
+
+void MainWindow::updateMetaLabel() {
+    const RunSnapshot& run = m_currentRun;
+    if (!run) {
+        m_metaLabel->clear();
+        return;
+    }
+    m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
+                             .arg(QString::fromStdString(run->label()).toHtmlEscaped())
+                             .arg(run->reader->ranks().size())
+                             .arg(run->keys.size())
+                             .arg(QString::fromStdString(run->backend)));
 }
 
 void MainWindow::selectFirstKey() {
@@ -638,7 +645,7 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_completeJobs->isRunning() || m_keyJobs->isRunning() ||
-        m_demoProcess)
+        m_demoProcess || m_live->isBusy())
         return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())

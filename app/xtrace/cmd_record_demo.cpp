@@ -1,5 +1,7 @@
-// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S]: writes a realistic,
-// deterministic demo run with the recorder (the built-in demo of the README and the viewer).
+// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S] [--live [--rate HZ]]:
+// writes a realistic, deterministic demo run with the recorder (the built-in demo of the README
+// and the viewer). --live writes it in real time (HZ steps per second per rank, system clock
+// timestamps) for watching a run train.
 //
 // The simulated job is data-parallel: every rank holds the same weights (a 3-layer MLP) that
 // drift as training goes on, each rank has its own gradients (shrinking over time), activations
@@ -11,11 +13,14 @@
 #include "app/xtrace/commands.h"
 #include "core/recorder/recorder.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
 #include <limits>
+#include <optional>
 #include <random>
+#include <thread>
 
 namespace xt::cli {
 
@@ -37,6 +42,21 @@ struct DemoOptions {
     int steps = 100;
     double maxMB = 0; // 0: about three parts per rank
     std::uint64_t seed = 7;
+    bool live = false;
+    double rate = 10; // steps per second per rank, with live
+};
+
+// Paces the live demo: step i is committed at start + i / rate.
+class Pacer {
+public:
+    explicit Pacer(double rate) : m_period(1.0 / rate) {}
+    void waitForStep(int step) const {
+        std::this_thread::sleep_until(m_start + std::chrono::duration<double>(m_period * step));
+    }
+
+private:
+    double m_period;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
 };
 
 int runDemo(const DemoOptions& o) {
@@ -78,7 +98,7 @@ int runDemo(const DemoOptions& o) {
         c.outputDir = o.dir;
         c.rank = r;
         c.maxFileMB = maxMB;
-        c.clock = [&s] { return s.clock; };
+        if (!o.live) c.clock = [&s] { return s.clock; }; // live: the system clock
         auto rec = recorder::Recorder::create(c);
         if (!rec) {
             std::fprintf(stderr, "xtrace: %s\n", rec.status().message().c_str());
@@ -117,7 +137,16 @@ int runDemo(const DemoOptions& o) {
     }
 
     std::uniform_real_distribution<double> jitter(-0.15, 0.25);
+    std::optional<Pacer> pacer;
+    if (o.live) {
+        pacer.emplace(o.rate);
+        fmt::print("recording {} live: {} rank(s) x {} step(s) at {} step(s)/s per rank; NaN "
+                   "in gradient/fc2/weight on rank {} from gstep {}\n",
+                   o.dir, o.ranks, o.steps, o.rate, nanRank, nanStep);
+        std::fflush(stdout);
+    }
     for (int step = 0; step < o.steps; ++step) {
+        if (pacer) pacer->waitForStep(step);
         const float progress = static_cast<float>(step) / static_cast<float>(o.steps);
         const float decay = std::exp(-3.0f * progress); // gradients shrink
         const float warm = std::min(1.0f, static_cast<float>(step + 1) / 10.0f);
@@ -211,7 +240,16 @@ void addRecordDemoCommand(CLI::App& app, int& exitCode) {
                     "max_file_m_size in decimal MB (default: about three parts per rank)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", opts->seed, "random seed")->capture_default_str();
-    cmd->callback([opts, &exitCode] { exitCode = runDemo(*opts); });
+    auto* steps = cmd->get_option("--steps");
+    cmd->add_flag("--live", opts->live,
+                  "write in real time (system clock timestamps; 600 steps unless --steps)");
+    cmd->add_option("--rate", opts->rate, "with --live: steps per second per rank")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 100000.0));
+    cmd->callback([opts, steps, &exitCode] {
+        if (opts->live && steps->count() == 0) opts->steps = 600;
+        exitCode = runDemo(*opts);
+    });
 }
 
 } // namespace xt::cli

@@ -1,5 +1,6 @@
 #include "core/xdl/key_summary.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace xt::xdl {
@@ -20,25 +21,27 @@ const char* problemCode(ColumnProblem p) {
     }
     return "bad-column";
 }
-} // namespace
-
-Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
-                                              const ProgressCallback& progress,
-                                              const ColumnFactsSource& factsSource) {
-    std::vector<KeySummary> out;
+// Counts the records of `run` from fromRecord[rank] on into `out` (keys missing are appended).
+Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
+                  const std::map<int, std::size_t>& fromRecord, Diagnostics& diag,
+                  const ProgressCallback& progress, const ColumnFactsSource& factsSource) {
     std::unordered_map<std::string, std::size_t> slot;
-    for (const auto& k : run.keys()) {
-        slot.emplace(k, out.size());
-        out.emplace_back().key = k;
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+        slot.emplace(out[i].key, i);
+    for (const auto& k : run.keys())
+        if (slot.emplace(k, out.size()).second) out.emplace_back().key = k;
+    auto firstOf = [&](const RankReader& rank) {
+        auto it = fromRecord.find(rank.rank());
+        return it == fromRecord.end() ? std::size_t(0) : std::min(it->second, rank.recordCount());
+    };
     std::uint64_t total = 0, done = 0;
     for (const auto& r : run.ranks())
-        total += r.recordCount();
+        total += r.recordCount() - firstOf(r);
 
     RecordView view;
     std::vector<ColumnFacts> facts;
     for (const auto& rank : run.ranks()) {
-        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+        for (std::size_t i = firstOf(rank); i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
                 return Status(ErrorCode::Cancelled, "key summary cancelled");
             const PartReader& part = *rank.parts()[rank.partOf(i)];
@@ -94,7 +97,22 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
         }
     }
     reportProgress(progress, total, total, "reading columns");
+    return Status::ok();
+}
+
+} // namespace
+
+Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
+                                              const ProgressCallback& progress,
+                                              const ColumnFactsSource& factsSource) {
+    std::vector<KeySummary> out;
+    XT_RETURN_IF_ERROR(accumulate(out, run, {}, diag, progress, factsSource));
     return out;
+}
+
+Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,
+                          const std::map<int, std::size_t>& fromRecord, Diagnostics& diag) {
+    return accumulate(keys, run, fromRecord, diag, {}, {});
 }
 
 } // namespace xt::xdl
