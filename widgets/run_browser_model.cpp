@@ -90,7 +90,8 @@ void RunBrowserModel::setRuns(std::vector<RunSnapshot> runs) {
     const QStringList names = runNames(runs);
     m_entries.clear();
     for (std::size_t i = 0; i < runs.size(); ++i)
-        m_entries.push_back({runs[i], names[int(i)], m_customNames.value(runIdentity(*runs[i]))});
+        m_entries.push_back(
+            {runs[i], names[int(i)], m_customNames.value(runIdentity(*runs[i])), {}});
     endResetModel();
     emit runNamesChanged();
 }

@@ -168,7 +168,8 @@ int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
             nextSample += std::chrono::seconds(1);
         }
     }
-    QTest::qWaitFor([&] { return w.liveRuns()->statusOf(w.runs()[0]) == "finalised"; }, 10000);
+    if (!QTest::qWaitFor([&] { return w.liveRuns()->statusOf(w.runs()[0]) == "finalised"; }, 10000))
+        std::fprintf(stderr, "bench_live: the run was not shown finalised within 10 s\n");
     QTest::qWait(300);
     if (o.seconds > 0) {
         const std::size_t q = rss.size() / 4;
