@@ -208,10 +208,20 @@ void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
 // double edge e exactly when x >= the smallest float >= e, so the corrections compare against a
 // table of such float edges (gathered). The float estimate of the bin is within one of the
 // true bin when the range is not tiny compared with its magnitude (checked by the caller);
-// blocks with a lane outside [lo, hi] take the double path.
+// blocks with a lane outside [lo, hi] take the double path. Most vectors need no gather: when
+// every lane's estimate is further from a bin boundary than its error bound (floatBinError),
+// its integer part is the bin.
 inline bool floatEdgesUsable(const BinParams& bp) {
     const double err = (std::fabs(bp.lo) + std::fabs(bp.hi)) * bp.norm * 0x1p-21 + 0x1p-10;
     return !bp.symlog && err < 0.25 && bp.bins < (1 << 24);
+}
+
+// A bound, in bins, on |the float estimate (x - lo) * norm - the exact one| plus the distance
+// between the double edges and the exact multiples of the bin width: the rounding of lo and norm
+// to float, of the subtraction and of the product (<= bins, relative 2^-24 each), and a margin.
+inline float floatBinError(const BinParams& bp) {
+    return float((std::fabs(bp.lo) + std::fabs(bp.hi)) * bp.norm * 0x1p-21 +
+                 double(bp.bins) * 0x1p-21 + 0x1p-20);
 }
 
 inline float floatAtOrAbove(double e) {
@@ -237,6 +247,8 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
     const __m256 lof = _mm256_set1_ps(float(bp.lo)), normf = _mm256_set1_ps(float(bp.norm));
     const __m256 top = _mm256_set1_ps(float(bins - 1)), zero = _mm256_setzero_ps();
     const __m256i last = _mm256_set1_epi32(bins - 1), zeroi = _mm256_setzero_si256();
+    const float err = floatBinError(bp);
+    const __m256 safeLo = _mm256_set1_ps(err), safeHi = _mm256_set1_ps(1.0f - err);
     constexpr std::size_t kSlotBlock = 1024;
     alignas(32) std::int32_t slots[kSlotBlock];
     for (std::size_t b = 0; b < n; b += kSlotBlock) {
@@ -255,6 +267,13 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
             __m256 f = _mm256_mul_ps(_mm256_sub_ps(x, lof), normf);
             f = _mm256_min_ps(_mm256_max_ps(f, zero), top);
             __m256i k = _mm256_cvttps_epi32(f);
+            const __m256 frac = _mm256_sub_ps(f, _mm256_cvtepi32_ps(k)); // exact: f < 2^24
+            const __m256 clear = _mm256_and_ps(_mm256_cmp_ps(frac, safeLo, _CMP_GT_OQ),
+                                               _mm256_cmp_ps(frac, safeHi, _CMP_LT_OQ));
+            if (_mm256_movemask_ps(clear) == 0xff) {
+                _mm256_store_si256(reinterpret_cast<__m256i*>(slots + i), k);
+                continue;
+            }
             const __m256 e0 = _mm256_i32gather_ps(fe.data(), k, 4);
             const __m256 e1 = _mm256_i32gather_ps(fe.data() + 1, k, 4);
             const __m256i below = _mm256_castps_si256(_mm256_cmp_ps(x, e0, _CMP_LT_OQ));
