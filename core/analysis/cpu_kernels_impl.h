@@ -158,12 +158,51 @@ inline StatsAccumulator stats(xdl::Dtype dtype, const std::uint8_t* p, std::size
 // numpy's index-then-correct rule, see bin_math.h), then a scalar pass counts the slots.
 using I4 = std::int32_t __attribute__((vector_size(16)));
 
+// Counts slots. With few bins, neighbouring elements often share a bin, and each increment waits
+// for the previous one's store: four interleaved tables, summed at the end, break that chain.
+// Many bins seldom repeat, and four tables would crowd the L1 cache: those keep one.
+class SlotCounter {
+public:
+    static constexpr int kInterleaveMaxBins = 1024;
+    SlotCounter(std::uint32_t* counts, int bins)
+        : m_counts(counts), m_slots(std::size_t(bins) + kExtraSlots) {
+        if (bins <= kInterleaveMaxBins) m_more.assign(3 * m_slots, 0);
+    }
+    void add(const std::int32_t* slots, std::size_t m) {
+        std::size_t i = 0;
+        if (!m_more.empty()) {
+            std::uint32_t *c1 = m_more.data(), *c2 = c1 + m_slots, *c3 = c2 + m_slots;
+            for (; i + 4 <= m; i += 4) {
+                ++m_counts[slots[i]];
+                ++c1[slots[i + 1]];
+                ++c2[slots[i + 2]];
+                ++c3[slots[i + 3]];
+            }
+        }
+        for (; i < m; ++i)
+            ++m_counts[slots[i]];
+    }
+    ~SlotCounter() {
+        if (m_more.empty()) return;
+        for (std::size_t s = 0; s < m_slots; ++s)
+            m_counts[s] += m_more[s] + m_more[m_slots + s] + m_more[2 * m_slots + s];
+    }
+    SlotCounter(const SlotCounter&) = delete;
+    SlotCounter& operator=(const SlotCounter&) = delete;
+
+private:
+    std::uint32_t* m_counts;
+    std::size_t m_slots;
+    std::vector<std::uint32_t> m_more; // tables 1..3 when interleaved
+};
+
 template <class T>
 void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
                     std::uint32_t* counts) {
     constexpr std::size_t kSlotBlock = 1024;
     alignas(32) std::int32_t slots[kSlotBlock];
     const int bins = bp.bins;
+    SlotCounter counter(counts, bins);
     const V lo = V{} + bp.lo, hi = V{} + bp.hi, ulo = V{} + bp.ulo, step = V{} + bp.step;
     const V norm = V{} + bp.norm, top = V{} + double(bins - 1), vInf = V{} + kInf;
     // Slots are computed as doubles (exact small integers) so every select is a 64-bit blend.
@@ -198,8 +237,7 @@ void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
         }
         for (std::size_t i = mv; i < m; ++i)
             slots[i] = slotOf(bp, double(load<T>(q, i)));
-        for (std::size_t i = 0; i < m; ++i)
-            ++counts[slots[i]];
+        counter.add(slots, m);
     }
 }
 
@@ -251,6 +289,7 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
     const __m256 safeLo = _mm256_set1_ps(err), safeHi = _mm256_set1_ps(1.0f - err);
     constexpr std::size_t kSlotBlock = 1024;
     alignas(32) std::int32_t slots[kSlotBlock];
+    SlotCounter counter(counts, bins);
     for (std::size_t b = 0; b < n; b += kSlotBlock) {
         const std::size_t m = std::min(kSlotBlock, n - b);
         const std::uint8_t* q = p + b * 4;
@@ -286,8 +325,7 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
         }
         for (std::size_t i = mv; i < m; ++i)
             slots[i] = slotOf(bp, double(load<float>(q, i)));
-        for (std::size_t i = 0; i < m; ++i)
-            ++counts[slots[i]];
+        counter.add(slots, m);
     }
 }
 #endif
