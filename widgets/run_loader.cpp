@@ -231,7 +231,7 @@ void appendSeries(std::vector<analysis::KeySeries>& series,
             return s.rank == f.rank && s.key == f.key;
         });
         if (same != series.end()) {
-            same->records.insert(same->records.end(), f.records.begin(), f.records.end());
+            same->records.append(f.records.begin(), f.records.end());
             continue;
         }
         auto after = std::find_if(series.begin(), series.end(),

@@ -4,6 +4,7 @@
 // skipped; damaged columns are reported to the Diagnostics and skipped.
 
 #include "core/analysis/backend.h"
+#include "core/analysis/record_series.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
 #include "core/xdl/trace_reader.h"
@@ -20,16 +21,10 @@ class RunSummaries;
 
 namespace xt::analysis {
 
-struct RecordStats {
-    std::size_t record = 0; // record number in the rank
-    std::int64_t gstep = 0, lstep = 0, timestamp = 0;
-    TensorStats stats;
-};
-
 struct KeySeries {
     int rank = 0;
     std::string key;
-    std::vector<RecordStats> records; // in record order
+    RecordSeries records; // in record order
 };
 
 struct KeyStatsOptions {

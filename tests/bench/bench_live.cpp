@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <malloc.h>
 #include <set>
 #include <string>
 #include <sys/wait.h>
@@ -160,10 +161,12 @@ int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
         QTest::qWait(20);
         if (o.seconds > 0 && Clock::now() >= nextSample) {
             rss.push_back(statusMB("RssAnon"));
-            std::printf("t=%4.0f s  rss %.1f MB (anonymous %.1f MB, file pages %.1f MB)  records "
-                        "shown %zu\n",
+            const struct mallinfo2 heap = ::mallinfo2();
+            std::printf("t=%4.0f s  rss %.1f MB (anonymous %.1f MB, file pages %.1f MB), heap in "
+                        "use %.1f MB  records shown %zu\n",
                         std::chrono::duration<double>(Clock::now() - start).count(),
-                        statusMB("VmRSS"), rss.back(), statusMB("RssFile"), seen.size());
+                        statusMB("VmRSS"), rss.back(), statusMB("RssFile"),
+                        double(heap.uordblks + heap.hblkhd) / 1e6, seen.size());
             std::fflush(stdout);
             nextSample += std::chrono::seconds(1);
         }

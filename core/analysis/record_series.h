@@ -1,0 +1,106 @@
+#pragma once
+// The per-record statistics of one (rank, key): a sequence that is cheap to copy. Records are
+// kept in immutable chunks shared by every copy, plus a short tail of its own, so a copy costs a
+// pointer per chunk; a followed run makes a new snapshot on every update and would otherwise copy
+// every record each time and keep one copy per snapshot alive. Reads are like std::vector's;
+// records are only appended, never changed.
+
+#include "core/analysis/tensor_stats.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+namespace xt::analysis {
+
+struct RecordStats {
+    std::size_t record = 0; // record number in the rank
+    std::int64_t gstep = 0, lstep = 0, timestamp = 0;
+    TensorStats stats;
+};
+
+class RecordSeries {
+public:
+    static constexpr std::size_t kChunk = 512;
+
+    class const_iterator {
+    public:
+        using iterator_category = std::random_access_iterator_tag;
+        using value_type = RecordStats;
+        using difference_type = std::ptrdiff_t;
+        using reference = const RecordStats&;
+        using pointer = const RecordStats*;
+
+        const_iterator() = default;
+        const_iterator(const RecordSeries* s, std::size_t i) : m_s(s), m_i(i) {}
+        reference operator*() const { return (*m_s)[m_i]; }
+        pointer operator->() const { return &(*m_s)[m_i]; }
+        reference operator[](difference_type n) const { return (*m_s)[m_i + std::size_t(n)]; }
+        const_iterator& operator++() { return ++m_i, *this; }
+        const_iterator operator++(int) { return {m_s, m_i++}; }
+        const_iterator& operator--() { return --m_i, *this; }
+        const_iterator operator--(int) { return {m_s, m_i--}; }
+        const_iterator& operator+=(difference_type n) { return m_i += std::size_t(n), *this; }
+        const_iterator& operator-=(difference_type n) { return m_i -= std::size_t(n), *this; }
+        friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
+        friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
+        friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
+        friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+            return difference_type(a.m_i) - difference_type(b.m_i);
+        }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) {
+            return a.m_i == b.m_i;
+        }
+        friend auto operator<=>(const const_iterator& a, const const_iterator& b) {
+            return a.m_i <=> b.m_i;
+        }
+
+    private:
+        const RecordSeries* m_s = nullptr;
+        std::size_t m_i = 0;
+    };
+    using iterator = const_iterator; // records are never changed once added
+    using value_type = RecordStats;
+    using size_type = std::size_t;
+
+    RecordSeries() = default;
+    RecordSeries(std::initializer_list<RecordStats> records) {
+        append(records.begin(), records.end());
+    }
+
+    std::size_t size() const { return m_chunks.size() * kChunk + m_tail.size(); }
+    bool empty() const { return m_chunks.empty() && m_tail.empty(); }
+    const RecordStats& operator[](std::size_t i) const {
+        return i / kChunk < m_chunks.size() ? (*m_chunks[i / kChunk])[i % kChunk]
+                                            : m_tail[i - m_chunks.size() * kChunk];
+    }
+    const RecordStats& front() const { return (*this)[0]; }
+    const RecordStats& back() const { return (*this)[size() - 1]; }
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size()}; }
+
+    void push_back(const RecordStats& r) {
+        if (m_tail.size() == m_tail.capacity()) grow(); // never beyond one chunk
+        m_tail.push_back(r);
+        if (m_tail.size() == kChunk) seal();
+    }
+    template <class It> void append(It first, It last) {
+        for (; first != last; ++first)
+            push_back(*first);
+    }
+    void clear() { m_chunks.clear(), m_tail.clear(); }
+    // How many of its chunks this series holds together with other copies.
+    std::size_t sharedChunks() const;
+
+private:
+    void grow();
+    void seal(); // the full tail becomes a shared chunk
+
+    std::vector<std::shared_ptr<const std::vector<RecordStats>>> m_chunks; // kChunk records each
+    std::vector<RecordStats> m_tail;                                       // < kChunk records
+};
+
+} // namespace xt::analysis
