@@ -72,12 +72,9 @@ Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCall
     // writeChromeSteps takes readers by value and RunReader is move-only: reopen the run's
     // files (the record index only; no tensor data is read).
     Diagnostics diag;
-    auto reopened = xdl::RunReader::open(run.files(), diag, progress);
-    if (!reopened) return reopened.status();
-    std::vector<xdl::RunReader> runs;
-    runs.push_back(std::move(reopened.value()));
-    auto written = writeChromeSteps(runs, file, progress);
-    if (!written) return written.status();
+    std::vector<xdl::RunReader> runs(1);
+    XT_ASSIGN_OR_RETURN(runs[0], xdl::RunReader::open(run.files(), diag, progress));
+    XT_RETURN_IF_ERROR(writeChromeSteps(runs, file, progress).status());
     auto layer =
         finish(timeline::importChromeTrace(file, {progress}),
                QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);

@@ -308,9 +308,7 @@ Result<std::uint64_t> HdfsMirror::cachedBytes() const {
 }
 
 Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const ProgressCallback& cb) {
-    auto parsed = parseHdfsUrl(urlText);
-    if (!parsed) return parsed.status();
-    const HdfsUrl url = *parsed;
+    XT_ASSIGN_OR_RETURN(const HdfsUrl url, parseHdfsUrl(urlText));
     const std::string& cacheDir = m_options.cacheDir;
     std::error_code ec;
     fs::create_directories(cacheDir, ec);
@@ -336,9 +334,8 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     int dirDepth = 0;
     Status listed;
     auto listDir = [&](auto&& self, const HdfsUrl& dir, int depth) -> Status {
-        auto entries = m_client.listStatus(dir, cb);
-        if (!entries) return entries.status();
-        for (const auto& e : *entries) {
+        XT_ASSIGN_OR_RETURN(const auto entries, m_client.listStatus(dir, cb));
+        for (const auto& e : entries) {
             if (!safeName(e.name)) continue;
             HdfsUrl c = child(dir, e.name);
             if (e.type == HdfsFileType::Directory && depth > 0) {
@@ -492,10 +489,9 @@ Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& pat
             continue;
         }
         if (!mirror) mirror.emplace(options);
-        auto st = mirror->mirror(p, cb);
-        if (!st) return st.status();
-        out.push_back(st->localPath);
-        if (statuses) statuses->push_back(std::move(*st));
+        XT_ASSIGN_OR_RETURN(MirrorStatus st, mirror->mirror(p, cb));
+        out.push_back(st.localPath);
+        if (statuses) statuses->push_back(std::move(st));
     }
     return out;
 }

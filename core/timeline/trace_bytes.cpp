@@ -182,14 +182,11 @@ Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallba
     auto owned = std::make_shared<std::string>();
     if (isGzip(raw)) {
         tb.m_container = TraceContainer::Gzip;
-        auto r = inflateGzip(raw, *owned, progress, maxInflated);
-        if (!r) return r.status();
-        tb.m_truncated = !r.value();
+        XT_ASSIGN_OR_RETURN(const bool complete, inflateGzip(raw, *owned, progress, maxInflated));
+        tb.m_truncated = !complete;
     } else if (isZip(raw)) {
         tb.m_container = TraceContainer::Zip;
-        auto r = unzipFirstEntry(raw, maxInflated);
-        if (!r) return r.status();
-        *owned = std::move(r.value());
+        XT_ASSIGN_OR_RETURN(*owned, unzipFirstEntry(raw, maxInflated));
     } else {
         return Status(ErrorCode::Internal, "decode called on plain text");
     }

@@ -217,9 +217,7 @@ Result<std::unique_ptr<RunFollower>> RunFollower::start(std::string directory, s
     files.name = impl->name;
     ReaderOptions readerOptions = options.reader;
     readerOptions.live = true;
-    auto reader = RunReader::open(files, impl->diag, {}, readerOptions);
-    if (!reader) return reader.status();
-    impl->reader = std::move(*reader);
+    XT_ASSIGN_OR_RETURN(impl->reader, RunReader::open(files, impl->diag, {}, readerOptions));
     impl->refresh();
     Impl* raw = impl.get();
     impl->thread = std::thread([raw] { raw->run(); });

@@ -17,11 +17,10 @@ PartReader::PartReader(PartFile part, MappedFile file, const ReaderOptions& opti
 Result<std::unique_ptr<PartReader>> PartReader::open(PartFile part, Diagnostics& diag,
                                                      const ProgressCallback& progress,
                                                      const ReaderOptions& options) {
-    auto file = MappedFile::open(part.path);
-    if (!file) return file.status();
-    file->adviseSequential();
-    part.size = file->size();
-    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(*file), options));
+    XT_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(part.path));
+    file.adviseSequential();
+    part.size = file.size();
+    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(file), options));
     XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
@@ -50,8 +49,7 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
 }
 
 Result<bool> PartReader::refresh(Diagnostics& diag) {
-    auto grown = m_file.refresh();
-    if (!grown) return grown.status();
+    XT_ASSIGN_OR_RETURN(const bool grown, m_file.refresh());
     MetaState before = m_part.metaState;
     Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll
     readMeta(m_part, metaDiag);
@@ -61,7 +59,7 @@ Result<bool> PartReader::refresh(Diagnostics& diag) {
     XT_RETURN_IF_ERROR(m_index.extend(bytes(), diag));
     if (m_keys.empty() && m_index.hasHeader()) setKeys(m_index.keys());
     finishIfComplete(diag);
-    return *grown || before != m_part.metaState || records != m_index.records().size();
+    return grown || before != m_part.metaState || records != m_index.records().size();
 }
 
 void PartReader::setKeys(std::vector<std::string> keys) {
@@ -214,9 +212,8 @@ Result<bool> RankReader::refresh(Diagnostics& diag) {
     std::size_t before = recordCount();
     bool changed = false;
     for (auto& p : m_parts) {
-        auto r = p->refresh(diag);
-        if (!r) return r.status();
-        changed = changed || *r;
+        XT_ASSIGN_OR_RETURN(const bool grew, p->refresh(diag));
+        changed = changed || grew;
     }
     if (changed) {
         rebuild(diag);
