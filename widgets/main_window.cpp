@@ -407,7 +407,7 @@ void MainWindow::onLoaded(LoadResult result) {
     if (result.cancelled) {
         m_statusLabel->setText(tr("Loading cancelled"));
     } else if (!result.status.isOk()) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("open-failed"),
+        m_diagModel->addMessage(codes::kOpenFailed,
                                 QString::fromStdString(result.status.toString()));
         m_statusLabel->setText(
             tr("Could not open: %1").arg(QString::fromStdString(result.status.message())));
@@ -585,7 +585,7 @@ void MainWindow::openDemoRun() {
     if (m_demoProcess) return;
     const QString xtrace = xtraceExecutable();
     if (xtrace.isEmpty()) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("demo-unavailable"),
+        m_diagModel->addMessage(codes::kDemoUnavailable,
                                 tr("the xtrace executable was not found next to xtview (%1)")
                                     .arg(QCoreApplication::applicationDirPath()));
         m_statusLabel->setText(tr("Cannot write the demo run: xtrace not found"));
@@ -611,7 +611,7 @@ void MainWindow::openDemoRun() {
                 m_cancel->hide();
                 if (st != QProcess::NormalExit || code != 0) {
                     m_diagModel->addMessage(
-                        Severity::Error, QStringLiteral("demo-failed"),
+                        codes::kDemoFailed,
                         tr("xtrace record-demo failed (exit %1): %2")
                             .arg(code)
                             .arg(QString::fromLocal8Bit(proc->readAll()).trimmed()));
@@ -749,7 +749,7 @@ TimelinePage* MainWindow::newTimelinePage(const QString& title) {
         }
     });
     connect(page, &TimelinePage::loadFailed, this, [this](const QString& message) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("timeline-open-failed"), message);
+        m_diagModel->addMessage(codes::kTimelineOpenFailed, message);
         m_statusLabel->setText(tr("Could not open timeline: %1").arg(message));
     });
     const int i = m_tabs->addTab(page, title);

@@ -1,5 +1,7 @@
 #include "core/analysis/key_stats.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <string>
 #include <unordered_map>
 
@@ -93,8 +95,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             doneBytes += e.length + 4;
             Status st = rank.decode(rec, view);
             if (!st) {
-                diag.add(Severity::Warning, "damaged-record", part.part().path, e.offset - 4,
-                         std::int64_t(rec), st.message());
+                diag.add(codes::kDamagedRecord, part.part().path, e.offset - 4, std::int64_t(rec),
+                         st.message());
                 continue;
             }
             const auto& cols = colSeries[partIdx];
@@ -103,7 +105,7 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                 const xdl::ColumnView& col = view.columns[c];
                 const xdl::ColumnProblem problem = col.check();
                 if (problem != xdl::ColumnProblem::None) {
-                    diag.add(Severity::Warning, "damaged-column", part.part().path, e.offset - 4,
+                    diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
                              std::int64_t(rec),
                              "key '" + part.keys()[c] + "': " + columnProblemName(problem));
                     continue;

@@ -1,5 +1,7 @@
 #include "core/analysis/run_compare.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -55,8 +57,7 @@ std::map<std::int64_t, SideRecord> collect(const xdl::RankReader& rank, const st
         const std::int64_t step = alignedStep(e.gstep, e.lstep, align, origin);
         if (!out.try_emplace(step, SideRecord{record, t}).second) {
             const auto& part = *rank.parts()[rank.partOf(record)];
-            diag.add(Severity::Warning, "duplicate-step", part.part().path, e.offset - 4,
-                     std::int64_t(record),
+            diag.add(codes::kDuplicateStep, part.part().path, e.offset - 4, std::int64_t(record),
                      std::string("run ") + side + ", key '" + key + "': step " +
                          std::to_string(step) + " recorded again; the first record is compared");
         }

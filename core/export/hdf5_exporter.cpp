@@ -1,5 +1,6 @@
 #include "core/export/hdf5_exporter.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/export/atomic_file.h"
 
 #include <algorithm>
@@ -473,7 +474,7 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 const auto& col = view.columns[c];
                 if (!wanted(key) || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
-                    diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4, -1,
+                    diag.add(codes::kBadColumn, part.part().path, e.offset - 4, -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;

@@ -1,24 +1,26 @@
 #include "core/xdl/key_summary.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <unordered_map>
 
 namespace xt::xdl {
 
 namespace {
-const char* problemCode(ColumnProblem p) {
+const DiagnosticCode& problemCode(ColumnProblem p) {
     switch (p) {
     case ColumnProblem::UnknownDtype:
-        return "unknown-dtype";
+        return codes::kUnknownDtype;
     case ColumnProblem::BadShape:
-        return "bad-shape";
+        return codes::kBadShape;
     case ColumnProblem::RankTooLarge:
-        return "rank-too-large";
+        return codes::kRankTooLarge;
     case ColumnProblem::SizeMismatch:
-        return "size-mismatch";
+        return codes::kSizeMismatch;
     case ColumnProblem::None:
         break;
     }
-    return "bad-column";
+    return codes::kBadColumn;
 }
 } // namespace
 
@@ -44,8 +46,8 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
             auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
             Status st = decodeRecord(part.message(e), view);
             if (!st) {
-                diag.add(Severity::Error, "malformed-record", part.part().path, e.offset - 4,
-                         recordNo, st.message());
+                diag.add(codes::kMalformedRecord, part.part().path, e.offset - 4, recordNo,
+                         st.message());
                 continue;
             }
             const auto& keys = part.keys();
@@ -55,8 +57,7 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                 ColumnProblem problem = col.check();
                 if (problem != ColumnProblem::None) {
                     ++s.damagedRecords;
-                    diag.add(Severity::Error, problemCode(problem), part.part().path, e.offset - 4,
-                             recordNo,
+                    diag.add(problemCode(problem), part.part().path, e.offset - 4, recordNo,
                              "key '" + keys[c] + "': " + columnProblemName(problem) + " (dtype " +
                                  std::to_string(col.wireDtype) + ", shape " + col.shape.toString() +
                                  ", " + std::to_string(col.data.size()) + " bytes)");

@@ -1,5 +1,7 @@
 #include "core/xdl/run_follower.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
@@ -89,7 +91,7 @@ struct RunFollower::Impl {
         for (auto& rank : reader.ranks()) {
             auto r = rank.refresh(diag);
             if (!r)
-                diag.add(Severity::Error, "refresh-failed", directory, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kRefreshFailed, directory, Diagnostic::kNoOffset, -1,
                          "rank " + std::to_string(rank.rank()) + ": " + r.status().message());
         }
         ReaderOptions readerOptions = options.reader;
@@ -103,7 +105,7 @@ struct RunFollower::Impl {
             readMeta(part, diag);
             auto opened = PartReader::open(std::move(part), diag, {}, readerOptions);
             if (!opened) {
-                diag.add(Severity::Error, "unreadable-part", f.path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kUnreadablePart, f.path, Diagnostic::kNoOffset, -1,
                          opened.status().message());
                 continue;
             }

@@ -1,5 +1,7 @@
 #include "core/xdl/trace_reader.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::xdl {
@@ -36,8 +38,7 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
         fromRecords = MetaInfo{r.front().lstep, r.back().lstep,      r.front().gstep,
                                r.back().gstep,  r.front().timestamp, r.back().timestamp};
     if (!(fromRecords == m_part.meta))
-        diag.add(Severity::Warning, "meta-mismatch", m_part.path + ".meta", Diagnostic::kNoOffset,
-                 -1,
+        diag.add(codes::kMetaMismatch, m_part.path + ".meta", Diagnostic::kNoOffset, -1,
                  "meta says gstep " + std::to_string(m_part.meta.gstepBegin) + ".." +
                      std::to_string(m_part.meta.gstepEnd) + ", lstep " +
                      std::to_string(m_part.meta.lstepBegin) + ".." +
@@ -102,7 +103,7 @@ void RankReader::rebuild(Diagnostics& diag) {
         std::uint32_t columns = p->index().records().front().columnCount;
         if (donor && donor->keys().size() == columns) {
             p->setKeys(donor->keys());
-            diag.add(Severity::Info, "keys-borrowed", p->part().path, Diagnostic::kNoOffset, -1,
+            diag.add(codes::kKeysBorrowed, p->part().path, Diagnostic::kNoOffset, -1,
                      "key names taken from " + donor->part().path);
         } else {
             std::vector<std::string> names;
@@ -125,11 +126,11 @@ void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
         const RecordEntry& e = entry(i);
         const PartReader& part = *m_parts[partOf(i)];
         if (e.gstep < 0 || e.lstep < 0)
-            diag.add(Severity::Info, "negative-step", part.part().path, e.offset - 4,
+            diag.add(codes::kNegativeStep, part.part().path, e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
         if (i > 0 && e.gstep < entry(i - 1).gstep)
-            diag.add(Severity::Warning, "steps-backwards", part.part().path, e.offset - 4,
+            diag.add(codes::kStepsBackwards, part.part().path, e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "rank " + std::to_string(m_rank) + ": gstep goes back from " +
                          std::to_string(entry(i - 1).gstep) + " to " + std::to_string(e.gstep) +
@@ -191,7 +192,7 @@ void RankReader::forEachTensor(
             if (t.status().code() != ErrorCode::NotFound) {
                 const RecordEntry& e = entry(i);
                 const PartReader& part = *m_parts[partOf(i)];
-                diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4,
+                diag.add(codes::kBadColumn, part.part().path, e.offset - 4,
                          static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                          t.status().message());
             }
@@ -244,7 +245,7 @@ Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
             done += p.size;
             if (!part) {
                 if (part.status().code() == ErrorCode::Cancelled) return part.status();
-                diag.add(Severity::Error, "unreadable-part", p.path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kUnreadablePart, p.path, Diagnostic::kNoOffset, -1,
                          part.status().message());
                 continue;
             }

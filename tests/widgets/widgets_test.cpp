@@ -171,7 +171,7 @@ TEST(Models, PassTheModelTesterAndShowTheKeys) {
     Diagnostics d;
     d.add(Severity::Error, "truncated-record", "f", 12, 3, "cut short");
     diag.setDiagnostics(d);
-    diag.addMessage(Severity::Warning, "x", "y");
+    diag.addMessage(codes::kHdfsOffline, "y"); // a warning: the error count stays 1
     EXPECT_EQ(diag.rowCount(), 2);
     EXPECT_EQ(diag.index(0, DiagnosticsModel::OffsetColumn).data().toULongLong(), 12u);
     EXPECT_EQ(diag.errorCount(), 1u);
