@@ -35,6 +35,15 @@ void DiagnosticsModel::addMessage(const DiagnosticCode& code, const QString& mes
     endInsertRows();
 }
 
+void DiagnosticsModel::appendDiagnostics(const Diagnostics& diag) {
+    if (diag.items().empty()) return;
+    beginInsertRows({}, int(m_items.size()), int(m_items.size() + diag.items().size() - 1));
+    m_items.insert(m_items.end(), diag.items().begin(), diag.items().end());
+    for (const Diagnostic& d : diag.items())
+        m_errors += d.severity == Severity::Error;
+    endInsertRows();
+}
+
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_items.size());
 }

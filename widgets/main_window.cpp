@@ -54,9 +54,10 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
           settingsFile.isEmpty()
               ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
               : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
-      m_loadJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
-      m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
-      m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
+      m_loadJobs(new JobTracker(this)), m_openJobs(new JobTracker(this)),
+      m_runModel(new RunBrowserModel(this)), m_keyModel(new KeyTreeModel(this)),
+      m_keyProxy(new QSortFilterProxyModel(this)), m_metaModel(new MetaSummaryModel(this)),
+      m_diagModel(new DiagnosticsModel(this)) {
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     m_keyProxy->setSourceModel(m_keyModel);
@@ -106,6 +107,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, [this] {
+        m_pendingOpens.clear();
+        m_openJobs->cancel();
         m_loadJobs->cancel();
         if (m_demoProcess) m_demoProcess->kill();
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
@@ -115,6 +118,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
     connect(m_loadJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
+    connect(m_openJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
@@ -124,6 +128,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    m_openJobs->cancel();
     m_loadJobs->cancel();
     if (m_demoProcess) {
         m_demoProcess->disconnect(this);
@@ -355,20 +360,66 @@ KeyView* MainWindow::currentKeyView() const {
 }
 
 void MainWindow::openPaths(const QStringList& all) {
-    QStringList paths, timelines;
-    for (const QString& p : all)
-        (looksLikeTimelineFile(p) ? timelines : paths) << p;
-    if (!timelines.isEmpty()) {
-        openTimelineFiles(timelines);
-        addRecent(timelines);
+    if (all.isEmpty()) return;
+    m_pendingOpens << all;
+    if (!m_openJobs->isRunning()) startNextOpen();
+}
+
+void MainWindow::startNextOpen() {
+    if (m_pendingOpens.isEmpty()) return;
+    const QStringList inputs = m_pendingOpens.takeFirst();
+    std::vector<std::string> paths;
+    for (const QString& p : inputs)
+        paths.push_back(p.toStdString());
+    m_statusLabel->setText(tr("Opening %1...").arg(inputs.join(QStringLiteral(", "))));
+    m_openJobs->startJob(
+        [paths](JobContext& ctx) {
+            return open::planOpen(paths, {ctx.callback(), {}});
+        },
+        [this, inputs](Result<open::OpenPlan> plan) {
+            onPlanned(inputs, std::move(plan));
+            startNextOpen();
+        });
+}
+
+void MainWindow::onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan) {
+    addRecent(inputs);
+    if (!plan && plan.status().code() == ErrorCode::Cancelled) {
+        m_statusLabel->setText(tr("Cancelled"));
+        return;
     }
-    if (paths.isEmpty()) return;
-    for (const QString& p : paths) {
+    if (!plan) {
+        m_loadedOnce = true;
+        m_diagModel->addMessage(codes::kOpenFailed,
+                                QString::fromStdString(plan.status().toString()));
+        m_statusLabel->setText(
+            tr("Could not open: %1").arg(QString::fromStdString(plan.status().message())));
+        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
+        emit loadFinished();
+        return;
+    }
+    m_diagModel->appendDiagnostics(plan->diagnostics);
+    QStringList timelines;
+    for (const auto& t : plan->traces())
+        timelines << QString::fromStdString(t.path);
+    openTimelineFiles(timelines);
+    bool runs = false;
+    for (const auto& in : plan->inputs) {
+        if (!in.runs) continue;
+        // The input as given (an hdfs:// URL stays one, so a reload fetches what was appended).
+        const QString p = QString::fromStdString(in.input);
         const QString abs = QFileInfo(p).exists() ? QFileInfo(p).absoluteFilePath() : p;
         if (!m_paths.contains(abs)) m_paths << abs;
+        runs = true;
     }
-    addRecent(paths);
-    startLoad();
+    if (runs) {
+        startLoad();
+    } else if (timelines.isEmpty()) {
+        m_loadedOnce = true;
+        m_statusLabel->setText(
+            tr("No run or timeline in %1").arg(inputs.join(QStringLiteral(", "))));
+        emit loadFinished();
+    }
 }
 
 void MainWindow::reload() {
@@ -536,7 +587,9 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 }
 
 bool MainWindow::isBusy() const {
-    if (m_loadJobs->isRunning() || m_demoProcess) return true;
+    if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
+        m_demoProcess)
+        return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         if (page->isBusy()) return true;
@@ -548,6 +601,7 @@ bool MainWindow::isBusy() const {
 
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
+    if (!ctx) ctx = m_openJobs->current();
     if (!ctx)
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
@@ -784,7 +838,7 @@ void MainWindow::showStepTimeline() {
 }
 
 void MainWindow::updateBusyIndicators() {
-    bool running = m_loadJobs->isRunning() || m_demoProcess;
+    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() || m_demoProcess;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

@@ -5,6 +5,7 @@
 // is written by the `xtrace` executable next to this one. Layout, recent files and options are
 // kept in QSettings.
 
+#include "core/open/open_plan.h"
 #include "widgets/compare_view.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
@@ -43,9 +44,9 @@ public:
     explicit MainWindow(const QString& settingsFile = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Adds paths (files, run directories, globs) to the open set and (re)loads in background.
-    // Timeline files (looksLikeTimelineFile: Chrome JSON / gzip / zip, TF StepStats .pb) open
-    // in a new timeline tab instead.
+    // Sorts paths (files, directories, globs, hdfs:// URLs; core/open's planOpen) in background:
+    // XDL runs join the open set, which is (re)loaded; timeline files (Chrome traces, TF
+    // StepStats) open in a new timeline tab. Calls are handled in order.
     void openPaths(const QStringList& paths);
     // Opens timeline files as layers of one new timeline tab, loaded in background.
     TimelinePage* openTimelineFiles(const QStringList& files);
@@ -95,6 +96,8 @@ private:
     void createActions();
     void createDocks();
     QWidget* createStartPage();
+    void startNextOpen();
+    void onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan);
     void startLoad();
     void onLoaded(LoadResult result);
     void setCurrentRun(int index);
@@ -115,6 +118,8 @@ private:
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
+    JobTracker* m_openJobs;            // planOpen of the oldest pending openPaths call
+    QList<QStringList> m_pendingOpens; // openPaths calls not sorted yet, oldest first
     QStringList m_paths;
     bool m_loadedOnce = false;
     QPointer<QProcess> m_demoProcess;

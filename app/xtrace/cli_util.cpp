@@ -1,6 +1,6 @@
 #include "app/xtrace/cli_util.h"
 
-#include "core/storage/hdfs_mirror.h"
+#include "core/open/open_plan.h"
 
 #include <chrono>
 #include <cstdio>
@@ -40,26 +40,38 @@ void ProgressBar::finish() {
     m_drawn = false;
 }
 
-int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs) {
-    // hdfs:// URLs are read through the local mirror (only what changed is fetched).
-    std::vector<storage::MirrorStatus> mirrored;
-    std::vector<std::string> local;
-    {
-        ProgressBar bar;
-        auto m = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(),
-                                      bar.callback(), &mirrored);
-        if (!m) {
-            bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", m.status().message().c_str());
-            return kExitUnreadable;
-        }
-        local = std::move(*m);
-    }
-    for (const auto& st : mirrored)
+namespace {
+
+// Sorts `paths` (hdfs:// URLs through the local mirror, fetching only what changed) and warns
+// about URLs served from a stale mirror.
+Result<open::OpenPlan> plan(const std::vector<std::string>& paths) {
+    ProgressBar bar;
+    auto plan = open::planOpen(paths, {bar.callback(), {}});
+    bar.finish();
+    if (!plan) return plan;
+    for (const auto& st : plan->mirrored)
         if (st.offline)
             std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    return plan;
+}
+
+} // namespace
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<xdl::RunReader>& runs) {
+    auto sorted = plan(paths);
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
+        return kExitUnreadable;
+    }
+    for (const auto& in : sorted->inputs)
+        for (const auto& t : in.traces)
+            std::fprintf(stderr,
+                         "xtrace: %s is a timeline (%s), not an XDL run: see xtrace timeline\n",
+                         t.path.c_str(), open::traceKindName(t.kind));
+    const std::vector<std::string> local = sorted->runPaths();
+    if (local.empty()) return kExitUnreadable;
     auto found = xdl::discoverRuns(local, diag);
     if (!found) {
         std::fprintf(stderr, "xtrace: %s\n", found.status().message().c_str());
@@ -80,6 +92,23 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
         }
         runs.push_back(std::move(*run));
     }
+    return kExitOk;
+}
+
+int resolveTimeline(const std::string& path, std::string& local) {
+    auto sorted = plan({path});
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
+        return kExitUnreadable;
+    }
+    const auto traces = sorted->traces();
+    if (traces.size() > 1) {
+        std::fprintf(stderr, "xtrace: %s holds %zu timeline files; name one of them\n",
+                     path.c_str(), traces.size());
+        return kExitUsage;
+    }
+    // Anything else goes to the importer, which says what it cannot read.
+    local = traces.empty() ? sorted->inputs.front().local : traces.front().path;
     return kExitOk;
 }
 

@@ -29,10 +29,15 @@ private:
     long long m_lastDrawMs = 0;
 };
 
-// Discovers and opens every run under `paths`. On failure prints the reason to stderr and
+// Discovers and opens every run under `paths` (core/open sorts them: timeline files are named
+// on stderr and left out). On failure prints the reason to stderr and
 // returns the exit status to use (kExitUnreadable); on success returns kExitOk.
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs);
+
+// The local timeline file `path` names (a URL through the mirror; a directory holding exactly
+// one). Returns kExitOk, or prints why not and returns the exit status to use.
+int resolveTimeline(const std::string& path, std::string& local);
 
 // Prints diagnostics to stderr: each stored one, then a count of any not shown.
 void printDiagnostics(const Diagnostics& diag);

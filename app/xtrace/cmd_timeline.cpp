@@ -1,21 +1,20 @@
 // `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT]`: Chrome-trace import report and
 // op summary. The --json shape is a contract (CONTRACTS.md).
+#include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
 #include "core/export/op_summary_csv.h"
-#include "core/timeline/chrome_trace_reader.h"
+#include "core/open/trace_import.h"
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/step_breakdown.h"
-#include "core/timeline/step_stats_reader.h"
 
 #include <fmt/core.h>
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -171,14 +170,12 @@ int runTimeline(const TimelineArgs& a) {
             return true;
         };
     }
-    // A binary TensorFlow RunMetadata / StepStats goes through the TF timeline semantics.
-    char first = 0;
-    std::ifstream(a.file, std::ios::binary).read(&first, 1);
-    auto store = looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(a.file, opts)
-                                                                 : importChromeTrace(a.file, opts);
+    std::string local;
+    if (const int rc = resolveTimeline(a.file, local); rc != kExitOk) return rc;
+    auto store = open::importTimeline(local, opts);
     if (!store) {
         std::fprintf(stderr, "xtrace timeline: %s\n", store.status().toString().c_str());
-        return 2;
+        return kExitUnreadable;
     }
     // A few located examples on stderr; the full counts are in the report.
     const Diagnostics& diags = store->report().diagnostics;

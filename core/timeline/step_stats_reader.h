@@ -16,7 +16,7 @@
 
 namespace xt::timeline {
 
-// Whether `bytes` look like a binary RunMetadata or StepStats rather than JSON.
+// Whether `bytes` (a whole file) look like a binary RunMetadata or StepStats rather than JSON.
 bool looksLikeStepStats(std::string_view bytes);
 
 // Bounds on what a message may make the converter produce (docs/HARDENING.md). A message over

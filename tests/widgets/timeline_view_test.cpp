@@ -2,6 +2,7 @@
 // ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
 // corpus traces: click selection with the details panel, search against a brute-force count,
 // range drag, W/S/A/D/0/F keys, a rendered page, and opening files through MainWindow.
+#include "core/open/trace_kind.h"
 #include "core/xdl/file_series_writer.h"
 #include "temp_dir.h"
 #include "widgets/main_window.h"
@@ -498,21 +499,24 @@ TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
 
 // ---- files and the main window ----
 
+// What the main window sends to a timeline tab (core/open's detection).
+bool isTimelinePath(const QString& path) {
+    return open::isTimeline(open::detectTraceKind(path.toStdString()));
+}
+
 TEST(TimelineDocument, RoutesFilesByExtensionAndContent) {
-    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(corpus("catapult/flow.json"))));
-    EXPECT_TRUE(
-        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
-    EXPECT_TRUE(
-        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
-    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/flow.json"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(
         corpus("bazel/command-88049215-ba46-42a7-99fe-c2d2df449acd.profile.gz"))));
     TempDir dir;
     QFile f(QString::fromStdString(dir.file("notes.json")));
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
     f.write("hello");
     f.close();
-    EXPECT_FALSE(looksLikeTimelineFile(f.fileName()));
-    EXPECT_FALSE(looksLikeTimelineFile(QString::fromStdString(dir.str())));
+    EXPECT_FALSE(isTimelinePath(f.fileName()));
+    EXPECT_FALSE(isTimelinePath(QString::fromStdString(dir.str())));
     auto zip = loadTimelineLayer(corpus("catapult/simple_trace_zip.zip"));
     ASSERT_TRUE(zip.isOk()) << zip.status().toString();
     EXPECT_GT(zip->store->sliceCount(), 5u);

@@ -15,6 +15,8 @@
 #include "widgets/run_browser_model.h"
 #include "widgets/series_math.h"
 #include "widgets/stat_plot.h"
+#include "widgets/timeline_page.h"
+#include "widgets/timeline_view.h"
 #include "widgets/value_table_model.h"
 
 #include "offscreen_app.h"
@@ -26,6 +28,7 @@
 #include <QTest>
 #include <QTreeView>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
 #include <unistd.h>
@@ -337,6 +340,31 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     w.openPaths({qfile(dir, "does-not-exist")});
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
     EXPECT_GE(w.diagnosticsModel()->errorCount(), 1u);
+}
+
+// One openPaths call with a Kineto trace that starts with a line feed and spaces, an XDL run
+// directory and a part summary: the trace opens in a timeline tab, the run in the run loader,
+// and the summary nowhere.
+TEST(MainWindow, OpenPathsSortsRunsAndTimelinesByContent) {
+    app();
+    TempDir dir;
+    writeRun(dir.file("run"));
+    {
+        std::ofstream(dir.file("run/train.trace.0.1.xts")) << "summary";
+        std::ofstream(dir.file("kineto.json"))
+            << "\n   {\n  \"traceEvents\": [\n  {\"ph\": \"X\", \"name\": \"aten::mm\", "
+               "\"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 5}\n]}\n";
+    }
+    MainWindow w(qfile(dir, "settings.ini"));
+    w.openPaths({qfile(dir, "kineto.json"), qfile(dir, "run")});
+    auto pages = [&] { return w.findChildren<TimelinePage*>(); };
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w.runs().size() == 1 && pages().size() == 1 && !w.isBusy(); }, 30000));
+    TimelinePage* page = pages()[0];
+    ASSERT_EQ(page->view()->layers().size(), 1u) << page->lastError().toStdString();
+    EXPECT_EQ(page->view()->layers()[0].store->sliceCount(), 1u);
+    EXPECT_EQ(w.runs()[0]->reader->ranks().size(), 2u);
+    EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
 }
 
 } // namespace
