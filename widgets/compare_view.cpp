@@ -1,5 +1,6 @@
 #include "widgets/compare_view.h"
 
+#include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
 #include "widgets/text_format.h"
 
@@ -652,7 +653,9 @@ void CompareView::startHistograms() {
             }
             auto hists = std::make_shared<std::pair<analysis::Histogram, analysis::Histogram>>(
                 analysis::Histogram(*layout), analysis::Histogram(*layout));
-            auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+            // The application's backend: chosen from the size of the open runs, so a device
+            // that serves the other jobs serves these two tensors too.
+            auto backend = appBackend().get();
             for (int i = 0; i < 2; ++i) {
                 const Side& s = i == 0 ? a : b;
                 analysis::Histogram& h = i == 0 ? hists->first : hists->second;

@@ -1,5 +1,7 @@
 #include "widgets/histogram_view.h"
 
+#include "core/analysis/key_stats.h"
+#include "widgets/app_backend.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -123,7 +125,9 @@ void HistogramView::recompute() {
             HistogramJobResult out;
             const auto* reader = run->reader->rank(rank);
             if (!reader) return out;
-            auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+            analysis::KeyStatsOptions work;
+            work.rank = rank;
+            auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
             Diagnostics diag;
             auto m =
                 analysis::stepHistograms(*reader, key, *backend, options, {}, diag, ctx.callback());

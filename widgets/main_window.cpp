@@ -1,6 +1,7 @@
 #include "widgets/main_window.h"
 
 #include "widgets/about_dialog.h"
+#include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
 #include "widgets/timeline_page.h"
 
@@ -454,6 +455,12 @@ void MainWindow::startLoad() {
 
 void MainWindow::onLoaded(LoadResult result) {
     m_loadedOnce = true;
+    // The size of what is open decides the application's analysis backend (chosen by the first
+    // job that asks, off the GUI thread).
+    std::uint64_t workBytes = 0;
+    for (const RunSnapshot& run : result.runs)
+        workBytes += analysis::estimateWorkBytes(*run->reader, {});
+    appBackend().noteWork(workBytes);
     m_diagModel->setDiagnostics(result.diagnostics);
     if (result.cancelled) {
         m_statusLabel->setText(tr("Loading cancelled"));
