@@ -1,5 +1,6 @@
 #include "widgets/main_window.h"
 
+#include "core/demo/demo_run.h"
 #include "widgets/about_dialog.h"
 #include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
@@ -56,9 +57,9 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
               ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
               : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
       m_loadJobs(new JobTracker(this)), m_openJobs(new JobTracker(this)),
-      m_runModel(new RunBrowserModel(this)), m_keyModel(new KeyTreeModel(this)),
-      m_keyProxy(new QSortFilterProxyModel(this)), m_metaModel(new MetaSummaryModel(this)),
-      m_diagModel(new DiagnosticsModel(this)) {
+      m_demoJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
+      m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
+      m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     m_keyProxy->setSourceModel(m_keyModel);
@@ -111,7 +112,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         m_pendingOpens.clear();
         m_openJobs->cancel();
         m_loadJobs->cancel();
-        if (m_demoProcess) m_demoProcess->kill();
+        m_demoJobs->cancel();
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             page->cancel();
         m_statusLabel->setText(tr("Cancelled"));
@@ -120,6 +121,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
     connect(m_loadJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
     connect(m_openJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
+    connect(m_demoJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
@@ -131,11 +133,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 MainWindow::~MainWindow() {
     m_openJobs->cancel();
     m_loadJobs->cancel();
-    if (m_demoProcess) {
-        m_demoProcess->disconnect(this);
-        m_demoProcess->kill();
-        m_demoProcess->waitForFinished(2000);
-    }
+    m_demoJobs->cancel();
 }
 
 QWidget* MainWindow::createStartPage() {
@@ -155,7 +153,7 @@ QWidget* MainWindow::createStartPage() {
     sub->setWordWrap(true);
     auto* demo = new QPushButton(tr("Open the demo run"), box);
     demo->setToolTip(tr("Writes a small simulated training run (4 ranks, drifting weights, a NaN) "
-                        "with xtrace record-demo and opens it"));
+                        "and opens it"));
     auto* open = new QPushButton(tr("Open files..."), box);
     auto* openDir = new QPushButton(tr("Open run directory..."), box);
     auto* buttons = new QHBoxLayout;
@@ -595,7 +593,7 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
-        m_demoProcess)
+        m_demoJobs->isRunning())
         return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
@@ -609,6 +607,7 @@ bool MainWindow::isBusy() const {
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
     if (!ctx) ctx = m_openJobs->current();
+    if (!ctx) ctx = m_demoJobs->current();
     if (!ctx)
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
@@ -629,62 +628,36 @@ QString MainWindow::demoDirectory() {
            QStringLiteral("/demo");
 }
 
-QString MainWindow::xtraceExecutable() {
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate :
-         {dir + QStringLiteral("/xtrace"), dir + QStringLiteral("/../xtrace/xtrace")})
-        if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
-    return {};
-}
-
 void MainWindow::openDemoRun() {
     const QString dir = demoDirectory();
     if (QDir(dir).exists() && !QDir(dir).isEmpty()) {
         openPaths({dir});
         return;
     }
-    if (m_demoProcess) return;
-    const QString xtrace = xtraceExecutable();
-    if (xtrace.isEmpty()) {
-        m_diagModel->addMessage(codes::kDemoUnavailable,
-                                tr("the xtrace executable was not found next to xtview (%1)")
-                                    .arg(QCoreApplication::applicationDirPath()));
-        m_statusLabel->setText(tr("Cannot write the demo run: xtrace not found"));
-        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
-        return;
-    }
+    if (m_demoJobs->isRunning()) return;
+    // Written next to its final place and renamed when complete, so an interrupted write never
+    // leaves a half demo to be opened later.
     const QString partial = dir + QStringLiteral(".partial");
-    QDir(partial).removeRecursively();
-    QDir().mkpath(QFileInfo(partial).absolutePath());
-    auto* proc = new QProcess(this);
-    m_demoProcess = proc;
-    proc->setProcessChannelMode(QProcess::MergedChannels);
-    m_statusLabel->setText(tr("Writing the demo run with xtrace record-demo..."));
-    m_progress->setRange(0, 0);
-    m_progress->setFormat(tr("demo"));
-    m_progress->show();
-    m_cancel->show();
-    connect(proc, &QProcess::finished, this,
-            [this, proc, dir, partial](int code, QProcess::ExitStatus st) {
-                proc->deleteLater();
-                m_demoProcess = nullptr;
-                m_progress->hide();
-                m_cancel->hide();
-                if (st != QProcess::NormalExit || code != 0) {
-                    m_diagModel->addMessage(
-                        codes::kDemoFailed,
-                        tr("xtrace record-demo failed (exit %1): %2")
-                            .arg(code)
-                            .arg(QString::fromLocal8Bit(proc->readAll()).trimmed()));
-                    m_statusLabel->setText(tr("Writing the demo run failed"));
-                    QDir(partial).removeRecursively();
-                    return;
-                }
-                QDir(dir).removeRecursively();
-                QDir().rename(partial, dir);
-                openPaths({dir});
-            });
-    proc->start(xtrace, {QStringLiteral("record-demo"), partial});
+    m_statusLabel->setText(tr("Writing the demo run..."));
+    m_demoJobs->startJob(
+        [partial](JobContext& ctx) -> Status {
+            QDir(partial).removeRecursively();
+            demo::DemoOptions options;
+            options.dir = partial.toStdString();
+            auto written = demo::writeDemoRun(options, ctx.callback());
+            if (!written) QDir(partial).removeRecursively();
+            return written.status();
+        },
+        [this, dir, partial](const Status& st) {
+            if (!st) {
+                m_diagModel->addMessage(codes::kDemoFailed, QString::fromStdString(st.toString()));
+                m_statusLabel->setText(tr("Writing the demo run failed"));
+                return;
+            }
+            QDir(dir).removeRecursively();
+            QDir().rename(partial, dir);
+            openPaths({dir});
+        });
 }
 
 void MainWindow::addRecent(const QStringList& paths) {
@@ -845,7 +818,7 @@ void MainWindow::showStepTimeline() {
 }
 
 void MainWindow::updateBusyIndicators() {
-    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() || m_demoProcess;
+    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() || m_demoJobs->isRunning();
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

@@ -2,8 +2,8 @@
 // The xtview main window: run browser, key tree (regex filter), meta summary, value inspector
 // and diagnostics docks around plot tabs, with a start page when nothing is open. Loading runs
 // off the GUI thread through a JobTracker (progress and cancel in the status bar); the demo run
-// is written by the `xtrace` executable next to this one. Layout, recent files and options are
-// kept in QSettings.
+// is written by core/demo, off the GUI thread too. Layout, recent files and options are kept
+// in QSettings.
 
 #include "core/open/open_plan.h"
 #include "widgets/compare_view.h"
@@ -17,7 +17,6 @@
 
 #include <QMainWindow>
 #include <QPointer>
-#include <QProcess>
 #include <QSettings>
 #include <QTimer>
 
@@ -54,7 +53,7 @@ public:
     // in a new one.
     void showStepTimeline();
     TimelinePage* currentTimelinePage() const;
-    // Writes the built-in demo run with `xtrace record-demo` (if not cached) and opens it.
+    // Writes the built-in demo run (core/demo; once, into demoDirectory()) and opens it.
     void openDemoRun();
     void reload();
     void closeAll();
@@ -80,9 +79,8 @@ public:
     // The current run's per-record statistics as CSV, written in the background.
     void exportStatisticsCsv(const QString& path);
     CompareView* currentCompareView() const;
-    // Where the demo run is cached and the xtrace executable used to write it.
+    // Where the demo run is cached.
     static QString demoDirectory();
-    static QString xtraceExecutable();
 
 signals:
     void loadFinished();
@@ -122,7 +120,7 @@ private:
     QList<QStringList> m_pendingOpens; // openPaths calls not sorted yet, oldest first
     QStringList m_paths;
     bool m_loadedOnce = false;
-    QPointer<QProcess> m_demoProcess;
+    JobTracker* m_demoJobs;
 
     RunBrowserModel* m_runModel;
     KeyTreeModel* m_keyModel;

@@ -135,8 +135,6 @@ struct DiagnosticCode {
     X(kTimelineOpenFailed, "timeline-open-failed", Error, "a timeline file could not be imported") \
     X(kCompareFailed, "compare-failed", Error, "two runs could not be compared")                   \
     X(kExportFailed, "export-failed", Error, "an export could not be written")                     \
-    X(kDemoUnavailable, "demo-unavailable", Error,                                                 \
-      "the program that writes the demo run was not found")                                        \
     X(kDemoFailed, "demo-failed", Error, "the built-in demo run could not be written")             \
     X(kNotShown, "not-shown", Info,                                                                \
       "more diagnostics of the listed codes were counted than are stored")

@@ -23,8 +23,11 @@
 #include <QAbstractItemModelTester>
 
 #include <QApplication>
+#include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QTest>
 #include <QTreeView>
 #include <filesystem>
@@ -365,6 +368,35 @@ TEST(MainWindow, OpenPathsSortsRunsAndTimelinesByContent) {
     EXPECT_EQ(page->view()->layers()[0].store->sliceCount(), 1u);
     EXPECT_EQ(w.runs()[0]->reader->ranks().size(), 2u);
     EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
+}
+
+// The demo run is written in-process (core/demo), without any other program, then opened; a
+// second request opens the cached copy.
+TEST(MainWindow, WritesAndOpensTheDemoRunItself) {
+    app();
+    TempDir dir;
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    const QString demo = MainWindow::demoDirectory();
+    EXPECT_TRUE(demo.startsWith(qfile(dir, "cache"))) << demo.toStdString();
+    {
+        MainWindow w(qfile(dir, "settings.ini"));
+        w.openDemoRun();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
+        EXPECT_EQ(w.runs()[0]->reader->ranks().size(), 4u);
+        EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
+        EXPECT_TRUE(QDir(demo).exists());
+        EXPECT_FALSE(QDir(demo + ".partial").exists());
+        const QDateTime written = QFileInfo(demo + "/train.trace.0.1").lastModified();
+        w.closeAll();
+        w.openDemoRun();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
+        EXPECT_EQ(QFileInfo(demo + "/train.trace.0.1").lastModified(), written);
+    }
+    if (cacheBefore.isNull())
+        qunsetenv("XDG_CACHE_HOME");
+    else
+        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 } // namespace

@@ -33,4 +33,12 @@ fi
 if "$XTRACE" plot "$TMP/run" --key no/such/key --out "$TMP/x.png" 2>/dev/null; then
     echo "a missing key must fail"; exit 1
 fi
+# XT_XTVIEW names the renderer: a copy of xtrace with no xtview beside it finds none without it.
+mkdir "$TMP/alone"
+cp "$XTRACE" "$TMP/alone/xtrace"
+if "$TMP/alone/xtrace" plot "$TMP/run" --key loss --out "$TMP/y.svg" 2>/dev/null; then
+    echo "xtrace plot found an xtview that is not there"; exit 1
+fi
+XT_XTVIEW="$XTVIEW" "$TMP/alone/xtrace" plot "$TMP/run" --key loss --out "$TMP/y.svg"
+check_file "$TMP/y.svg" "<?xml" 2000
 echo "ok"
