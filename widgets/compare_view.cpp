@@ -2,6 +2,7 @@
 
 #include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
+#include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -757,27 +758,8 @@ void CompareView::changeEvent(QEvent* e) {
 }
 
 void CompareView::applyPalette() {
-    const QPalette p = palette();
-    const QColor fg = p.color(QPalette::Text);
-    QColor grid = fg;
-    grid.setAlpha(40);
-    m_plot->setBackground(p.brush(QPalette::Base));
-    for (QCPAxisRect* r : {m_curves, m_delta, m_histA, m_histB}) {
-        r->setBackground(p.brush(QPalette::Base));
-        for (QCPAxis* a : r->axes()) {
-            a->setBasePen(QPen(fg));
-            a->setTickPen(QPen(fg));
-            a->setSubTickPen(QPen(fg));
-            a->setTickLabelColor(fg);
-            a->setLabelColor(fg);
-            a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        }
-    }
-    m_title->setTextColor(fg);
-    m_plot->legend->setBrush(p.brush(QPalette::Base));
-    m_plot->legend->setTextColor(fg);
-    m_plot->legend->setBorderPen(QPen(grid));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_title->setTextColor(palette().color(QPalette::Text));
+    applyPlotPalette(m_plot, palette());
 }
 
 } // namespace xt::widgets

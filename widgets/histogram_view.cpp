@@ -2,6 +2,7 @@
 
 #include "core/analysis/key_stats.h"
 #include "widgets/app_backend.h"
+#include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -237,29 +238,9 @@ void HistogramView::changeEvent(QEvent* e) {
 }
 
 void HistogramView::applyPalette() {
-    const QPalette p = palette();
-    const QColor fg = p.color(QPalette::Text);
-    QColor grid = fg;
-    grid.setAlpha(40);
-    for (QCustomPlot* plot : {m_heatmap, m_stepPlot}) {
-        plot->setBackground(p.brush(QPalette::Base));
-        for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
-            a->setBasePen(QPen(fg));
-            a->setTickPen(QPen(fg));
-            a->setSubTickPen(QPen(fg));
-            a->setTickLabelColor(fg);
-            a->setLabelColor(fg);
-            a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        }
-    }
-    QCPAxis* a = m_colorScale->axis();
-    a->setBasePen(QPen(fg));
-    a->setTickPen(QPen(fg));
-    a->setSubTickPen(QPen(fg));
-    a->setTickLabelColor(fg);
-    a->setLabelColor(fg);
-    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
-    m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
+    applyPlotPalette(m_heatmap, palette());
+    applyPlotPalette(m_stepPlot, palette());
+    applyAxisPalette(m_colorScale->axis(), palette());
 }
 
 } // namespace xt::widgets
