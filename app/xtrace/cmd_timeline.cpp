@@ -1,5 +1,5 @@
 // `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT]`: Chrome-trace import report and
-// op summary. The --json shape is a contract (CONTRACTS.md).
+// op summary. The --json shape is a contract (README "timeline --summary --json").
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
@@ -212,7 +212,7 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
         "Chrome trace (.json/.json.gz/.gz/.zip) or TensorFlow RunMetadata/StepStats (.pb) summary");
     cmd->add_option("FILE", args->file, "trace file")->required();
     cmd->add_flag("--summary", args->summary, "op table, step breakdown and counter peaks");
-    cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");
+    cmd->add_flag("--json", args->json, "machine-readable output (shape in the README)");
     cmd->add_option("--top", args->top, "rows of the op table (default 10)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--csv", args->csv,

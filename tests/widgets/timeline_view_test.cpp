@@ -1,4 +1,4 @@
-// Timeline view (issue 7): pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
+// Timeline view: pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
 // ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
 // corpus traces: click selection with the details panel, search against a brute-force count,
 // range drag, W/S/A/D/0/F keys, a rendered page, and opening files through MainWindow.
@@ -13,6 +13,7 @@
 #include "widgets/timeline_view.h"
 
 #include "offscreen_app.h"
+#include "shared_corpus.h"
 
 #include <QApplication>
 #include <QFile>
@@ -36,7 +37,7 @@ QApplication& app() {
 }
 
 std::string corpus(const char* rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+    return xt::test::chromeCorpus(rel);
 }
 
 TimelineLayer load(const char* rel) {
@@ -152,6 +153,7 @@ TEST(HitTest, ItemsUnderThePointerWithTolerance) {
 }
 
 TEST(Layout, ProcessesTracksAndCountersInOrder) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto layer = load("tf-timeline/seasonyc__timeline.tf.json"); // threads, counters, flows
     ASSERT_TRUE(layer.store);
     const auto& s = *layer.store;
@@ -199,6 +201,7 @@ TEST(Layout, ProcessesTracksAndCountersInOrder) {
 }
 
 TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto layer =
         load("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
     ASSERT_TRUE(layer.store && layer.coarse);
@@ -244,6 +247,7 @@ TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
 // ---- the view ----
 
 TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto layer = load("catapult/x_event_trace.json");
     ASSERT_TRUE(layer.store);
@@ -278,6 +282,7 @@ TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
 }
 
 TEST(TimelineView, ClickSelectsTheSliceAndTheDetailsShowIt) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -314,6 +319,7 @@ TEST(TimelineView, ClickSelectsTheSliceAndTheDetailsShowIt) {
 }
 
 TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -353,6 +359,7 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
 }
 
 TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelineView v;
     v.resize(1200, 700);
@@ -385,6 +392,7 @@ TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
 }
 
 TEST(TimelineView, KeysZoomPanAndFit) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelineView v;
     v.resize(1200, 700);
@@ -439,6 +447,7 @@ int distinctColours(const QImage& img, QRect r) {
 }
 
 TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -505,6 +514,7 @@ bool isTimelinePath(const QString& path) {
 }
 
 TEST(TimelineDocument, RoutesFilesByExtensionAndContent) {
+    XT_REQUIRE_SHARED_CORPUS();
     EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/flow.json"))));
     EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
     EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
@@ -543,6 +553,7 @@ void writeRun(const std::string& dir, int steps) {
 }
 
 TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TempDir dir;
     writeRun(dir.str() + "/run", 6);
