@@ -1,5 +1,6 @@
 #include "core/analysis/run_compare.h"
 
+#include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <exception>
 #include <map>
 #include <set>
-#include <tbb/parallel_for.h>
 
 namespace xt::analysis {
 
@@ -141,6 +141,7 @@ Result<RunDiff> compareRanks(const xdl::RankReader& a, const xdl::RankReader& b,
 
     const std::int64_t originA = stepOrigin(a, options.align);
     const std::int64_t originB = stepOrigin(b, options.align);
+    ParallelLoop loop; // every core
     try {
         for (std::size_t ki = 0; ki < common.size(); ++ki) {
             const std::string& key = common[ki];
@@ -160,7 +161,7 @@ Result<RunDiff> compareRanks(const xdl::RankReader& a, const xdl::RankReader& b,
             }
             for (const auto& [step, rec] : sb)
                 if (!sa.count(step)) kd.stepsOnlyB.push_back(step);
-            tbb::parallel_for(std::size_t(0), pairs.size(), [&](std::size_t i) {
+            loop.run(pairs.size(), [&](std::size_t i, unsigned) {
                 kd.steps[i] = compareTensors(kd.steps[i].step, pairs[i].first->tensor,
                                              pairs[i].second->tensor, options);
             });
