@@ -1,5 +1,7 @@
 #include "widgets/compare_dialog.h"
 
+#include "widgets/run_browser_model.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleValidator>
@@ -12,15 +14,20 @@
 
 namespace xt::widgets {
 
-CompareDialog::CompareDialog(std::vector<RunSnapshot> runs, int current, QWidget* parent)
-    : QDialog(parent), m_runs(std::move(runs)), m_runA(new QComboBox(this)),
-      m_rankA(new QComboBox(this)), m_runB(new QComboBox(this)), m_rankB(new QComboBox(this)),
-      m_align(new QComboBox(this)), m_atol(new QLineEdit(this)), m_rtol(new QLineEdit(this)),
-      m_problem(new QLabel(this)) {
+CompareDialog::CompareDialog(std::vector<RunSnapshot> runs, int current, QWidget* parent,
+                             QStringList names)
+    : QDialog(parent), m_runs(std::move(runs)),
+      m_names(names.size() == int(m_runs.size()) ? std::move(names) : runNames(m_runs)),
+      m_runA(new QComboBox(this)), m_rankA(new QComboBox(this)), m_runB(new QComboBox(this)),
+      m_rankB(new QComboBox(this)), m_align(new QComboBox(this)), m_atol(new QLineEdit(this)),
+      m_rtol(new QLineEdit(this)), m_problem(new QLabel(this)) {
     setWindowTitle(tr("Compare Runs"));
-    for (const auto& r : m_runs)
-        for (QComboBox* c : {m_runA, m_runB})
-            c->addItem(QString::fromStdString(r->label()));
+    for (std::size_t i = 0; i < m_runs.size(); ++i)
+        for (QComboBox* c : {m_runA, m_runB}) {
+            c->addItem(m_names[int(i)]);
+            c->setItemData(c->count() - 1, QString::fromStdString(m_runs[i]->label()),
+                           Qt::ToolTipRole);
+        }
     m_align->addItem(tr("global step (gstep)"), int(analysis::StepAlign::Gstep));
     m_align->addItem(tr("local step (lstep)"), int(analysis::StepAlign::Lstep));
     m_align->addItem(tr("relative step (from each side's first gstep)"),
@@ -121,9 +128,9 @@ CompareRequest CompareDialog::request() const {
     CompareRequest r;
     const int a = m_runA->currentIndex(), b = m_runB->currentIndex();
     if (a >= 0 && a < int(m_runs.size()))
-        r.a = {m_runs[std::size_t(a)], m_rankA->currentData().toInt()};
+        r.a = {m_runs[std::size_t(a)], m_rankA->currentData().toInt(), m_names[a]};
     if (b >= 0 && b < int(m_runs.size()))
-        r.b = {m_runs[std::size_t(b)], m_rankB->currentData().toInt()};
+        r.b = {m_runs[std::size_t(b)], m_rankB->currentData().toInt(), m_names[b]};
     r.align = analysis::StepAlign(m_align->currentData().toInt());
     r.atol = m_atol->text().toDouble();
     r.rtol = m_rtol->text().toDouble();

@@ -5,6 +5,7 @@
 #include "widgets/compare_view.h"
 
 #include <QDialog>
+#include <QStringList>
 #include <vector>
 
 class QComboBox;
@@ -17,8 +18,10 @@ namespace xt::widgets {
 class CompareDialog : public QDialog {
     Q_OBJECT
 public:
-    // `current` is the run shown in the main window (A by default).
-    CompareDialog(std::vector<RunSnapshot> runs, int current, QWidget* parent = nullptr);
+    // `current` is the run shown in the main window (A by default). `names` lists the runs by
+    // the names the main window gives them (default: runNames).
+    CompareDialog(std::vector<RunSnapshot> runs, int current, QWidget* parent = nullptr,
+                  QStringList names = {});
 
     // Selects runs by index in `runs` and ranks by rank number; false when one does not exist.
     bool select(int runA, int rankA, int runB, int rankB);
@@ -32,6 +35,7 @@ private:
     void validate();
 
     std::vector<RunSnapshot> m_runs;
+    QStringList m_names;
     QComboBox* m_runA;
     QComboBox* m_rankA;
     QComboBox* m_runB;

@@ -1,12 +1,15 @@
 #include "widgets/compare_view.h"
 
 #include "widgets/app_backend.h"
+#include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_palette.h"
+#include "widgets/table_columns.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
 #include <QDoubleValidator>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -47,7 +50,9 @@ struct HistJobResult {
 
 QString sideText(const CompareSide& s) {
     if (!s.run) return QObject::tr("(none)");
-    return QObject::tr("%1 rank %2").arg(QString::fromStdString(s.run->label())).arg(s.rank);
+    const QString name =
+        s.name.isEmpty() ? QFileInfo(QString::fromStdString(s.run->label())).fileName() : s.name;
+    return QObject::tr("%1 rank %2").arg(name).arg(s.rank);
 }
 
 QString alignLabel(analysis::StepAlign a) {
@@ -137,13 +142,15 @@ CompareView::CompareView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     m_table->setSortingEnabled(true);
     m_table->setAlternatingRowColors(true);
+    m_table->setTextElideMode(Qt::ElideMiddle); // keys keep their head and their last scope
+    fitColumnsToContents(m_table, KeyDivergenceModel::KeyColumn);
 
     // One plot, three panels: curves, delta, and the two histograms side by side.
     m_plot->plotLayout()->clear();
+    adaptTicks(m_plot);
     m_title = new QCPTextElement(m_plot, QString());
     m_curves = new QCPAxisRect(m_plot);
     m_delta = new QCPAxisRect(m_plot);
@@ -256,14 +263,37 @@ CompareView::CompareView(QWidget* parent)
 
 void CompareView::setRequest(const CompareRequest& request) {
     m_request = request;
-    m_sides->setText(tr("<span style='color:%1'><b>A</b></span> %2 &nbsp; vs &nbsp; "
-                        "<span style='color:%3'><b>B</b></span> %4")
-                         .arg(kColorA.name(), sideText(request.a).toHtmlEscaped(), kColorB.name(),
-                              sideText(request.b).toHtmlEscaped()));
+    showNames();
     m_align->setCurrentIndex(m_align->findData(int(request.align)));
     m_atol->setText(QString::number(request.atol, 'g', 12));
     m_rtol->setText(QString::number(request.rtol, 'g', 12));
     startCompare();
+}
+
+void CompareView::setSideNames(const QString& a, const QString& b) {
+    m_request.a.name = a;
+    m_request.b.name = b;
+    showNames();
+}
+
+void CompareView::showNames() {
+    m_sides->setText(tr("<span style='color:%1'><b>A</b></span> %2 &nbsp; vs &nbsp; "
+                        "<span style='color:%3'><b>B</b></span> %4")
+                         .arg(kColorA.name(), sideText(m_request.a).toHtmlEscaped(), kColorB.name(),
+                              sideText(m_request.b).toHtmlEscaped()));
+    m_sides->setToolTip(
+        QStringLiteral("A: %1\nB: %2")
+            .arg(m_request.a.run ? QString::fromStdString(m_request.a.run->label()) : QString(),
+                 m_request.b.run ? QString::fromStdString(m_request.b.run->label()) : QString()));
+    const QString stat = QString::fromUtf8(analysis::statFieldName(m_field));
+    for (auto& l : m_lines) {
+        if (l.graph->objectName() == QLatin1String("A"))
+            l.graph->setName(tr("A %1 (%2)").arg(stat, sideText(m_request.a)));
+        else if (l.graph->objectName() == QLatin1String("B"))
+            l.graph->setName(tr("B %1 (%2)").arg(stat, sideText(m_request.b)));
+    }
+    m_title->setText(m_key.isEmpty() ? title() : m_key + QLatin1Char('\n') + title());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void CompareView::setAlign(analysis::StepAlign align) {
@@ -383,6 +413,21 @@ void CompareView::cancel() {
     if (was) m_status->setText(tr("cancelled"));
 }
 
+void CompareView::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    bool changed = false;
+    for (CompareSide* side : {&m_request.a, &m_request.b})
+        if (side->run == before) {
+            side->run = after;
+            changed = true;
+        }
+    if (!changed || m_key.isEmpty()) return;
+    const bool hadCurves = !m_recA.empty() || !m_recB.empty();
+    m_recA = stepRecords(m_request.a, m_originA);
+    m_recB = stepRecords(m_request.b, m_originB);
+    rebuildPlots();
+    if (!hadCurves) fitSteps();
+}
+
 CompareView::StepRecords CompareView::stepRecords(const CompareSide& side,
                                                   std::int64_t origin) const {
     StepRecords out;
@@ -466,10 +511,8 @@ void CompareView::rebuildPlots() {
     // A is drawn wider under B, so both stay visible where they coincide.
     addLine(QStringLiteral("A"), cx, m_curves->axis(QCPAxis::atLeft), std::move(a),
             QPen(kColorA, 3.0));
-    m_lines.back().graph->setName(tr("A %1").arg(stat));
     addLine(QStringLiteral("B"), cx, m_curves->axis(QCPAxis::atLeft), std::move(b),
             QPen(kColorB, 1.4));
-    m_lines.back().graph->setName(tr("B %1").arg(stat));
     addLine(QStringLiteral("B - A"), dx, m_delta->axis(QCPAxis::atLeft), std::move(delta),
             QPen(kColorDelta, 1.6));
     m_lines.back().graph->setName(tr("B - A %1").arg(stat));
@@ -485,8 +528,8 @@ void CompareView::rebuildPlots() {
     m_curves->axis(QCPAxis::atLeft)
         ->setLabel(m_key.isEmpty() ? stat : m_key + QLatin1Char(' ') + stat);
     m_delta->axis(QCPAxis::atLeft)->setLabel(tr("B - A %1").arg(stat));
-    m_title->setText(m_key.isEmpty() ? title() : m_key + QLatin1Char('\n') + title());
     m_plot->legend->setVisible(!m_key.isEmpty());
+    showNames(); // the title and the legend's A and B
     updateCursorLines();
     redecimate();
 }

@@ -36,6 +36,7 @@ namespace xt::widgets {
 struct CompareSide {
     RunSnapshot run;
     int rank = 0;
+    QString name; // the run's name in titles and legends; "" = its label's file name
 };
 
 struct CompareRequest {
@@ -54,11 +55,15 @@ public:
     // Starts comparing (in the background); the key table fills when done.
     void setRequest(const CompareRequest& request);
     const CompareRequest& request() const { return m_request; }
+    // New names of the runs of A and B (a rename): titles and legends follow, nothing is redone.
+    void setSideNames(const QString& a, const QString& b);
     void setAlign(analysis::StepAlign align);
     void setTolerance(double atol, double rtol);
     void setStatistic(analysis::StatField field);
     analysis::StatField statistic() const { return m_field; }
 
+    // A newer snapshot of a compared run (more statistics): the curves are drawn again.
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     // Shows `key` (selects its row when it has one).
     void showKey(const QString& key);
     const QString& key() const { return m_key; }
@@ -83,7 +88,7 @@ public:
     // The histograms on screen and the aligned step they belong to (null until computed).
     const analysis::Histogram* histogram(Panel p) const;
     std::optional<std::int64_t> histogramStep() const { return m_histStep; }
-    // A one-line description: "run A rank 0 vs run B rank 0, aligned by gstep".
+    // A one-line description: "a/run rank 0 vs b/run rank 0, aligned by gstep".
     QString title() const;
     // PNG, PDF or SVG by suffix (widgets/plot_export); false with `error` set on failure.
     bool exportImage(const QString& path, int width = 0, int height = 0,
@@ -109,6 +114,7 @@ private:
     void startCompare();
     void onCompared();
     void rebuildPlots();
+    void showNames();
     void redecimate();
     void addLine(const QString& name, QCPAxis* x, QCPAxis* y, XYSeries data, const QPen& pen);
     void updateCursorLines();

@@ -39,8 +39,7 @@ void DiagnosticsModel::appendDiagnostics(const Diagnostics& diag) {
     if (diag.items().empty()) return;
     beginInsertRows({}, int(m_items.size()), int(m_items.size() + diag.items().size() - 1));
     m_items.insert(m_items.end(), diag.items().begin(), diag.items().end());
-    for (const Diagnostic& d : diag.items())
-        m_errors += d.severity == Severity::Error;
+    m_errors += diag.errorCount();
     endInsertRows();
 }
 

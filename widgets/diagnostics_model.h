@@ -26,7 +26,8 @@ public:
     void setDiagnostics(const Diagnostics& diag);
     // Adds one message (e.g. a failed job), keeping the existing rows.
     void addMessage(const DiagnosticCode& code, const QString& message);
-    // Appends the stored items of `diag` (setDiagnostics replaces them).
+    // Appends the stored items of `diag` (setDiagnostics replaces them; background work after a
+    // load adds to them).
     void appendDiagnostics(const Diagnostics& diag);
     std::uint64_t errorCount() const { return m_errors; }
 

@@ -21,8 +21,17 @@
 
 namespace xt::widgets {
 
-Result<std::uint64_t> writeStatsCsv(const LoadedRun& run, const std::string& path,
+Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& path,
                                     const ProgressCallback& progress) {
+    // A run still being summarised gets every key's statistics first.
+    RunSnapshot completed;
+    if (!loaded.complete) {
+        CompleteResult c = completeRun(std::make_shared<const LoadedRun>(loaded),
+                                       summary::StoreOptions{}, progress);
+        if (!c.after) return c.status;
+        completed = c.after;
+    }
+    const LoadedRun& run = completed ? *completed : loaded;
     XT_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(path));
     std::uint64_t total = 0, rows = 0;
     for (const auto& s : run.series)

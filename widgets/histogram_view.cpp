@@ -2,6 +2,7 @@
 
 #include "core/analysis/key_stats.h"
 #include "widgets/app_backend.h"
+#include "widgets/axis_ticks.h"
 #include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
@@ -11,11 +12,21 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace xt::widgets {
 
 namespace {
+
+constexpr std::int64_t kMaxColumns = 20000;
+
+// The row of the last record at or before `step` (the first row before the first record).
+std::size_t rowAt(const std::vector<std::int64_t>& steps, std::int64_t step) {
+    const auto it = std::upper_bound(steps.begin(), steps.end(), step);
+    return it == steps.begin() ? 0 : std::size_t(it - steps.begin()) - 1;
+}
+
 struct HistogramJobResult {
     std::shared_ptr<const analysis::HistogramMatrix> matrix;
     QString error;
@@ -51,6 +62,8 @@ HistogramView::HistogramView(QWidget* parent)
     layout->addWidget(split, 1);
 
     m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
+    adaptTicks(m_heatmap);
+    adaptTicks(m_stepPlot);
     m_colorScale = new QCPColorScale(m_heatmap);
     m_heatmap->plotLayout()->addElement(0, 1, m_colorScale);
     m_colorScale->setType(QCPAxis::atRight);
@@ -83,10 +96,9 @@ HistogramView::HistogramView(QWidget* parent)
         if (!m_matrix || m_matrix->steps.empty()) return;
         const double x = m_heatmap->xAxis->pixelToCoord(e->position().x());
         const auto& s = m_matrix->steps;
-        auto it = std::lower_bound(s.begin(), s.end(), std::int64_t(std::llround(x)));
-        if (it == s.end()) --it;
-        setStepCursor(*it);
-        emit stepSelected(*it);
+        const std::int64_t step = s[rowAt(s, std::int64_t(std::floor(x)))]; // the column's record
+        setStepCursor(step);
+        emit stepSelected(step);
     });
     applyPalette();
 }
@@ -94,7 +106,7 @@ HistogramView::HistogramView(QWidget* parent)
 void HistogramView::setData(RunSnapshot run, const QString& key) {
     m_run = std::move(run);
     m_key = key;
-    const int previous = m_rank->currentData().isValid() ? m_rank->currentData().toInt() : -1;
+    const int previous = rank();
     m_rank->clear();
     if (m_run)
         for (const auto* s : m_run->seriesOf(key.toStdString()))
@@ -104,8 +116,13 @@ void HistogramView::setData(RunSnapshot run, const QString& key) {
     recompute();
 }
 
+int HistogramView::rank() const {
+    return m_rank->currentData().isValid() ? m_rank->currentData().toInt() : -1;
+}
+
 void HistogramView::recompute() {
     m_matrix.reset();
+    m_approximate = false;
     m_map->data()->clear();
     m_bars->data()->clear();
     if (!m_run || m_rank->count() == 0) {
@@ -116,22 +133,32 @@ void HistogramView::recompute() {
         return;
     }
     m_info->setText(tr("computing..."));
+    startMatrixJob(m_run->summaries && m_run->summaries->size() > 0);
+}
+
+void HistogramView::startMatrixJob(bool approximate) {
     const int rank = m_rank->currentData().toInt();
     analysis::HistogramOptions options;
     options.bins = m_bins->value();
     options.scale =
         m_scale->currentIndex() == 1 ? analysis::BinScale::SymLog : analysis::BinScale::Linear;
     m_jobs->startJob(
-        [run = m_run, key = m_key.toStdString(), rank, options](JobContext& ctx) {
+        [run = m_run, key = m_key.toStdString(), rank, options, approximate](JobContext& ctx) {
             HistogramJobResult out;
             const auto* reader = run->reader->rank(rank);
             if (!reader) return out;
-            analysis::KeyStatsOptions work;
-            work.rank = rank;
-            auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
-            Diagnostics diag;
-            auto m =
-                analysis::stepHistograms(*reader, key, *backend, options, {}, diag, ctx.callback());
+            Result<analysis::HistogramMatrix> m = Status(ErrorCode::NotFound, "");
+            if (approximate) {
+                m = analysis::sketchStepHistograms(*reader, *run->summaries, key, options, {});
+                if (!m.isOk()) return out; // no sketches: the exact matrix comes next
+            } else {
+                analysis::KeyStatsOptions work;
+                work.rank = rank;
+                auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
+                Diagnostics diag;
+                m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
+                                             ctx.callback(), run->summaries.get());
+            }
             if (m.isOk())
                 out.matrix =
                     std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
@@ -139,11 +166,20 @@ void HistogramView::recompute() {
                 out.error = QString::fromStdString(m.status().toString());
             return out;
         },
-        [this](HistogramJobResult r) {
+        [this, approximate](HistogramJobResult r) {
+            if (approximate) {
+                if (r.matrix) {
+                    m_approximate = true;
+                    showMatrix(std::move(r.matrix));
+                }
+                startMatrixJob(false);
+                return;
+            }
             if (!r.error.isEmpty()) {
                 m_info->setText(tr("histogram failed"));
                 emit failed(r.error);
             }
+            m_approximate = false;
             showMatrix(std::move(r.matrix));
             emit finished();
         });
@@ -158,37 +194,59 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     }
     const auto& steps = m_matrix->steps;
     const auto& layout = m_matrix->layout;
+    const auto& rows = m_matrix->rows;
     const std::int64_t s0 = steps.front(), s1 = steps.back();
-    // One cell per gstep when that is affordable (gaps stay transparent), else one per row.
-    const bool perStep = s1 - s0 + 1 <= 20000;
-    const int nx = perStep ? int(s1 - s0 + 1) : int(steps.size());
+    // Columns of one gstep each over [s0, s1 + 1), or kMaxColumns of several over a longer span.
+    // A record's colour reaches from its step to the rank's next record (the last one covers its
+    // own step), so a rank that records every k-th step draws no empty stripes; records sharing
+    // a column show their mean.
+    const int nx = int(std::min<std::int64_t>(s1 - s0 + 1, kMaxColumns));
+    const double columnWidth = double(s1 + 1 - s0) / nx;
+    const auto columnOf = [&](std::int64_t step) {
+        return std::min(nx - 1, int(double(step - s0) / columnWidth));
+    };
     const int ny = layout.bins;
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     const double w = (t1 - t0) / ny;
     m_map->data()->setSize(nx, ny);
-    m_map->data()->setRange(QCPRange(double(s0), double(std::max(s1, s0 + 1))),
+    // The range is that of the cells' centres.
+    const double c0 = double(s0) + columnWidth / 2, c1 = double(s1 + 1) - columnWidth / 2;
+    m_map->data()->setRange(QCPRange(c0, nx == 1 ? c0 + 1 : c1),
                             QCPRange(t0 + w / 2, t1 - w / 2 + (ny == 1 ? w : 0)));
     m_map->data()->fill(std::nan(""));
-    for (std::size_t row = 0; row < steps.size(); ++row) {
-        const int cx = perStep ? int(steps[row] - s0) : int(row);
-        for (int b = 0; b < ny; ++b)
-            m_map->data()->setCell(
-                cx, b, std::log10(1.0 + double(m_matrix->rows[row].counts[std::size_t(b)])));
+    std::vector<double> sum(std::size_t(ny), 0.0);
+    for (std::size_t first = 0, end = 0; first < steps.size(); first = end) {
+        const int column = columnOf(steps[first]);
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (end = first; end < steps.size() && columnOf(steps[end]) == column; ++end)
+            for (int b = 0; b < ny; ++b)
+                sum[std::size_t(b)] += double(rows[end].counts[std::size_t(b)]);
+        const int next = end < steps.size() ? columnOf(steps[end]) : column + 1;
+        const auto& last = rows[end - 1].counts;
+        for (int b = 0; b < ny; ++b) {
+            m_map->data()->setCell(column, b,
+                                   std::log10(1.0 + sum[std::size_t(b)] / double(end - first)));
+            for (int x = column + 1; x < next; ++x)
+                m_map->data()->setCell(x, b, std::log10(1.0 + double(last[std::size_t(b)])));
+        }
     }
     m_map->rescaleDataRange(true);
-    m_heatmap->rescaleAxes();
+    // Whole cells: rescaleAxes() would stop at the outer cells' centres.
+    m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
+    m_heatmap->yAxis->setRange(t0, t1);
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
-    m_info->setText(tr("%1 steps, %2 bins over [%3, %4]%5")
-                        .arg(steps.size())
-                        .arg(layout.bins)
-                        .arg(formatValue(layout.lo), formatValue(layout.hi))
-                        .arg(total.nan + total.posInf + total.negInf
-                                 ? tr(", %1 NaN, %2 Inf not binned")
-                                       .arg(total.nan)
-                                       .arg(total.posInf + total.negInf)
-                                 : QString()));
+    m_info->setText(
+        tr("%1 steps, %2 bins over [%3, %4]%5")
+            .arg(steps.size())
+            .arg(layout.bins)
+            .arg(formatValue(layout.lo), formatValue(layout.hi))
+            .arg(total.nan + total.posInf + total.negInf ? tr(", %1 NaN, %2 Inf not binned")
+                                                               .arg(total.nan)
+                                                               .arg(total.posInf + total.negInf)
+                                                         : QString()) +
+        (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
     m_heatmap->replot();
     showStep();
 }
@@ -209,11 +267,7 @@ void HistogramView::showStep() {
         return;
     }
     const auto& steps = m_matrix->steps;
-    std::size_t row = steps.size() - 1;
-    if (m_cursorStep) {
-        auto it = std::lower_bound(steps.begin(), steps.end(), *m_cursorStep);
-        row = it == steps.end() ? steps.size() - 1 : std::size_t(it - steps.begin());
-    }
+    const std::size_t row = m_cursorStep ? rowAt(steps, *m_cursorStep) : steps.size() - 1;
     const auto& layout = m_matrix->layout;
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     const double w = (t1 - t0) / layout.bins;

@@ -1,7 +1,9 @@
 #pragma once
 // Histograms of one key over steps: a steps x bins heatmap (QCPColorMap, colour = log10(1 +
 // count)) with its colour scale, and the histogram of the step under the shared cursor. The
-// matrix is computed off the GUI thread by core/analysis (stepHistograms) for one rank.
+// matrix is computed off the GUI thread by core/analysis (stepHistograms) for one rank. Each
+// record's colour reaches to the rank's next record, so strided steps leave no empty columns;
+// the cursor shows the record whose column it is in.
 
 #include "core/analysis/step_histogram.h"
 #include "widgets/job_tracker.h"
@@ -22,7 +24,11 @@ public:
     explicit HistogramView(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run (same records of key()): nothing is recomputed.
+    void replaceRun(RunSnapshot run) { m_run = std::move(run); }
     void setStepCursor(std::int64_t gstep);
+    // The rank whose histograms are shown (-1 when none).
+    int rank() const;
     bool isBusy() const { return m_jobs->isRunning(); }
     // The matrix on screen, or null while none is.
     const analysis::HistogramMatrix* matrix() const { return m_matrix.get(); }
@@ -39,6 +45,9 @@ protected:
 
 private:
     void recompute();
+    // Computes the matrix in the background: approximated from the run's summaries first
+    // (shown at once), then exactly from the tensor bytes.
+    void startMatrixJob(bool approximate);
     void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
     void showStep();
     void applyPalette();
@@ -55,6 +64,7 @@ private:
     QCPBars* m_bars;
     QCPItemStraightLine* m_cursor;
     RunSnapshot m_run;
+    bool m_approximate = false; // the matrix on screen comes from sketches
     QString m_key;
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;

@@ -58,7 +58,10 @@ KeyView::KeyView(QWidget* parent)
     for (QCheckBox* c : {m_minMax, m_std, m_l2, m_logY})
         connect(c, &QCheckBox::toggled, this, &KeyView::updateOptions);
     connect(m_xAxis, &QComboBox::activated, this, &KeyView::updateOptions);
-    connect(m_ranks, &QComboBox::activated, this, &KeyView::updateOptions);
+    connect(m_ranks, &QComboBox::activated, this, [this] {
+        m_ranksChosen = true;
+        updateOptions();
+    });
     connect(m_smoothing, &QDoubleSpinBox::valueChanged, this, &KeyView::updateOptions);
     connect(reset, &QToolButton::clicked, m_stats, &StatPlot::resetZoom);
     connect(m_stats, &StatPlot::stepSelected, this, &KeyView::stepSelected);
@@ -68,8 +71,24 @@ KeyView::KeyView(QWidget* parent)
 void KeyView::setData(RunSnapshot run, const QString& key) {
     m_run = std::move(run);
     m_key = key;
+    // Many ranks are drawn aggregated unless the user chose otherwise.
+    if (!m_ranksChosen && m_run) {
+        const bool many = m_run->reader->ranks().size() > std::size_t(StatPlot::kLegendRanks);
+        if ((m_ranks->currentIndex() == 1) != many) {
+            m_ranks->setCurrentIndex(many ? 1 : 0);
+            StatPlotOptions o = m_stats->options();
+            o.aggregateRanks = many;
+            m_stats->setOptionsQuietly(o);
+        }
+    }
     m_stats->setData(m_run, key);
     m_histograms->setData(m_run, key);
+}
+
+void KeyView::replaceRun(RunSnapshot run) {
+    m_run = std::move(run);
+    m_stats->replaceRun(m_run);
+    m_histograms->replaceRun(m_run);
 }
 
 void KeyView::setStepCursor(std::int64_t gstep) {

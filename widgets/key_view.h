@@ -19,6 +19,8 @@ public:
     explicit KeyView(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run whose statistics of key() are the same.
+    void replaceRun(RunSnapshot run);
     const RunSnapshot& run() const { return m_run; }
     const QString& key() const { return m_key; }
     void setStepCursor(std::int64_t gstep);
@@ -43,6 +45,7 @@ private:
     QDoubleSpinBox* m_smoothing;
     RunSnapshot m_run;
     QString m_key;
+    bool m_ranksChosen = false; // the user picked overlaid or aggregated
 };
 
 } // namespace xt::widgets

@@ -4,6 +4,8 @@
 #include "widgets/about_dialog.h"
 #include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
+#include "widgets/ranks_timeline.h"
+#include "widgets/table_columns.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -38,6 +40,8 @@ namespace xt::widgets {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// View > Chrome-Compatible Flows (timeline::ImportOptions::chromeCompatibleFlows).
+const QString kChromeFlowsKey = QStringLiteral("timeline/chromeCompatibleFlows");
 
 QDockWidget* makeDock(QMainWindow* w, const QString& title, const QString& name, QWidget* content,
                       Qt::DockWidgetArea area) {
@@ -57,6 +61,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
               ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
               : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
       m_loadJobs(new JobTracker(this)), m_openJobs(new JobTracker(this)),
+      m_completeJobs(new JobTracker(this)), m_keyJobs(new JobTracker(this)),
       m_demoJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
       m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
       m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
@@ -82,6 +87,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         w->deleteLater();
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        followCurrentTab();
         if (auto* v = currentKeyView()) {
             m_inspector->setContext(v->run(), v->key(), m_cursorStep);
             const QModelIndex src = m_keyModel->indexOfKey(v->key());
@@ -112,6 +118,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         m_pendingOpens.clear();
         m_openJobs->cancel();
         m_loadJobs->cancel();
+        m_completeJobs->cancel();
+        m_keyJobs->cancel();
         m_demoJobs->cancel();
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             page->cancel();
@@ -119,9 +127,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     });
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
-    connect(m_loadJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
-    connect(m_openJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
-    connect(m_demoJobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
+    for (JobTracker* jobs : {m_loadJobs, m_openJobs, m_completeJobs, m_keyJobs, m_demoJobs})
+        connect(jobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
@@ -133,6 +140,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 MainWindow::~MainWindow() {
     m_openJobs->cancel();
     m_loadJobs->cancel();
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
     m_demoJobs->cancel();
 }
 
@@ -199,6 +208,7 @@ void MainWindow::createDocks() {
             });
     QDockWidget* runDock =
         makeDock(this, tr("Runs"), QStringLiteral("RunsDock"), m_runTree, Qt::LeftDockWidgetArea);
+    createRunNameActions();
 
     // Key tree with its filter.
     auto* keys = new QWidget(this);
@@ -260,7 +270,7 @@ void MainWindow::createDocks() {
     m_diagTable = new QTableView(this);
     m_diagTable->setModel(m_diagModel);
     m_diagTable->verticalHeader()->hide();
-    m_diagTable->horizontalHeader()->setStretchLastSection(true);
+    fitColumnsToContents(m_diagTable, DiagnosticsModel::MessageColumn);
     m_diagTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     QDockWidget* diagDock = makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"),
                                      m_diagTable, Qt::BottomDockWidgetArea);
@@ -349,7 +359,8 @@ void MainWindow::createActions() {
                "+/- zoom, arrow keys pan, Home fits, [ and ] step the cursor.</p>"
                "<p><b>Heatmap</b>: double-click moves the step cursor.</p>"
                "<p>Ctrl+O open, Ctrl+Shift+O open directory, F5 reload, Ctrl+F find key, "
-               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit.</p>"));
+               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit; F2 in "
+               "the Runs dock renames a run.</p>"));
     });
     help->addAction(tr("&About xtview"), this, [this] { showAboutDialog(this); });
 }
@@ -359,8 +370,18 @@ KeyView* MainWindow::currentKeyView() const {
 }
 
 void MainWindow::openPaths(const QStringList& all) {
-    if (all.isEmpty()) return;
-    m_pendingOpens << all;
+    QStringList inputs;
+    for (const QString& p : all) {
+        // A directory or pattern of Chrome / Kineto traces only: the ranks of one job.
+        if (const QStringList ranks = rankTraceFiles(p); !ranks.isEmpty()) {
+            openRanksTimeline(ranks);
+            addRecent({p});
+            continue;
+        }
+        inputs << p;
+    }
+    if (inputs.isEmpty()) return;
+    m_pendingOpens << inputs;
     if (!m_openJobs->isRunning()) startNextOpen();
 }
 
@@ -427,6 +448,8 @@ void MainWindow::reload() {
 
 void MainWindow::closeAll() {
     m_loadJobs->cancel();
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
     m_paths.clear();
     while (m_tabs->count()) {
         QWidget* w = m_tabs->widget(0);
@@ -447,8 +470,19 @@ void MainWindow::startLoad() {
     std::vector<std::string> paths;
     for (const QString& p : m_paths)
         paths.push_back(p.toStdString());
-    m_loadJobs->startJob([paths](JobContext& ctx) { return loadRuns(paths, ctx.callback()); },
-                         [this](LoadResult r) { onLoaded(std::move(r)); });
+    m_completeJobs->cancel();
+    m_keyJobs->cancel();
+    LoadOptions options;
+    // Runs with more unsummarised bytes than this show one key first and summarise the rest
+    // in the background (settings key open/lazyAboveMB).
+    options.lazyAboveBytes =
+        std::uint64_t(m_settings->value(QStringLiteral("open/lazyAboveMB"), 256).toULongLong()) *
+        1000000ull;
+    if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
+    if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
+    m_loadJobs->startJob(
+        [paths, options](JobContext& ctx) { return loadRuns(paths, ctx.callback(), options); },
+        [this](LoadResult r) { onLoaded(std::move(r)); });
 }
 
 void MainWindow::onLoaded(LoadResult result) {
@@ -512,6 +546,74 @@ void MainWindow::onLoaded(LoadResult result) {
     }
     updateTitle();
     emit loadFinished();
+    completeNextRun();
+}
+
+void MainWindow::completeNextRun() {
+    if (m_completeJobs->isRunning()) return;
+    RunSnapshot next;
+    for (const auto& r : m_runModel->runs())
+        if (!r->complete) {
+            next = r;
+            break;
+        }
+    if (!next) return;
+    m_completeJobs->startJob(
+        [next](JobContext& ctx) {
+            ctx.setStage(tr("Summarising"));
+            return completeRun(next, summary::StoreOptions{}, ctx.callback());
+        },
+        [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+    updateProgress();
+}
+
+void MainWindow::ensureKeySeries(const QString& key) {
+    if (!m_currentRun || m_currentRun->hasSeries(key.toStdString())) return;
+    m_keyJobs->startJob(
+        [run = m_currentRun, k = key.toStdString()](JobContext& ctx) {
+            ctx.setStage(tr("Statistics"));
+            return addKeySeries(run, k, ctx.callback());
+        },
+        [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+}
+
+void MainWindow::onRunCompleted(CompleteResult result) {
+    if (!result.diagnostics.empty()) m_diagModel->appendDiagnostics(result.diagnostics);
+    const auto& runs = m_runModel->runs();
+    const bool stillOpen = std::find(runs.begin(), runs.end(), result.before) != runs.end();
+    if (result.after && stillOpen) {
+        replaceRun(result.before, result.after);
+    } else if (!result.status.isOk() && result.status.code() != ErrorCode::Cancelled) {
+        m_diagModel->addMessage(codes::kStatisticsFailed,
+                                QString::fromStdString(result.status.toString()));
+    }
+    if (result.status.code() != ErrorCode::Cancelled) completeNextRun();
+}
+
+void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    m_runModel->replaceRun(before, after);
+    if (m_currentRun == before) {
+        m_currentRun = after;
+        const QString key = currentKeyView() ? currentKeyView()->key() : QString();
+        m_keyModel->setRun(after);
+        m_metaModel->setRun(after);
+        if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
+        const QModelIndex src = m_keyModel->indexOfKey(key);
+        if (src.isValid()) m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
+    }
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == before) {
+            // A view whose statistics were there keeps its zoom and heatmap; one that waited
+            // for them is drawn now.
+            if (before->hasSeries(v->key().toStdString()))
+                v->replaceRun(after);
+            else
+                v->setData(after, v->key());
+        }
+    if (KeyView* v = currentKeyView(); v && v->run() == after)
+        m_inspector->setContext(after, v->key(), m_cursorStep);
+    for (auto* c : m_tabs->findChildren<CompareView*>())
+        c->replaceRun(before, after);
 }
 
 void MainWindow::setCurrentRun(int index) {
@@ -537,6 +639,7 @@ void MainWindow::setCurrentRun(int index) {
         m_metaLabel->clear();
     }
     m_inspector->setContext(run, {}, {});
+    updateKeysDockTitle();
 }
 
 void MainWindow::selectFirstKey() {
@@ -567,9 +670,9 @@ void MainWindow::showKey(const QString& key, bool newTab) {
         m_tabs->addTab(view, {});
     }
     const int i = m_tabs->indexOf(view);
-    m_tabs->setTabText(i, key); // the full key: many keys share their last component
-    m_tabs->setTabToolTip(i, key);
     view->setData(m_currentRun, key);
+    updateTabTitle(i);
+    ensureKeySeries(key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);
     m_tabs->setCurrentIndex(i);
     const QModelIndex src = m_keyModel->indexOfKey(key);
@@ -593,7 +696,7 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
-        m_demoJobs->isRunning())
+        m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning())
         return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
@@ -607,6 +710,8 @@ bool MainWindow::isBusy() const {
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
     if (!ctx) ctx = m_openJobs->current();
+    if (!ctx) ctx = m_keyJobs->current();
+    if (!ctx) ctx = m_completeJobs->current();
     if (!ctx) ctx = m_demoJobs->current();
     if (!ctx)
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
@@ -703,17 +808,19 @@ void MainWindow::exportPlot(bool heatmap) {
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
     QCustomPlot* plot = heatmap ? v->histogramView()->heatmapPlot() : v->statPlot()->plot();
-    if (xt::widgets::exportPlot(plot, path, 0, 0, &error))
+    const QString title = heatmap ? tr("%1 - %2, rank %3")
+                                        .arg(v->key(), runName(v->run()))
+                                        .arg(v->histogramView()->rank())
+                                  : tr("%1 - %2").arg(v->key(), runName(v->run()));
+    if (xt::widgets::exportPlot(plot, path, 0, 0, &error, title))
         m_statusLabel->setText(tr("Exported %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(
-        m_currentRun
-            ? QStringLiteral("%1 - xtview").arg(QString::fromStdString(m_currentRun->label()))
-            : QStringLiteral("xtview"));
+    setWindowTitle(m_currentRun ? QStringLiteral("%1 - xtview").arg(runName(m_currentRun))
+                                : QStringLiteral("xtview"));
 }
 
 void MainWindow::saveSettings() {
@@ -764,6 +871,16 @@ void MainWindow::createTimelineActions() {
     steps->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     steps->setToolTip(tr("The current run's steps per rank as a timeline layer (added to the "
                          "current timeline tab)"));
+    QAction* flows = m_viewMenu->addAction(tr("Chrome-&Compatible Flows"));
+    flows->setObjectName(QStringLiteral("chromeCompatibleFlows"));
+    flows->setCheckable(true);
+    flows->setChecked(m_settings->value(kChromeFlowsKey, false).toBool());
+    flows->setToolTip(tr("Timelines opened from now on drop flow arrows that point back in time, "
+                         "as chrome://tracing does, so that flow counts compare with it"));
+    connect(flows, &QAction::toggled, this, [this](bool on) {
+        m_settings->setValue(kChromeFlowsKey, on);
+        m_settings->sync();
+    });
 }
 
 TimelinePage* MainWindow::currentTimelinePage() const {
@@ -772,6 +889,7 @@ TimelinePage* MainWindow::currentTimelinePage() const {
 
 TimelinePage* MainWindow::newTimelinePage(const QString& title) {
     auto* page = new TimelinePage(m_tabs);
+    page->setChromeCompatibleFlows(m_settings->value(kChromeFlowsKey, false).toBool());
     connect(page, &TimelinePage::busyChanged, this, [this, page](bool busy) {
         updateBusyIndicators();
         if (!busy) {
@@ -812,13 +930,14 @@ void MainWindow::showStepTimeline() {
     }
     TimelinePage* page = currentTimelinePage();
     const RunSnapshot run = m_currentRun;
-    if (!page) page = newTimelinePage(tr("Steps: %1").arg(QString::fromStdString(run->label())));
+    if (!page) page = newTimelinePage(tr("Steps: %1").arg(runName(run)));
     page->loadLayer([run](const ProgressCallback& cb) { return xdlStepLayer(*run->reader, cb); },
-                    tr("steps of %1").arg(QString::fromStdString(run->label())));
+                    tr("steps of %1").arg(runName(run)));
 }
 
 void MainWindow::updateBusyIndicators() {
-    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() || m_demoJobs->isRunning();
+    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() ||
+                   m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning();
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

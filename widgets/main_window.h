@@ -49,6 +49,9 @@ public:
     void openPaths(const QStringList& paths);
     // Opens timeline files as layers of one new timeline tab, loaded in background.
     TimelinePage* openTimelineFiles(const QStringList& files);
+    // Opens the Kineto traces of a distributed job (one per rank) as one multi-rank timeline
+    // tab with a Ranks panel (main_window_ranks.cpp).
+    TimelinePage* openRanksTimeline(const QStringList& files);
     // The current XDL run's steps as a timeline layer: added to the current timeline tab, else
     // in a new one.
     void showStepTimeline();
@@ -56,13 +59,20 @@ public:
     // Writes the built-in demo run (core/demo; once, into demoDirectory()) and opens it.
     void openDemoRun();
     void reload();
+    // The key whose statistics a run without summaries computes first (the command line's
+    // --key); later loads prefer the key on screen.
+    void setPreferredKey(const QString& key) { m_firstKey = key; }
     void closeAll();
     // Loading, writing the demo or computing a view.
     bool isBusy() const;
     // Whether the last load finished (successfully or not).
     bool hasLoaded() const { return m_loadedOnce; }
 
-    const std::vector<RunSnapshot>& runs() const { return m_runModel->runs(); }
+    std::vector<RunSnapshot> runs() const { return m_runModel->runs(); }
+    RunBrowserModel* runModel() const { return m_runModel; }
+    QTreeView* runTree() const { return m_runTree; }
+    // The name that tells `run` apart from the other open runs (or the user's name for it).
+    QString runName(const RunSnapshot& run) const { return m_runModel->nameOf(run); }
     KeyTreeModel* keyModel() const { return m_keyModel; }
     QTreeView* keyTree() const { return m_keyTree; }
     DiagnosticsModel* diagnosticsModel() const { return m_diagModel; }
@@ -98,6 +108,13 @@ private:
     void onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan);
     void startLoad();
     void onLoaded(LoadResult result);
+    // Background statistics: the next run without complete statistics is summarised; a key
+    // shown before that gets its own statistics first.
+    void completeNextRun();
+    void ensureKeySeries(const QString& key);
+    void onRunCompleted(CompleteResult result);
+    // Puts `after` everywhere `before` was shown (models, plot tabs, inspector, compare tabs).
+    void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     void setCurrentRun(int index);
     void selectFirstKey();
     void onStepSelected(std::int64_t gstep);
@@ -113,12 +130,21 @@ private:
     void createTimelineActions();
     TimelinePage* newTimelinePage(const QString& title);
     void updateBusyIndicators();
+    // Run names (main_window_runs.cpp): renaming in the Runs dock, tab titles, the Keys dock.
+    void createRunNameActions();
+    void updateRunNames();
+    void updateTabTitle(int index);
+    void updateKeysDockTitle();
+    void followCurrentTab();
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
     JobTracker* m_openJobs;            // planOpen of the oldest pending openPaths call
     QList<QStringList> m_pendingOpens; // openPaths calls not sorted yet, oldest first
+    JobTracker* m_completeJobs;        // completeRun of one run at a time
+    JobTracker* m_keyJobs;             // addKeySeries of the key just shown (newest wins)
     QStringList m_paths;
+    QString m_firstKey;
     bool m_loadedOnce = false;
     JobTracker* m_demoJobs;
 

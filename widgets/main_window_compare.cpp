@@ -56,18 +56,14 @@ bool MainWindow::compareOrExportBusy() const {
     return false;
 }
 
-CompareView* MainWindow::openCompare(const CompareRequest& request) {
+CompareView* MainWindow::openCompare(const CompareRequest& r) {
+    CompareRequest request = r;
+    for (CompareSide* s : {&request.a, &request.b})
+        if (s->name.isEmpty()) s->name = runName(s->run);
     auto* view = new CompareView(m_tabs);
-    auto side = [](const CompareSide& s) {
-        return s.run ? QStringLiteral("%1:%2")
-                           .arg(QFileInfo(QString::fromStdString(s.run->label())).fileName())
-                           .arg(s.rank)
-                     : QStringLiteral("-");
-    };
-    const int i =
-        m_tabs->addTab(view, tr("compare %1 vs %2").arg(side(request.a), side(request.b)));
     view->setRequest(request);
-    m_tabs->setTabToolTip(i, view->title());
+    const int i = m_tabs->addTab(view, {});
+    updateTabTitle(i);
     m_center->setCurrentIndex(1);
     m_tabs->setCurrentIndex(i);
     connect(view, &CompareView::compared, this, [this, view] {
@@ -89,7 +85,10 @@ void MainWindow::showCompareDialog() {
     int current = 0;
     for (std::size_t i = 0; i < all.size(); ++i)
         if (all[i] == m_currentRun) current = int(i);
-    CompareDialog dialog(all, current, this);
+    QStringList names;
+    for (const auto& e : m_runModel->entries())
+        names << e.name();
+    CompareDialog dialog(all, current, this, names);
     if (dialog.exec() == QDialog::Accepted && dialog.isValid()) openCompare(dialog.request());
 }
 
@@ -107,7 +106,7 @@ Hdf5ExportDialog* MainWindow::showExportHdf5Dialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString dir =
         m_settings->value(QStringLiteral("export/dir"), QDir::homePath()).toString();
-    QString name = QFileInfo(QString::fromStdString(m_currentRun->label())).fileName();
+    QString name = runName(m_currentRun).replace(QLatin1Char('/'), QLatin1Char('_'));
     if (name.isEmpty()) name = QStringLiteral("run");
     dialog->setOutputPath(dir + QLatin1Char('/') + name + QStringLiteral(".h5"));
     connect(dialog, &Hdf5ExportDialog::exportFinished, this, [this, dialog](bool ok) {

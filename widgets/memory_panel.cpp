@@ -9,6 +9,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace xt::widgets {
 
 using timeline::kNoTime;
@@ -44,12 +46,21 @@ QTableWidgetItem* rightItem(const QString& text) {
 
 MemoryPanel::MemoryPanel(QWidget* parent)
     : QWidget(parent), m_summary(new QLabel(this)),
-      m_peakTable(makeTable({tr("Counter"), tr("Process"), tr("Peak"), tr("Time of peak")}, this)),
+      m_peakTable(makeTable({tr("Counter"), tr("Process"), tr("Peak live bytes"),
+                             tr("Sum of all allocations"), tr("Time of peak")},
+                            this)),
       m_objectsLabel(new QLabel(this)),
-      m_objectTable(makeTable(
-          {tr("Object"), tr("Id"), tr("Created"), tr("Destroyed"), tr("Snapshots")}, this)),
+      m_objectTable(makeTable({tr("Object"), tr("Op"), tr("Bytes"), tr("Id"), tr("Created"),
+                               tr("Destroyed"), tr("Snapshots")},
+                              this)),
       m_jobs(new JobTracker(this)) {
     m_summary->setWordWrap(true);
+    m_objectsLabel->setWordWrap(true);
+    for (int c = PeakColumn; c < PeakColumnCount; ++c)
+        m_peakTable->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_peakTable->horizontalHeaderItem(AllocatedColumn)
+        ->setToolTip(tr("Every allocation of the allocator added up: what it would take without "
+                        "any reuse. The gap to the peak is what reuse saves."));
     auto* objects = new QWidget(this);
     auto* ol = new QVBoxLayout(objects);
     ol->setContentsMargins(0, 0, 0, 0);
@@ -142,6 +153,10 @@ void MemoryPanel::display(std::vector<MemoryPeak> peaks) {
         auto* peak = rightItem(formatCounterValue(p.peak, bytes));
         peak->setToolTip(QString::number(p.peak, 'g', 17));
         m_peakTable->setItem(r, PeakColumn, peak);
+        m_peakTable->setItem(r, AllocatedColumn,
+                             rightItem(p.byAllocator
+                                           ? formatCounterValue(double(p.allocatedBytes), true)
+                                           : QStringLiteral("-")));
         m_peakTable->setItem(r, TimeColumn, rightItem(relTime(p.ts)));
     }
     m_objectTable->clearContents();
@@ -160,10 +175,22 @@ void MemoryPanel::selectPeak(int index) {
     m_selected = index;
     const MemoryPeak& p = m_peaks[std::size_t(index)];
     const auto objects = m_store->objects();
-    m_objectsLabel->setText(tr("%1 objects alive at the peak of \"%2\" (%3)")
-                                .arg(p.liveObjects.size())
-                                .arg(m_peakTable->item(index, SeriesColumn)->text())
-                                .arg(relTime(p.ts)));
+    if (p.byAllocator) {
+        const double peak = p.peak, all = double(p.allocatedBytes);
+        m_objectsLabel->setText(
+            tr("%1 tensors of allocator \"%2\" live at its peak (%3): peak live bytes %4, sum "
+               "of all allocations %5 (reuse saves %6)")
+                .arg(p.liveObjects.size())
+                .arg(qstr(m_store->str(m_store->counters()[p.series].key)))
+                .arg(relTime(p.ts))
+                .arg(formatCounterValue(peak, true), formatCounterValue(all, true),
+                     formatCounterValue(std::max(0.0, all - peak), true)));
+    } else {
+        m_objectsLabel->setText(tr("%1 objects alive at the peak of \"%2\" (%3)")
+                                    .arg(p.liveObjects.size())
+                                    .arg(m_peakTable->item(index, SeriesColumn)->text())
+                                    .arg(relTime(p.ts)));
+    }
     m_objectTable->setSortingEnabled(false);
     m_objectTable->clearContents();
     m_objectTable->setRowCount(int(p.liveObjects.size()));
@@ -173,6 +200,16 @@ void MemoryPanel::selectPeak(int index) {
         auto* name = new QTableWidgetItem(qstr(m_store->str(o.name)));
         name->setData(Qt::UserRole, oi);
         m_objectTable->setItem(r, ObjectNameColumn, name);
+        if (p.byAllocator) {
+            const std::uint32_t op = p.producers[std::size_t(r)];
+            auto* opItem = new QTableWidgetItem(op == timeline::kNoIndex
+                                                    ? QStringLiteral("-")
+                                                    : qstr(m_store->str(m_store->sliceName()[op])));
+            m_objectTable->setItem(r, OpColumn, opItem);
+            auto* bytes = rightItem(formatCounterValue(double(p.liveBytes[std::size_t(r)]), true));
+            bytes->setToolTip(QString::number(p.liveBytes[std::size_t(r)]));
+            m_objectTable->setItem(r, BytesColumn, bytes);
+        }
         m_objectTable->setItem(r, ObjectIdColumn, new QTableWidgetItem(qstr(m_store->str(o.id))));
         m_objectTable->setItem(r, CreatedColumn, rightItem(relTime(o.created)));
         m_objectTable->setItem(

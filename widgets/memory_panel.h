@@ -1,9 +1,11 @@
 #pragma once
 // Memory panel of the timeline page: the peak of every counter series (name, process, peak value
-// as bytes when the series looks like memory, time of the peak relative to the trace start),
-// largest first, and for the selected peak the objects (N/O/D lifetimes) alive at that moment.
-// Double-clicking a peak emits timeActivated(peak time); double-clicking an object emits its
-// creation time. memoryPeaks of big traces runs in the background (JobTracker).
+// as bytes when the series looks like memory, beside the sum of all allocations for an
+// allocator's series, time of the peak relative to the trace start), largest first, and for the
+// selected peak the objects (N/O/D lifetimes) alive at that moment: for an allocator, its own
+// tensors with their producing op and bytes. Double-clicking a peak emits timeActivated(peak
+// time); double-clicking an object emits its creation time. memoryPeaks of big traces runs in the
+// background (JobTracker).
 
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/trace_store.h"
@@ -21,9 +23,18 @@ namespace xt::widgets {
 class MemoryPanel : public QWidget {
     Q_OBJECT
 public:
-    enum PeakColumn { SeriesColumn, ProcessColumn, PeakColumn, TimeColumn, PeakColumnCount };
+    enum PeakColumn {
+        SeriesColumn,
+        ProcessColumn,
+        PeakColumn,      // peak live bytes
+        AllocatedColumn, // sum of all allocations (allocator series), else "-"
+        TimeColumn,
+        PeakColumnCount
+    };
     enum ObjectColumn {
         ObjectNameColumn,
+        OpColumn,    // the op that produced the tensor
+        BytesColumn, // its requested bytes
         ObjectIdColumn,
         CreatedColumn,
         DestroyedColumn,

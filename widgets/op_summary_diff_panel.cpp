@@ -1,6 +1,7 @@
 #include "widgets/op_summary_diff_panel.h"
 
 #include "core/export/op_summary_csv.h"
+#include "widgets/table_columns.h"
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
@@ -168,9 +169,7 @@ OpSummaryDiffPanel::OpSummaryDiffPanel(QWidget* parent)
       m_summary(new QLabel(this)) {
     // Regression first (the initial sort): the proxy's sort is stable, so ties keep the core
     // diff's order.
-    m_view->horizontalHeader()->setDefaultSectionSize(
-        fontMetrics().horizontalAdvance("+000.000 ms") + 12);
-    m_view->setColumnWidth(OpSummaryDiffModel::NameColumn, 280);
+    fitColumnsToContents(m_view, OpSummaryDiffModel::NameColumn);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_layout->insertWidget(1, m_summary);

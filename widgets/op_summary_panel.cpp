@@ -1,6 +1,7 @@
 #include "widgets/op_summary_panel.h"
 
 #include "core/export/op_summary_csv.h"
+#include "widgets/table_columns.h"
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
@@ -107,8 +108,7 @@ OpSummaryPanel::OpSummaryPanel(QWidget* parent)
                  parent),
       m_model(static_cast<OpSummaryModel*>(m_proxy->sourceModel())), m_scope(new QLabel(this)),
       m_totals(new QLabel(this)) {
-    m_view->horizontalHeader()->setSectionResizeMode(OpSummaryModel::NameColumn,
-                                                     QHeaderView::Stretch);
+    fitColumnsToContents(m_view, OpSummaryModel::NameColumn);
     m_scope->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_scope, 1);

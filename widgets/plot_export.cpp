@@ -1,6 +1,7 @@
 #include "widgets/plot_export.h"
 
 #include <QFileInfo>
+#include <QScopeGuard>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -13,7 +14,8 @@ QString exportFormatOf(const QString& path) {
                : QString();
 }
 
-bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
+bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, QString* error,
+                const QString& title) {
     auto fail = [&](const QString& why) {
         if (error) *error = why;
         return false;
@@ -22,6 +24,22 @@ bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, Q
     if (format.isEmpty())
         return fail(
             QObject::tr("unknown export format of '%1' (use .png, .pdf or .svg)").arg(path));
+    QCPTextElement* heading = nullptr;
+    if (!title.isEmpty()) {
+        QFont f = plot->font();
+        f.setPointSizeF(f.pointSizeF() + 2);
+        f.setBold(true);
+        heading = new QCPTextElement(plot, title, f);
+        heading->setTextColor(plot->xAxis ? plot->xAxis->labelColor() : QColor(Qt::black));
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(0, 0, heading);
+    }
+    const auto removeHeading = qScopeGuard([&] {
+        if (!heading) return;
+        plot->plotLayout()->remove(heading);
+        plot->plotLayout()->simplify();
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    });
     const int w = width > 0 ? width : plot->width();
     const int h = height > 0 ? height : plot->height();
     bool ok = false;

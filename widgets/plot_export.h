@@ -8,9 +8,10 @@ class QCustomPlot;
 
 namespace xt::widgets {
 
-// width/height 0 = the plot's current size. False with `error` set on failure.
+// width/height 0 = the plot's current size. A non-empty `title` is drawn above the plot in the
+// file only. False with `error` set on failure.
 bool exportPlot(QCustomPlot* plot, const QString& path, int width = 0, int height = 0,
-                QString* error = nullptr);
+                QString* error = nullptr, const QString& title = {});
 // "png", "pdf" or "svg" when the suffix of `path` is one of them, else empty.
 QString exportFormatOf(const QString& path);
 

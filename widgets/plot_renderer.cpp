@@ -1,6 +1,7 @@
 #include "widgets/plot_renderer.h"
 
 #include "widgets/plot_export.h"
+#include "widgets/run_browser_model.h"
 #include "widgets/run_loader.h"
 #include "widgets/stat_plot.h"
 
@@ -36,15 +37,20 @@ int renderPlot(const RenderPlotRequest& request) {
     std::vector<std::string> paths;
     for (const QString& p : request.paths)
         paths.push_back(p.toStdString());
-    LoadResult loaded = loadRuns(paths, {});
+    const std::string key = request.key.toStdString();
+    LoadOptions loadOptions;
+    loadOptions.firstKey = key;
+    LoadResult loaded = loadRuns(paths, {}, loadOptions);
     for (const auto& d : loaded.diagnostics.items())
         std::fprintf(stderr, "%s\n", d.toString().c_str());
     if (!loaded.status.isOk()) return fail(2, QString::fromStdString(loaded.status.toString()));
-    const std::string key = request.key.toStdString();
     RunSnapshot run;
-    for (const auto& r : loaded.runs)
-        if (!r->seriesOf(key).empty()) {
-            run = r;
+    QString name;
+    const QStringList names = runNames(loaded.runs);
+    for (std::size_t i = 0; i < loaded.runs.size(); ++i)
+        if (!loaded.runs[i]->seriesOf(key).empty()) {
+            run = loaded.runs[i];
+            name = names[int(i)];
             break;
         }
     if (!run) return fail(2, QStringLiteral("no run holds data for key '%1'").arg(request.key));
@@ -56,16 +62,12 @@ int renderPlot(const RenderPlotRequest& request) {
     plot.setOptions(options);
     plot.setData(run, request.key);
     QCustomPlot* p = plot.plot();
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(
-            p, QStringLiteral("%1 - %2").arg(request.key, QString::fromStdString(run->label())),
-            QFont(p->font().family(), p->font().pointSize() + 2, QFont::Bold)));
     plot.resetZoom();
     p->replot();
     QString error;
-    if (!exportPlot(p, request.out, request.width, request.height, &error)) return fail(2, error);
+    if (!exportPlot(p, request.out, request.width, request.height, &error,
+                    QStringLiteral("%1 - %2").arg(request.key, name)))
+        return fail(2, error);
     return 0;
 }
 

@@ -1,8 +1,11 @@
 #include "widgets/run_browser_model.h"
 
+#include "core/storage/webhdfs_client.h"
+#include "core/xdl/run_names.h"
 #include "widgets/text_format.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QPalette>
 #include <QStyle>
 
@@ -52,14 +55,96 @@ QString rankState(const xdl::RankFiles& r) {
     return live ? QObject::tr("live") : QObject::tr("finalised");
 }
 
+std::string ownName(const xdl::RunFiles& f) {
+    return f.prefix.empty() ? f.name : f.prefix + "." + f.name;
+}
+
 } // namespace
+
+QString runIdentity(const LoadedRun& run) {
+    if (run.sourceUrl.empty()) return QString::fromStdString(run.label());
+    return QString::fromStdString(run.sourceUrl + "/" + ownName(run.reader->files()));
+}
+
+QStringList runNames(const std::vector<RunSnapshot>& runs) {
+    std::vector<xdl::RunLocation> locations;
+    for (const auto& r : runs) {
+        const auto& files = r->reader->files();
+        xdl::RunLocation l{{}, files.directory, ownName(files)};
+        if (auto url = storage::parseHdfsUrl(r->sourceUrl)) {
+            l.host = url->port ? url->host + ":" + std::to_string(url->port) : url->host;
+            l.directory = url->path;
+        }
+        locations.push_back(std::move(l));
+    }
+    QStringList out;
+    for (const auto& n : xdl::distinctRunNames(locations))
+        out << QString::fromStdString(n);
+    return out;
+}
 
 RunBrowserModel::RunBrowserModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void RunBrowserModel::setRuns(std::vector<RunSnapshot> runs) {
     beginResetModel();
-    m_runs = std::move(runs);
+    const QStringList names = runNames(runs);
+    m_entries.clear();
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        m_entries.push_back({runs[i], names[int(i)], m_customNames.value(runIdentity(*runs[i]))});
     endResetModel();
+    emit runNamesChanged();
+}
+
+std::vector<RunSnapshot> RunBrowserModel::runs() const {
+    std::vector<RunSnapshot> out;
+    for (const auto& e : m_entries)
+        out.push_back(e.run);
+    return out;
+}
+
+QString RunBrowserModel::nameOf(const RunSnapshot& run) const {
+    if (!run) return {};
+    for (const auto& e : m_entries)
+        if (e.run == run) return e.name();
+    const QString id = runIdentity(*run);
+    for (const auto& e : m_entries)
+        if (runIdentity(*e.run) == id) return e.name();
+    return QFileInfo(QString::fromStdString(run->label())).fileName();
+}
+
+void RunBrowserModel::renameRun(int index, const QString& name) {
+    if (index < 0 || index >= int(m_entries.size())) return;
+    RunEntry& e = m_entries[std::size_t(index)];
+    const QString custom = name.trimmed() == e.autoName ? QString() : name.trimmed();
+    if (custom == e.customName) return;
+    e.customName = custom;
+    if (custom.isEmpty())
+        m_customNames.remove(runIdentity(*e.run));
+    else
+        m_customNames.insert(runIdentity(*e.run), custom);
+    emit dataChanged(this->index(index, NameColumn), this->index(index, NameColumn));
+    emit runNamesChanged();
+}
+
+bool RunBrowserModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable)) return false;
+    renameRun(index.row(), value.toString());
+    return true;
+}
+
+Qt::ItemFlags RunBrowserModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractItemModel::flags(index);
+    if (index.isValid() && levelOf(index.internalId()) == 0 && index.column() == NameColumn)
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+void RunBrowserModel::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].run == before) {
+            m_entries[i].run = after;
+            emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+        }
 }
 
 QModelIndex RunBrowserModel::index(int row, int column, const QModelIndex& parent) const {
@@ -84,10 +169,10 @@ QModelIndex RunBrowserModel::parent(const QModelIndex& child) const {
 }
 
 int RunBrowserModel::rowCount(const QModelIndex& parent) const {
-    if (!parent.isValid()) return int(m_runs.size());
+    if (!parent.isValid()) return int(m_entries.size());
     if (parent.column() != 0) return 0;
     const quintptr id = parent.internalId();
-    const auto& files = m_runs[std::size_t(runOf(id))]->reader->files();
+    const auto& files = m_entries[std::size_t(runOf(id))].run->reader->files();
     if (levelOf(id) == 0) return int(files.ranks.size());
     if (levelOf(id) == 1) return int(files.ranks[std::size_t(rankOf(id))].parts.size());
     return 0;
@@ -100,14 +185,24 @@ int RunBrowserModel::columnCount(const QModelIndex&) const {
 QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const quintptr id = index.internalId();
-    const LoadedRun& run = *m_runs[std::size_t(runOf(id))];
+    const RunEntry& entry = m_entries[std::size_t(runOf(id))];
+    const LoadedRun& run = *entry.run;
     const auto& files = run.reader->files();
     const int level = levelOf(id);
     if (role == RunIndexRole) return runOf(id);
     if (role == RankRole) return level == 0 ? -1 : files.ranks[std::size_t(rankOf(id))].rank;
     if (level == 0) {
-        if (role == PathRole || (role == Qt::ToolTipRole))
-            return QString::fromStdString(run.label());
+        if (role == PathRole) return QString::fromStdString(run.label());
+        if (role == Qt::ToolTipRole) {
+            QString tip =
+                QString::fromStdString(run.sourceUrl.empty() ? run.label() : run.sourceUrl);
+            if (!run.sourceUrl.empty())
+                tip += tr("\nmirrored in %1").arg(QString::fromStdString(run.label()));
+            if (!entry.customName.isEmpty())
+                tip += tr("\nrenamed from %1 (F2 renames)").arg(entry.autoName);
+            return tip;
+        }
+        if (role == Qt::EditRole && index.column() == NameColumn) return entry.name();
         if (role != Qt::DisplayRole) return {};
         std::uint64_t size = 0, records = 0;
         bool damaged = false, live = false;
@@ -122,7 +217,7 @@ QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
             records += r.recordCount();
         switch (index.column()) {
         case NameColumn:
-            return QString::fromStdString(files.name);
+            return entry.name();
         case StatusColumn:
             return damaged ? tr("damaged") : live ? tr("live") : tr("finalised");
         case RecordsColumn:

@@ -1,12 +1,15 @@
 #pragma once
-// Loading runs for the viewer, off the GUI thread: discovery, record index, key summaries and
-// per-record statistics of every key (through core/analysis). The result is an immutable
-// snapshot the models and plots share.
+// Loading runs for the viewer, off the GUI thread, summary first: a run opens from its stored
+// part summaries (record index, key dtypes and per-record statistics) without reading tensor
+// bytes. A large run without (complete) summaries opens with the statistics of one key only,
+// the one the user asked for; completeRun() then summarises the rest in the background (saving
+// the summaries for the next open) and gives a complete snapshot. Snapshots are immutable.
 
 #include "core/analysis/key_stats.h"
 #include "core/analysis/non_finite.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
+#include "core/summary/run_summary.h"
 #include "core/xdl/key_summary.h"
 #include "core/xdl/trace_reader.h"
 
@@ -19,17 +22,34 @@ namespace xt::widgets {
 
 struct LoadedRun {
     std::shared_ptr<const xdl::RunReader> reader; // keeps the files mapped
+    std::shared_ptr<const summary::RunSummaries> summaries;
     std::vector<xdl::KeySummary> keys;
     std::vector<analysis::KeySeries> series;                   // by rank, then key
     std::map<std::string, analysis::NonFiniteByKey> nonFinite; // keys with a NaN or an Inf
     std::string backend; // analysis backend that computed the statistics
+    // False while only some keys have series (see hasSeries); completeRun() fills the rest.
+    bool complete = true;
+    std::vector<std::string> computedKeys; // the keys with series while !complete
+    // The URL of the run's directory when it was read through the HDFS mirror, else "".
+    std::string sourceUrl;
 
     std::string label() const { return reader->files().label(); }
     // The series of `key` on every rank that holds it, in rank order.
     std::vector<const analysis::KeySeries*> seriesOf(const std::string& key) const;
     const xdl::KeySummary* summaryOf(const std::string& key) const;
+    // Whether the statistics of `key` are there (always, once complete).
+    bool hasSeries(const std::string& key) const;
 };
 using RunSnapshot = std::shared_ptr<const LoadedRun>;
+
+struct LoadOptions {
+    // A run whose parts without a summary hold more than this many bytes opens with the
+    // statistics of `firstKey` only (see completeRun); smaller ones get every key at once.
+    std::uint64_t lazyAboveBytes = UINT64_MAX;
+    // The key computed first; "" = the run's first key with data.
+    std::string firstKey;
+    summary::StoreOptions store;
+};
 
 struct LoadResult {
     std::vector<RunSnapshot> runs;
@@ -39,6 +59,22 @@ struct LoadResult {
 };
 
 // Never throws; everything that goes wrong ends in `diagnostics` or `status`.
-LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallback& progress);
+LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallback& progress,
+                    const LoadOptions& options = {});
+
+struct CompleteResult {
+    RunSnapshot before, after; // after is null when cancelled or failed
+    Diagnostics diagnostics;
+    Status status;
+};
+
+// `run` with the statistics of `key` added (read from the tensor bytes of parts without a
+// summary): what a view needs before completeRun() is done.
+CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
+                            const ProgressCallback& progress);
+// Summarises the parts of `run` that have no summary (saved per `store`) and returns the run
+// with the statistics of every key. Cancelled when `progress` says stop.
+CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& store,
+                           const ProgressCallback& progress);
 
 } // namespace xt::widgets

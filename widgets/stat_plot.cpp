@@ -1,5 +1,6 @@
 #include "widgets/stat_plot.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
@@ -51,12 +52,16 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    adaptTicks(m_plot);
     setFocusPolicy(Qt::StrongFocus);
     m_plot->setFocusPolicy(Qt::NoFocus);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
+    // Legend entries are added one by one (addLine): with hundreds of ranks, adding every
+    // graph and removing most again costs seconds.
+    m_plot->setAutoAddPlottableToLegend(false);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     m_plot->setNoAntialiasingOnDrag(true);
 
@@ -108,43 +113,55 @@ const XYSeries* StatPlot::lineData(const QString& name) const {
     return nullptr;
 }
 
-QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis) {
+QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+                            bool inLegend) {
     QCPGraph* g = m_plot->addGraph(m_plot->xAxis, rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
     g->setName(name);
+    if (inLegend) g->addToLegend();
     g->setPen(pen);
     g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
     m_lines.push_back({g, std::move(data)});
     return g;
 }
 
-void StatPlot::rebuild() {
-    m_plot->clearGraphs();
-    m_lines.clear();
+void StatPlot::selectSeries() {
     m_series =
         m_run ? m_run->seriesOf(m_key.toStdString()) : std::vector<const analysis::KeySeries*>{};
     if (m_options.rank >= 0)
         std::erase_if(m_series, [&](const auto* s) { return s->rank != m_options.rank; });
+}
+
+void StatPlot::replaceRun(RunSnapshot run) {
+    m_run = std::move(run);
+    selectSeries();
+}
+
+void StatPlot::rebuild() {
+    m_plot->clearGraphs();
+    m_lines.clear();
+    selectSeries();
     const XAxisMode xMode = m_options.aggregateRanks ? XAxisMode::Gstep : m_options.xAxis;
     bool right = false;
 
     auto bandPen = QPen(Qt::NoPen);
     auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha) {
-        QCPGraph* gl = addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false);
-        QCPGraph* gh = addLine(base + QStringLiteral(" upper"), std::move(hi), bandPen, false);
+        QCPGraph* gl =
+            addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false, false);
+        QCPGraph* gh =
+            addLine(base + QStringLiteral(" upper"), std::move(hi), bandPen, false, false);
         gh->setBrush(withAlpha(c, alpha));
         gh->setChannelFillGraph(gl);
-        gl->removeFromLegend();
-        gh->removeFromLegend();
     };
+    // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
+    bool inLegend = true;
     auto addMeanLine = [&](const QString& base, const XYSeries& raw, QColor c) {
         if (m_options.smoothing > 0) {
-            addLine(base + QStringLiteral(" mean"), raw, QPen(withAlpha(c, 70), 1), false)
-                ->removeFromLegend();
+            addLine(base + QStringLiteral(" mean"), raw, QPen(withAlpha(c, 70), 1), false, false);
             XYSeries s{raw.x, emaDebiased(raw.y, m_options.smoothing)};
             addLine(base + QStringLiteral(" mean (EMA %1)").arg(m_options.smoothing), std::move(s),
-                    QPen(c, 2), false);
+                    QPen(c, 2), false, inLegend);
         } else {
-            addLine(base + QStringLiteral(" mean"), raw, QPen(c, 1.6), false);
+            addLine(base + QStringLiteral(" mean"), raw, QPen(c, 1.6), false, inLegend);
         }
     };
 
@@ -208,6 +225,7 @@ void StatPlot::rebuild() {
     } else {
         int colorIndex = 0;
         for (const auto* series : m_series) {
+            inLegend = colorIndex < kLegendRanks;
             const QColor c = rankColor(colorIndex++);
             const QString base = QStringLiteral("rank %1").arg(series->rank);
             XYSeries mean, mn, mx, sLo, sHi, l2;
@@ -230,7 +248,7 @@ void StatPlot::rebuild() {
             if (m_options.showMean) addMeanLine(base, mean, c);
             if (m_options.showL2) {
                 addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
-                        true);
+                        true, inLegend);
                 right = true;
             }
             for (auto f : m_options.lines) {
@@ -244,9 +262,12 @@ void StatPlot::rebuild() {
                 QPen pen(m_series.size() > 1 ? c : rankColor(int(f) + 1), 1.4);
                 if (onRightAxis(f)) pen.setStyle(Qt::DashLine);
                 addLine(base + QLatin1Char(' ') + QString::fromUtf8(analysis::statFieldName(f)),
-                        std::move(s), pen, onRightAxis(f));
+                        std::move(s), pen, onRightAxis(f), inLegend);
             }
         }
+        if (m_series.size() > std::size_t(kLegendRanks))
+            addLine(tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks), {},
+                    QPen(Qt::NoPen), false);
     }
     // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
     XYSeries marks;

@@ -36,8 +36,16 @@ public:
     explicit StatPlot(QWidget* parent = nullptr);
 
     void setData(RunSnapshot run, const QString& key);
+    // A newer snapshot of the same run whose statistics of key() are the same: zoom and
+    // curves stay.
+    void replaceRun(RunSnapshot run);
     void setOptions(const StatPlotOptions& options);
+    // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
+    // default in a KeyView).
+    static constexpr int kLegendRanks = 8;
     const StatPlotOptions& options() const { return m_options; }
+    // Options for the next setData (nothing is drawn now).
+    void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     const QString& key() const { return m_key; }
     QCustomPlot* plot() const { return m_plot; }
     // The full-resolution data of a drawn line by graph name ("rank 0 mean", "all ranks mean",
@@ -61,9 +69,11 @@ private:
         XYSeries data; // full resolution, x ascending
     };
     void rebuild();
+    void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
-    QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis);
+    QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+                      bool inLegend = true);
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
     void onMouseRelease(QMouseEvent* e);

@@ -1,5 +1,6 @@
 #include "widgets/step_breakdown_chart.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/trace_time_format.h"
 
 #include <QHBoxLayout>
@@ -92,6 +93,7 @@ StepBreakdownChart::StepBreakdownChart(QWidget* parent)
     top->addWidget(m_status);
 
     m_plot->setMinimumHeight(160);
+    adaptTicks(m_plot);
     m_plot->yAxis->setLabel(tr("ms"));
     m_plot->xAxis->grid()->setVisible(false);
     // The legend in one row under the axis rect, so it never hides a bar.

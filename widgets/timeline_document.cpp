@@ -28,9 +28,11 @@ Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
 
 } // namespace
 
-Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressCallback& progress) {
+Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressCallback& progress,
+                                        timeline::ImportOptions options) {
     const QString title = QFileInfo(QString::fromStdString(path)).fileName();
-    return finish(open::importTimeline(path, {progress}), title, progress);
+    options.progress = progress;
+    return finish(open::importTimeline(path, options), title, progress);
 }
 
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCallback& progress) {

@@ -5,6 +5,7 @@
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
+#include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/lod_index.h"
 #include "core/timeline/trace_store.h"
 #include "core/xdl/trace_reader.h"
@@ -30,9 +31,11 @@ struct TimelineLayer {
 };
 
 // Imports `path` (open::importTimeline: Chrome JSON in any container or a binary TF RunMetadata /
-// StepStats, told by content) and builds its LOD indexes. Cancelled when `progress` is false.
+// StepStats, told by content) with `options` and builds its LOD indexes. Cancelled when
+// `progress` (which replaces options.progress) returns false.
 Result<TimelineLayer> loadTimelineLayer(const std::string& path,
-                                        const ProgressCallback& progress = {});
+                                        const ProgressCallback& progress = {},
+                                        timeline::ImportOptions options = {});
 
 // An XDL run's steps (per rank, from record timestamps; core/export/chrome_steps_writer) as a
 // layer: the Chrome JSON is written to a temporary file and imported.

@@ -212,8 +212,9 @@ TimelineLayout buildLayout(std::span<const LayoutInput> layers, const LayoutMetr
             });
             // Processes with nothing to draw (metadata only) are left out.
             if (tracks.empty() && countersOf[p].empty() && !processInstants[p]) continue;
-            add({RowKind::Process, li, p, 0, 0, m.processHeader, 0, false}, false);
-            const bool collapsed = in.collapsed.count(p) > 0;
+            if (!in.layerCollapsed)
+                add({RowKind::Process, li, p, 0, 0, m.processHeader, 0, false}, false);
+            const bool collapsed = in.layerCollapsed || in.collapsed.count(p) > 0;
             for (std::uint32_t t : tracks) {
                 const bool pinned = in.pinned.count(t) > 0;
                 if (collapsed && !pinned) continue;

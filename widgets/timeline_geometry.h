@@ -90,6 +90,7 @@ struct LayoutInput {
     const timeline::TraceStore* store = nullptr;
     std::set<std::uint32_t> collapsed; // processes
     std::set<std::uint32_t> pinned;    // tracks
+    bool layerCollapsed = false;       // only the layer header (and pinned tracks) shown
 };
 
 struct LayoutMetrics {

@@ -134,13 +134,35 @@ void TimelinePage::addPanel(QWidget* panel, const QString& title) {
     m_panels->show();
 }
 
+void TimelinePage::setPanelShare(double fraction) {
+    const int total = std::max(m_vsplit->height(), 400);
+    const int panels = int(total * std::clamp(fraction, 0.0, 1.0));
+    m_vsplit->setSizes({total - panels, panels});
+}
+
 void TimelinePage::loadFile(const QString& path) {
     const std::string p = path.toStdString();
     m_paths << path;
-    loadLayer([p](const ProgressCallback& cb) { return loadTimelineLayer(p, cb); }, path);
+    timeline::ImportOptions options;
+    options.chromeCompatibleFlows = m_chromeCompatibleFlows;
+    loadLayer(
+        [p, options](const ProgressCallback& cb) { return loadTimelineLayer(p, cb, options); },
+        path);
 }
 
 void TimelinePage::loadLayer(LayerJob load, const QString& what) {
+    loadLayers(
+        [load = std::move(load)](const ProgressCallback& cb) -> Result<std::vector<TimelineLayer>> {
+            auto layer = load(cb);
+            if (!layer) return layer.status();
+            std::vector<TimelineLayer> layers;
+            layers.push_back(std::move(layer.value()));
+            return layers;
+        },
+        what);
+}
+
+void TimelinePage::loadLayers(LayersJob load, const QString& what) {
     m_queue.push_back({std::move(load), what});
     if (!m_jobs->isRunning()) startNext();
 }
@@ -161,13 +183,17 @@ void TimelinePage::startNext() {
     m_progressTimer->start();
     emit busyChanged(true);
     m_jobs->startJob([job = std::move(next.job)](JobContext& ctx) { return job(ctx.callback()); },
-                     [this](Result<TimelineLayer> r) {
+                     [this](Result<std::vector<TimelineLayer>> r) {
                          if (r) {
                              m_lastError.clear();
-                             const QString title = r->title;
-                             m_view->addLayer(std::move(r.value()));
+                             const int first = int(m_view->layers().size());
+                             for (TimelineLayer& layer : r.value()) {
+                                 const QString title = layer.title;
+                                 m_view->addLayer(std::move(layer));
+                                 emit layerLoaded(title);
+                             }
                              if (!m_search->text().isEmpty()) runSearch();
-                             emit layerLoaded(title);
+                             emit layersLoaded(first, int(m_view->layers().size()) - first);
                          } else {
                              m_lastError = QStringLiteral("%1: %2").arg(
                                  m_current, QString::fromStdString(r.status().toString()));

@@ -37,12 +37,20 @@ public:
     TimelineAnalysis* analysis() const { return m_analysis; }
     // Adds a tab to the bottom panel area (shown once it has a tab).
     void addPanel(QWidget* panel, const QString& title);
+    // The share of the page's height given to the panel area (0..1; default 0.25).
+    void setPanelShare(double fraction);
 
     // Loads a timeline file in the background and adds it as a layer.
     void loadFile(const QString& path);
+    // ImportOptions::chromeCompatibleFlows for the files loaded from now on.
+    void setChromeCompatibleFlows(bool on) { m_chromeCompatibleFlows = on; }
+    bool chromeCompatibleFlows() const { return m_chromeCompatibleFlows; }
     // Runs `load` off the GUI thread and adds its layer; `what` labels progress and errors.
     using LayerJob = std::function<Result<TimelineLayer>(const ProgressCallback&)>;
     void loadLayer(LayerJob load, const QString& what);
+    // The same for a job giving several layers at once (e.g. every rank of a distributed job).
+    using LayersJob = std::function<Result<std::vector<TimelineLayer>>(const ProgressCallback&)>;
+    void loadLayers(LayersJob load, const QString& what);
     bool isBusy() const { return m_jobs->isRunning() || !m_queue.empty(); }
     std::shared_ptr<JobContext> currentJob() const { return m_jobs->current(); }
     void cancel();
@@ -56,6 +64,8 @@ public:
 signals:
     void busyChanged(bool busy);
     void layerLoaded(const QString& title);
+    // After a job's layers were added (each also announced by layerLoaded).
+    void layersLoaded(int first, int count);
     void loadFailed(const QString& message);
 
 protected:
@@ -79,13 +89,14 @@ private:
     JobTracker* m_jobs;
     QTimer* m_progressTimer;
     struct Pending {
-        LayerJob job;
+        LayersJob job;
         QString what;
     };
     std::vector<Pending> m_queue;
     QString m_current;
     QString m_lastError;
     QStringList m_paths;
+    bool m_chromeCompatibleFlows = false;
 };
 
 } // namespace xt::widgets

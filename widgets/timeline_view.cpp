@@ -167,6 +167,7 @@ void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
         }
     m_collapsed.resize(m_layers.size());
     m_pinned.resize(m_layers.size());
+    m_layerCollapsed.assign(m_layers.size(), 0);
     rebuildLayout();
     rebuildSpan(true);
     emit layersChanged();
@@ -179,6 +180,7 @@ void TimelineView::addLayer(TimelineLayer layer) {
     m_layers.push_back(std::move(layer));
     m_collapsed.emplace_back();
     m_pinned.emplace_back();
+    m_layerCollapsed.push_back(0);
     rebuildLayout();
     rebuildSpan(first);
     emit layersChanged();
@@ -208,7 +210,7 @@ std::int64_t TimelineView::offset(int layer) const {
 void TimelineView::rebuildLayout() {
     std::vector<LayoutInput> in(m_layers.size());
     for (std::size_t i = 0; i < m_layers.size(); ++i)
-        in[i] = {m_layers[i].store.get(), m_collapsed[i], m_pinned[i]};
+        in[i] = {m_layers[i].store.get(), m_collapsed[i], m_pinned[i], m_layerCollapsed[i] != 0};
     m_layout = buildLayout(in, m_metrics, m_layers.size() > 1);
     m_trackRows.assign(m_layers.size(), {});
     for (std::size_t i = 0; i < m_layers.size(); ++i)
@@ -378,6 +380,7 @@ void TimelineView::selectSlice(int layer, quint32 slice, bool center) {
     const std::uint32_t proc = s.tracks()[track].process;
     if (isProcessCollapsed(layer, proc) && !isTrackPinned(layer, track))
         setProcessCollapsed(layer, proc, false);
+    if (isLayerCollapsed(layer) && !isTrackPinned(layer, track)) setLayerCollapsed(layer, false);
     if (center) {
         const std::int64_t off = offset(layer);
         const std::int64_t a = s.sliceStart()[slice] + off, d = s.sliceDuration()[slice];
@@ -500,6 +503,19 @@ void TimelineView::setProcessCollapsed(int layer, std::uint32_t process, bool co
     auto& set = m_collapsed[std::size_t(layer)];
     if (collapsed ? !set.insert(process).second : set.erase(process) == 0) return;
     rebuildLayout();
+}
+
+void TimelineView::setLayerCollapsed(int layer, bool collapsed) {
+    if (layer < 0 || layer >= int(m_layers.size()) ||
+        (m_layerCollapsed[std::size_t(layer)] != 0) == collapsed)
+        return;
+    m_layerCollapsed[std::size_t(layer)] = collapsed;
+    rebuildLayout();
+}
+
+bool TimelineView::isLayerCollapsed(int layer) const {
+    return layer >= 0 && layer < int(m_layerCollapsed.size()) &&
+           m_layerCollapsed[std::size_t(layer)] != 0;
 }
 
 bool TimelineView::isProcessCollapsed(int layer, std::uint32_t process) const {
@@ -705,6 +721,22 @@ void TimelineView::paintRows(QPainter& p, const std::vector<LayoutRow>& rows, in
     p.restore();
 }
 
+namespace {
+// The expand / collapse triangle of a header row, centred at `c`.
+void drawDisclosure(QPainter& p, QPointF c, bool collapsed, const QColor& colour) {
+    QPolygonF tri;
+    if (collapsed)
+        tri << c + QPointF(-3, -5) << c + QPointF(-3, 5) << c + QPointF(4, 0);
+    else
+        tri << c + QPointF(-5, -3) << c + QPointF(5, -3) << c + QPointF(0, 4);
+    p.save();
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    p.drawPolygon(tri);
+    p.restore();
+}
+} // namespace
+
 void TimelineView::paintRowLabel(QPainter& p, const LayoutRow& row, int top) {
     const TraceStore& s = *m_layers[std::size_t(row.layer)].store;
     const QRect label(0, top, kLabelWidth, row.height);
@@ -712,29 +744,26 @@ void TimelineView::paintRowLabel(QPainter& p, const LayoutRow& row, int top) {
     switch (row.kind) {
     case RowKind::Layer: {
         p.fillRect(QRect(0, top, width(), row.height), QColor(0x40, 0x48, 0x58));
+        drawDisclosure(p, QPointF(10, top + row.height / 2.0), isLayerCollapsed(row.layer),
+                       Qt::white);
         QFont f = p.font();
         f.setBold(true);
         p.save();
         p.setFont(f);
         p.setPen(Qt::white);
-        p.drawText(label.adjusted(6, 0, 400, 0), Qt::AlignVCenter,
-                   m_layers[std::size_t(row.layer)].title);
+        QString title = m_layers[std::size_t(row.layer)].title;
+        if (const std::int64_t off = offset(row.layer))
+            title += QStringLiteral("   (offset %1%2)")
+                         .arg(off > 0 ? QStringLiteral("+") : QString())
+                         .arg(QString::fromStdString(formatDuration(off)));
+        p.drawText(QRect(20, top, width() - 24, row.height), Qt::AlignVCenter, title);
         p.restore();
         return;
     }
     case RowKind::Process: {
         p.fillRect(QRect(0, top, width(), row.height), QColor(0xe2, 0xe6, 0xee));
-        const bool collapsed = isProcessCollapsed(row.layer, row.process);
-        const QPointF c(10, top + row.height / 2.0);
-        QPolygonF tri;
-        if (collapsed)
-            tri << c + QPointF(-3, -5) << c + QPointF(-3, 5) << c + QPointF(4, 0);
-        else
-            tri << c + QPointF(-5, -3) << c + QPointF(5, -3) << c + QPointF(0, 4);
-        p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0x40, 0x40, 0x40));
-        p.drawPolygon(tri);
-        p.setBrush(Qt::NoBrush);
+        drawDisclosure(p, QPointF(10, top + row.height / 2.0),
+                       isProcessCollapsed(row.layer, row.process), QColor(0x40, 0x40, 0x40));
         const auto& proc = s.processes()[row.process];
         text = QString::fromStdString(s.processLabel(row.process));
         if (proc.name != 0) text += QStringLiteral("  (pid %1)").arg(fromView(s.str(proc.pid)));
@@ -968,10 +997,18 @@ void TimelineView::paintFlows(QPainter& p) {
         const QPointF p1(timeX() + m_axis.toPx(s.sliceStart()[fl.toSlice] + off), *yb);
         if (std::abs(p0.x()) > 1e6 || std::abs(p1.x()) > 1e6) return;
         QPainterPath path(p0);
-        const double dx = std::max(20.0, std::abs(p1.x() - p0.x()) / 2);
-        path.cubicTo(p0 + QPointF(dx, 0), p1 - QPointF(dx, 0), p1);
+        const bool backwards = p1.x() < p0.x();
+        if (backwards) {
+            // Back in time (a consumer that starts before its producer ends): a dashed hook out
+            // of the source's end into the target's start, lifted off the row both may share.
+            const double lift = std::abs(p1.y() - p0.y()) < 1 ? m_metrics.sliceRow : 0;
+            path.cubicTo(p0 + QPointF(20, -lift), p1 - QPointF(20, lift), p1);
+        } else {
+            const double dx = std::max(20.0, std::abs(p1.x() - p0.x()) / 2);
+            path.cubicTo(p0 + QPointF(dx, 0), p1 - QPointF(dx, 0), p1);
+        }
         const QColor c = strong ? QColor(0xd0, 0x40, 0x10) : QColor(0x50, 0x50, 0x50, 150);
-        p.setPen(QPen(c, strong ? 2 : 1));
+        p.setPen(QPen(c, strong ? 2 : 1, backwards ? Qt::DashLine : Qt::SolidLine));
         p.drawPath(path);
         p.setBrush(c);
         const QPointF tri[3] = {p1, p1 + QPointF(-6, -3), p1 + QPointF(-6, 3)};
@@ -1098,6 +1135,8 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
         if (const LayoutRow* row = rowAt(e->pos()); row && row->kind == RowKind::Process)
             setProcessCollapsed(row->layer, row->process,
                                 !isProcessCollapsed(row->layer, row->process));
+        else if (row && row->kind == RowKind::Layer)
+            setLayerCollapsed(row->layer, !isLayerCollapsed(row->layer));
         m_drag = Drag::None;
         return;
     }
@@ -1249,7 +1288,11 @@ void TimelineView::contextMenuEvent(QContextMenuEvent* e) {
         menu.addAction(pinned ? tr("Unpin track") : tr("Pin track"), this,
                        [this, li, t, pinned] { setTrackPinned(li, t, !pinned); });
     }
-    if (row->kind != RowKind::Layer) {
+    if (row->kind == RowKind::Layer) {
+        const bool collapsed = isLayerCollapsed(li);
+        menu.addAction(collapsed ? tr("Expand layer") : tr("Collapse layer"), this,
+                       [this, li, collapsed] { setLayerCollapsed(li, !collapsed); });
+    } else {
         const std::uint32_t proc = row->process;
         const bool collapsed = isProcessCollapsed(li, proc);
         menu.addAction(collapsed ? tr("Expand process") : tr("Collapse process"), this,

@@ -87,6 +87,9 @@ public:
 
     void setProcessCollapsed(int layer, std::uint32_t process, bool collapsed);
     bool isProcessCollapsed(int layer, std::uint32_t process) const;
+    // A collapsed layer shows only its header row (a click on the header toggles it).
+    void setLayerCollapsed(int layer, bool collapsed);
+    bool isLayerCollapsed(int layer) const;
     void setTrackPinned(int layer, std::uint32_t track, bool pinned);
     bool isTrackPinned(int layer, std::uint32_t track) const;
 
@@ -171,6 +174,7 @@ private:
     std::vector<TimelineLayer> m_layers;
     std::vector<std::unique_ptr<LayerCache>> m_caches;
     std::vector<std::set<std::uint32_t>> m_collapsed, m_pinned;
+    std::vector<char> m_layerCollapsed;
     TimelineLayout m_layout;
     LayoutMetrics m_metrics;
     std::vector<std::vector<RowRef>> m_trackRows; // per layer, per track

@@ -1,5 +1,6 @@
 #include "widgets/value_inspector.h"
 
+#include "widgets/axis_ticks.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -40,6 +41,7 @@ ValueInspector::ValueInspector(QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_tabs, 1);
 
+    adaptTicks(m_heatmap);
     m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
     auto* scale = new QCPColorScale(m_heatmap);
     m_heatmap->plotLayout()->addElement(0, 1, scale);

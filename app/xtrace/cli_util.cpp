@@ -1,11 +1,13 @@
 #include "app/xtrace/cli_util.h"
 
 #include "core/open/open_plan.h"
+#include "core/storage/remote_runs.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 namespace xt::cli {
@@ -41,66 +43,117 @@ void ProgressBar::finish() {
 }
 
 namespace {
+// The remote runs of this command (one command per process): their fetchers serve its reads,
+// and their mirror paths are written as URLs.
+std::optional<storage::RemoteRuns> g_remote;
 
-// Sorts `paths` (hdfs:// URLs through the local mirror, fetching only what changed) and warns
-// about URLs served from a stale mirror.
-Result<open::OpenPlan> plan(const std::vector<std::string>& paths) {
+// Opens each run with `open`, fetches of remote bytes drawn on the same progress bar.
+template <class Run, class Open>
+int openEach(const std::vector<xdl::RunFiles>& found, std::vector<Run>& runs, const Open& open) {
     ProgressBar bar;
-    auto plan = open::planOpen(paths, {bar.callback(), {}});
-    bar.finish();
-    if (!plan) return plan;
-    for (const auto& st : plan->mirrored)
-        if (st.offline)
-            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
-                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    return plan;
+    const auto& fetch = g_remote->mirror().fetchContext();
+    fetch->setProgress(bar.callback());
+    int rc = kExitOk;
+    for (const auto& files : found) {
+        auto run = open(files, bar.callback());
+        if (!run) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", shown(run.status().message()).c_str());
+            rc = kExitUnreadable;
+            break;
+        }
+        runs.push_back(std::move(*run));
+    }
+    fetch->setProgress({});
+    return rc;
 }
-
 } // namespace
 
-int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs) {
-    auto sorted = plan(paths);
+storage::RemoteRuns* remoteRuns() {
+    return g_remote ? &*g_remote : nullptr;
+}
+
+std::string shown(std::string text) {
+    return g_remote ? g_remote->toUrls(std::move(text)) : text;
+}
+
+int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
+                  std::vector<xdl::RunFiles>& found) {
+    // hdfs:// URLs: metas and summaries come whole, data bytes when a reader asks for them.
+    {
+        ProgressBar bar;
+        auto remote = storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(),
+                                                bar.callback());
+        if (!remote) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", remote.status().message().c_str());
+            return kExitUnreadable;
+        }
+        g_remote = std::move(*remote);
+    }
+    for (const auto& st : g_remote->statuses())
+        if (st.offline)
+            std::fprintf(stderr,
+                         "xtrace: warning: %s is offline (%s); using what the local mirror %s "
+                         "holds\n",
+                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    // Timeline files are named and left out; what is left goes to the XDL reader.
+    auto sorted = open::planOpen(g_remote->localPaths());
     if (!sorted) {
-        std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
+        std::fprintf(stderr, "xtrace: %s\n", shown(sorted.status().message()).c_str());
         return kExitUnreadable;
     }
-    for (const auto& in : sorted->inputs)
-        for (const auto& t : in.traces)
-            std::fprintf(stderr,
-                         "xtrace: %s is a timeline (%s), not an XDL run: see xtrace timeline\n",
-                         t.path.c_str(), open::traceKindName(t.kind));
+    for (const auto& t : sorted->traces())
+        std::fprintf(stderr, "xtrace: %s is a timeline (%s), not an XDL run: see xtrace timeline\n",
+                     shown(t.path).c_str(), open::traceKindName(t.kind));
     const std::vector<std::string> local = sorted->runPaths();
     if (local.empty()) return kExitUnreadable;
-    auto found = xdl::discoverRuns(local, diag);
-    if (!found) {
-        std::fprintf(stderr, "xtrace: %s\n", found.status().message().c_str());
+    auto runs = xdl::discoverRuns(local, diag);
+    if (!runs) {
+        std::fprintf(stderr, "xtrace: %s\n", shown(runs.status().message()).c_str());
         return kExitUnreadable;
     }
-    if (found->empty()) {
+    if (runs->empty()) {
         printDiagnostics(diag);
         std::fprintf(stderr, "xtrace: no XDL runs found\n");
         return kExitUnreadable;
     }
-    ProgressBar bar;
-    for (const auto& files : *found) {
-        auto run = xdl::RunReader::open(files, diag, bar.callback());
-        if (!run) {
-            bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
-            return kExitUnreadable;
-        }
-        runs.push_back(std::move(*run));
-    }
+    for (auto& files : *runs)
+        g_remote->attach(files, diag);
+    found = std::move(*runs);
     return kExitOk;
 }
 
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<xdl::RunReader>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return xdl::RunReader::open(files, diag, cb);
+    });
+}
+
+int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
+             std::vector<summary::OpenedRun>& runs) {
+    std::vector<xdl::RunFiles> found;
+    if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return summary::openRun(files, summary::StoreOptions{}, diag, cb);
+    });
+}
+
 int resolveTimeline(const std::string& path, std::string& local) {
-    auto sorted = plan({path});
+    ProgressBar bar;
+    auto sorted = open::planOpen({path}, {bar.callback(), {}});
+    bar.finish();
     if (!sorted) {
         std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
         return kExitUnreadable;
     }
+    for (const auto& st : sorted->mirrored)
+        if (st.offline)
+            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
     const auto traces = sorted->traces();
     if (traces.size() > 1) {
         std::fprintf(stderr, "xtrace: %s holds %zu timeline files; name one of them\n",
@@ -114,7 +167,7 @@ int resolveTimeline(const std::string& path, std::string& local) {
 
 void printDiagnostics(const Diagnostics& diag) {
     for (const auto& d : diag.items())
-        std::fprintf(stderr, "%s\n", d.toString().c_str());
+        std::fprintf(stderr, "%s\n", shown(d.toString()).c_str());
     if (diag.total() > diag.items().size())
         std::fprintf(stderr, "(%llu more diagnostics not shown)\n",
                      static_cast<unsigned long long>(diag.total() - diag.items().size()));

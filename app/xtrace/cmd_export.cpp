@@ -99,7 +99,7 @@ void addExportCommand(CLI::App& app, int& exitCode) {
             return;
         }
         Diagnostics diag;
-        std::vector<xdl::RunReader> runs;
+        std::vector<summary::OpenedRun> runs; // CSV rows come from stored summaries
         if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
         if (runs.size() != 1) {
             std::fprintf(stderr, "xtrace export: %s holds %zu runs; export one run at a time\n",
@@ -107,7 +107,8 @@ void addExportCommand(CLI::App& app, int& exitCode) {
             exitCode = kExitUsage;
             return;
         }
-        const auto& run = runs.front();
+        const auto& run = runs.front().reader;
+        ko.summaries = &runs.front().summaries;
         auto backend = chooseBackend(opts->backend, analysis::estimateWorkBytes(run, ko));
         if (!opts->csv.empty()) {
             exitCode = exportCsv(run, opts->csv, *backend, ko, first, last, diag);

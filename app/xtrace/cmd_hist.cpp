@@ -132,23 +132,24 @@ void addHistCommand(CLI::App& app, int& exitCode) {
             }
         }
         Diagnostics diag;
-        std::vector<xdl::RunReader> runs;
+        std::vector<summary::OpenedRun> runs; // summaries give automatic ranges (one pass less)
         if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
         std::uint64_t work = 0;
         for (const auto& run : runs)
-            for (const auto& rank : run.ranks())
+            for (const auto& rank : run.reader.ranks())
                 for (const auto& part : rank.parts())
                     work += part->part().size;
         auto backend = chooseBackend(opts->backend, work);
         JsonWriter w(true);
         w.beginObject().key("histograms").beginArray();
         bool any = false;
-        for (const auto& run : runs) {
+        for (const auto& opened : runs) {
+            const xdl::RunReader& run = opened.reader;
             for (const auto& rank : run.ranks()) {
                 if (opts->rank && rank.rank() != *opts->rank) continue;
                 ProgressBar bar;
                 auto m = analysis::stepHistograms(rank, opts->key, *backend, ho, steps, diag,
-                                                  bar.callback());
+                                                  bar.callback(), &opened.summaries);
                 bar.finish();
                 if (!m) {
                     if (m.status().code() == ErrorCode::NotFound) continue;

@@ -2,6 +2,7 @@
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 #include "core/base/json_writer.h"
+#include "core/summary/run_summary.h"
 #include "core/xdl/key_summary.h"
 
 #include <algorithm>
@@ -69,16 +70,27 @@ std::string keyTypeText(const xdl::KeySummary& k) {
     return s;
 }
 
-void printText(const std::vector<xdl::RunReader>& runs,
+// Parts of `run` that a valid stored summary covers.
+std::size_t summarizedParts(const summary::OpenedRun& run) {
+    std::size_t n = 0;
+    for (const auto& rank : run.reader.ranks())
+        for (const auto& part : rank.parts())
+            n += run.summaries.find(*part) != nullptr;
+    return n;
+}
+
+void printText(const std::vector<summary::OpenedRun>& runs,
                const std::vector<std::vector<xdl::KeySummary>>& keys) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto& run = runs[i];
+        const auto& run = runs[i].reader;
         Ranges total;
         std::size_t parts = 0;
         for (const auto& r : run.ranks())
             total.add(rankRanges(r)), parts += r.parts().size();
         fmt::print("run {}\n  {} rank(s), {} part file(s), {} record(s), {}\n", run.files().label(),
                    run.ranks().size(), parts, total.records, formatBytes(total.bytes));
+        fmt::print("  summaries: {} of {} part(s) (xtrace index builds them)\n",
+                   summarizedParts(runs[i]), parts);
         fmt::print("  gstep {}, lstep {}\n  time {}\n", rangeText(total.gstep),
                    rangeText(total.lstep), timeText(total.timestamp));
         fmt::print("  keys ({}):\n", keys[i].size());
@@ -99,8 +111,9 @@ void printText(const std::vector<xdl::RunReader>& runs,
             for (const auto& p : rank.parts()) {
                 Ranges pr = partRanges(*p);
                 fmt::print("    part {:>3}  {}  {:>9}  {} record(s)  gstep {}  meta {}\n",
-                           p->part().index, p->part().path, formatBytes(pr.bytes), pr.records,
-                           rangeText(pr.gstep), xdl::metaStateName(p->part().metaState));
+                           p->part().index, p->part().displayPath(), formatBytes(pr.bytes),
+                           pr.records, rangeText(pr.gstep),
+                           xdl::metaStateName(p->part().metaState));
             }
         }
     }
@@ -122,21 +135,23 @@ void writeRanges(JsonWriter& w, const Ranges& r) {
     writeRange(w, "timestamp", r.timestamp);
 }
 
-void printJson(const std::vector<xdl::RunReader>& runs,
+void printJson(const std::vector<summary::OpenedRun>& runs,
                const std::vector<std::vector<xdl::KeySummary>>& keys, const Diagnostics& diag) {
     JsonWriter w(true);
     w.beginObject().key("runs").beginArray();
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto& run = runs[i];
+        const auto& run = runs[i].reader;
         Ranges total;
         for (const auto& r : run.ranks())
             total.add(rankRanges(r));
         w.beginObject()
             .field("label", run.files().label())
-            .field("directory", run.files().directory)
+            .field("directory",
+                   run.files().source.empty() ? run.files().directory : run.files().source)
             .field("prefix", run.files().prefix)
             .field("name", run.files().name);
         writeRanges(w, total);
+        w.field("summarized_parts", summarizedParts(runs[i]));
         w.key("keys").beginArray();
         for (const auto& k : keys[i]) {
             w.beginObject().field("name", k.key);
@@ -168,10 +183,11 @@ void printJson(const std::vector<xdl::RunReader>& runs,
             w.endArray().key("parts").beginArray();
             for (const auto& p : rank.parts()) {
                 const auto& pf = p->part();
-                w.beginObject().field("path", pf.path).field("index", pf.index);
+                w.beginObject().field("path", pf.displayPath()).field("index", pf.index);
                 writeRanges(w, partRanges(*p));
                 w.field("has_header", p->index().hasHeader())
                     .field("unindexed_tail_bytes", pf.size - p->index().scannedTo())
+                    .field("summary", runs[i].summaries.find(*p) != nullptr)
                     .field("meta", xdl::metaStateName(pf.metaState));
                 if (pf.metaState == xdl::MetaState::Finalised) {
                     w.key("meta_values")
@@ -200,7 +216,7 @@ void printJson(const std::vector<xdl::RunReader>& runs,
         w.beginObject()
             .field("severity", severityName(d.severity))
             .field("code", d.code)
-            .field("file", d.file);
+            .field("file", shown(d.file));
         if (d.offset != Diagnostic::kNoOffset)
             w.field("offset", d.offset);
         else
@@ -210,7 +226,7 @@ void printJson(const std::vector<xdl::RunReader>& runs,
             w.value(d.record);
         else
             w.null();
-        w.field("message", d.message).endObject();
+        w.field("message", shown(d.message)).endObject();
     }
     w.endArray().endObject().endObject();
     std::fputs(w.str().c_str(), stdout);
@@ -233,14 +249,14 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
     cmd->add_flag("--json", opts->json, "machine-readable output");
     cmd->callback([opts, &exitCode] {
         Diagnostics diag;
-        std::vector<xdl::RunReader> runs;
+        std::vector<summary::OpenedRun> runs;
         if ((exitCode = openRuns(opts->paths, diag, runs)) != kExitOk) return;
         std::vector<std::vector<xdl::KeySummary>> keys;
         ProgressBar bar;
         for (const auto& run : runs) {
-            auto k = xdl::summarizeKeys(run, diag, bar.callback());
+            auto k = summary::summarizeKeys(run.reader, run.summaries, diag, bar.callback());
             if (!k) {
-                std::fprintf(stderr, "xtrace: %s\n", k.status().message().c_str());
+                std::fprintf(stderr, "xtrace: %s\n", shown(k.status().message()).c_str());
                 exitCode = kExitUnreadable;
                 return;
             }

@@ -63,21 +63,24 @@ void addStatsCommand(CLI::App& app, int& exitCode) {
         }
         ko.rank = opts->rank;
         Diagnostics diag;
-        std::vector<xdl::RunReader> runs;
+        std::vector<summary::OpenedRun> runs; // stored summaries give the statistics they hold
         if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
         if (runs.size() > 1)
             std::fprintf(stderr, "xtrace: %zu runs found; their lines follow one another\n",
                          runs.size());
         std::uint64_t work = 0;
-        for (const auto& run : runs)
-            work += analysis::estimateWorkBytes(run, ko);
+        for (const auto& run : runs) {
+            ko.summaries = &run.summaries;
+            work += analysis::estimateWorkBytes(run.reader, ko);
+        }
         auto backend = chooseBackend(opts->backend, work);
         const bool csv = opts->format == "csv";
         std::string out;
         if (csv) appendStatsCsvHeader(out);
         for (const auto& run : runs) {
             ProgressBar bar;
-            auto series = analysis::computeKeyStats(run, *backend, ko, diag, bar.callback());
+            ko.summaries = &run.summaries;
+            auto series = analysis::computeKeyStats(run.reader, *backend, ko, diag, bar.callback());
             bar.finish();
             if (!series) {
                 flushIfLarge(out, true);

@@ -1,5 +1,6 @@
-// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT]`: Chrome-trace import report and
-// op summary. The --json shape is a contract (README "timeline --summary --json").
+// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--chrome-compatible-flows]`:
+// Chrome-trace import report and op summary. The --json shape is a contract (README "timeline
+// --summary --json").
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
@@ -29,7 +30,9 @@ struct TimelineArgs {
     bool summary = false;
     bool json = false;
     std::size_t top = 10;
-    std::string csv; // every op of every track (thread and async lanes), as CSV
+    std::string csv;      // every op of every track (thread and async lanes), as CSV
+    std::string stepsCsv; // the step breakdown, as CSV
+    bool chromeCompatibleFlows = false;
 };
 
 double us(std::int64_t ns) {
@@ -46,6 +49,33 @@ std::vector<OpStat> topOps(const TraceStore& store, std::size_t top) {
 
 std::int64_t spanNs(const TraceStore& store) {
     return store.beginTime() == kNoTime ? 0 : store.endTime() - store.beginTime();
+}
+
+// An allocator's peak: its key, every allocation summed, and the tensors live at the peak.
+void writeAllocatorPeak(JsonWriter& w, const TraceStore& store, const MemoryPeak& m) {
+    w.field("allocator", store.str(store.counters()[m.series].key));
+    w.field("allocated_bytes", m.allocatedBytes);
+    w.key("live_tensors").beginArray();
+    for (std::size_t i = 0; i < m.liveObjects.size(); ++i) {
+        const ObjectLifetime& o = store.objects()[m.liveObjects[i]];
+        w.beginObject();
+        w.field("name", store.str(o.name));
+        w.field("id", store.str(o.id));
+        w.field("bytes", m.liveBytes[i]);
+        w.key("op");
+        if (m.producers[i] == kNoIndex)
+            w.null();
+        else
+            w.value(store.str(store.sliceName()[m.producers[i]]));
+        w.field("created_us", us(o.created));
+        w.key("destroyed_us");
+        if (o.destroyed == kNoTime)
+            w.null();
+        else
+            w.value(us(o.destroyed));
+        w.endObject();
+    }
+    w.endArray();
 }
 
 void writeJson(const TraceStore& store, const TimelineArgs& a) {
@@ -103,6 +133,7 @@ void writeJson(const TraceStore& store, const TimelineArgs& a) {
             w.field("peak", m.peak);
             w.field("ts_us", us(m.ts));
             w.field("live_objects", static_cast<std::uint64_t>(m.liveObjects.size()));
+            if (m.byAllocator) writeAllocatorPeak(w, store, m);
             w.endObject();
         }
         w.endArray();
@@ -149,14 +180,18 @@ void writeText(const TraceStore& store, const TimelineArgs& a) {
         fmt::print("\ncounter peaks\n");
         for (std::size_t i = 0; i < peaks.size() && i < a.top; ++i) {
             const CounterSeries& cs = store.counters()[peaks[i].series];
-            fmt::print("  {:<40} peak {} at {:.3f} us ({} live objects)\n", store.str(cs.name),
+            fmt::print("  {:<40} peak {} at {:.3f} us ({} live objects", store.str(cs.name),
                        peaks[i].peak, us(peaks[i].ts), peaks[i].liveObjects.size());
+            if (peaks[i].byAllocator)
+                fmt::print(" of the allocator; {} bytes allocated in all", peaks[i].allocatedBytes);
+            fmt::print(")\n");
         }
     }
 }
 
 int runTimeline(const TimelineArgs& a) {
     ImportOptions opts;
+    opts.chromeCompatibleFlows = a.chromeCompatibleFlows;
     if (isatty(STDERR_FILENO)) {
         opts.progress = [last = -1](const ProgressReport& p) mutable {
             if (p.total == 0) return true;
@@ -196,6 +231,13 @@ int runTimeline(const TimelineArgs& a) {
             return 2;
         }
     }
+    if (!a.stepsCsv.empty()) {
+        const Status st = writeStepBreakdownCsv(a.stepsCsv, stepBreakdown(*store));
+        if (!st) {
+            std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
+            return 2;
+        }
+    }
     if (a.json)
         writeJson(*store, a);
     else
@@ -217,6 +259,11 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--csv", args->csv,
                     "write the whole op summary (every op, thread and async tracks) as CSV");
+    cmd->add_flag("--chrome-compatible-flows", args->chromeCompatibleFlows,
+                  "drop flow steps and ends that come before their start, as chrome://tracing "
+                  "does (default: draw them as arrows back in time)");
+    cmd->add_option("--steps-csv", args->stepsCsv,
+                    "write the step breakdown (time per category of every step) as CSV");
     cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
 }
 

@@ -18,5 +18,7 @@ void addRecordDemoCommand(CLI::App& app, int& exitCode);
 void addTimelineCommand(CLI::App& app, int& exitCode);
 void addPlotCommand(CLI::App& app, int& exitCode);
 void addTimelineDiffCommand(CLI::App& app, int& exitCode);
+void addTimelineRanksCommand(CLI::App& app, int& exitCode);
+void addIndexCommand(CLI::App& app, int& exitCode);
 
 } // namespace xt::cli

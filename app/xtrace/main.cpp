@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     xt::cli::addTimelineCommand(app, exitCode);
     xt::cli::addPlotCommand(app, exitCode);
     xt::cli::addTimelineDiffCommand(app, exitCode);
+    xt::cli::addTimelineRanksCommand(app, exitCode);
+    xt::cli::addIndexCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

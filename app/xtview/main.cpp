@@ -10,8 +10,10 @@
 #include <QElapsedTimer>
 #include <QIcon>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 namespace {
 
@@ -39,9 +41,48 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
     timer->start(100);
 }
 
+// With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
+// stderr when the first plot with data is on screen, and, once everything is idle, the longest
+// time the GUI thread went without running its event loop.
+void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
+    auto* timer = new QTimer(window);
+    timer->setInterval(5);
+    struct State {
+        qint64 last = -1, worst = 0, firstPlot = -1, idleSince = -1;
+    };
+    auto s = std::make_shared<State>();
+    QObject::connect(timer, &QTimer::timeout, window, [=] {
+        const qint64 now = sinceStart->elapsed();
+        if (s->last >= 0) s->worst = std::max(s->worst, now - s->last - timer->interval());
+        s->last = now;
+        if (s->firstPlot < 0)
+            if (auto* v = window->currentKeyView()) {
+                QCustomPlot* p = v->statPlot()->plot();
+                for (int i = 0; i < p->graphCount(); ++i)
+                    if (p->graph(i)->dataCount() > 0) {
+                        s->firstPlot = now;
+                        std::fprintf(stderr, "xtview: first plot after %lld ms\n",
+                                     static_cast<long long>(now));
+                        break;
+                    }
+            }
+        const bool idle = window->hasLoaded() && !window->isBusy();
+        if (!idle) s->idleSince = -1;
+        if (idle && s->idleSince < 0) s->idleSince = now;
+        if (idle && now - s->idleSince > 300) {
+            timer->stop();
+            std::fprintf(stderr, "xtview: idle after %lld ms, longest GUI-thread stall %lld ms\n",
+                         static_cast<long long>(s->idleSince), static_cast<long long>(s->worst));
+        }
+    });
+    timer->start();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    QElapsedTimer sinceStart;
+    sinceStart.start();
     bool noDisplay = false;
     for (int i = 1; i < argc; ++i)
         noDisplay |= std::strcmp(argv[i], "--render-plot") == 0 ||
@@ -133,9 +174,11 @@ int main(int argc, char** argv) {
     window.show();
     if (parser.isSet(key)) {
         const QString k = parser.value(key);
+        window.setPreferredKey(k);
         QObject::connect(&window, &xt::widgets::MainWindow::loadFinished, &window,
                          [&window, k] { window.showKey(k); });
     }
+    if (qEnvironmentVariableIsSet("XT_TRACE_STARTUP")) traceStartup(&window, &sinceStart);
     if (parser.isSet(demo)) window.openDemoRun();
     if (!parser.positionalArguments().isEmpty()) window.openPaths(parser.positionalArguments());
     if (parser.isSet(screenshot)) {

@@ -6,6 +6,7 @@
 #include "core/analysis/histogram.h"
 
 #include <cmath>
+#include <cstdint>
 
 #if defined(__CUDACC__)
 #define XT_HOST_DEVICE __host__ __device__
@@ -65,6 +66,18 @@ XT_HOST_DEVICE inline int binOfTransformed(const BinParams& p, double u) {
         ++i;
     }
     return i;
+}
+
+// Adds slot counts (bins + kExtraSlots entries) into a histogram of the same bin count.
+inline void addSlotsTo(Histogram& h, const std::uint32_t* counts) {
+    const int bins = h.layout.bins;
+    for (int i = 0; i < bins; ++i)
+        h.counts[std::size_t(i)] += counts[i];
+    h.nan += counts[bins + kSlotNan];
+    h.posInf += counts[bins + kSlotPosInf];
+    h.negInf += counts[bins + kSlotNegInf];
+    h.below += counts[bins + kSlotBelow];
+    h.above += counts[bins + kSlotAbove];
 }
 
 // The slot of one element: a bin index, or p.bins + a BinSlot.

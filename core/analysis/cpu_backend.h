@@ -27,9 +27,6 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// Single-threaded kernels, exposed for tests and benchmarks: the statistics of one tensor, and
-// its histogram added into `h`.
-StatsAccumulator tensorStatsSerial(const xdl::TensorView& t);
-void histogramSerial(const xdl::TensorView& t, Histogram& h);
+// The single-threaded forms of computeStats and histogram are in tensor_kernels.h.
 
 } // namespace xt::analysis

@@ -1,6 +1,7 @@
 #include "core/analysis/key_stats.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/summary/run_summary.h"
 
 #include <string>
 #include <unordered_map>
@@ -42,7 +43,7 @@ std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions
     for (const auto& rank : run.ranks()) {
         if (options.rank && rank.rank() != *options.rank) continue;
         for (const auto& part : rank.parts())
-            bytes += part->part().size;
+            if (!options.summaries || !options.summaries->find(*part)) bytes += part->part().size;
     }
     return bytes;
 }
@@ -51,12 +52,21 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                                                const KeyStatsOptions& options, Diagnostics& diag,
                                                const ProgressCallback& progress) {
     std::vector<KeySeries> all;
-    const std::uint64_t totalBytes = estimateWorkBytes(run, options);
-    std::uint64_t doneBytes = 0;
+    std::uint64_t totalBytes = 0, doneBytes = 0;
+    for (const auto& rank : run.ranks())
+        if (!options.rank || rank.rank() == *options.rank)
+            for (const auto& part : rank.parts())
+                totalBytes += part->part().size;
     std::vector<xdl::TensorView> batch;
     std::vector<Pending> pending;
     std::vector<TensorStats> results;
     std::uint64_t batchBytes = 0;
+    // The bytes of the records in the batch: done with once it is flushed.
+    struct Span {
+        const xdl::PartReader* part;
+        std::uint64_t begin, end;
+    };
+    std::vector<Span> read;
 
     for (const auto& rank : run.ranks()) {
         if (options.rank && rank.rank() != *options.rank) continue;
@@ -69,6 +79,9 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
         }
         if (seriesOf.empty()) continue;
         const auto colSeries = columnSeries(rank, seriesOf);
+        std::vector<const summary::PartSummary*> summaryOf;
+        for (const auto& part : rank.parts())
+            summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
 
         auto flush = [&]() -> Status {
             if (batch.empty()) return Status::ok();
@@ -82,6 +95,9 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             batch.clear();
             pending.clear();
             batchBytes = 0;
+            for (const Span& s : read)
+                s.part->file().release(s.begin, s.end - s.begin);
+            read.clear();
             if (!reportProgress(progress, doneBytes, totalBytes, "statistics"))
                 return Status(ErrorCode::Cancelled, "cancelled");
             return Status::ok();
@@ -92,14 +108,37 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             const std::size_t partIdx = rank.partOf(rec);
             const auto& part = *rank.parts()[partIdx];
             const xdl::RecordEntry& e = rank.entry(rec);
+            const auto& cols = colSeries[partIdx];
             doneBytes += e.length + 4;
+            const std::size_t inPart = std::size_t(&e - part.index().records().data());
+            if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
+                XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
+                const auto columns = s->columnsOf(inPart);
+                for (std::size_t c = 0; c < columns.size() && c < cols.size(); ++c) {
+                    if (cols[c] < 0) continue;
+                    const summary::ColumnSummary& col = columns[c];
+                    if (col.state == summary::ColumnState::Damaged) {
+                        diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
+                                 std::int64_t(rec),
+                                 "key '" + part.keys()[c] +
+                                     "': " + columnProblemName(xdl::ColumnProblem(col.problem)));
+                        continue;
+                    }
+                    if (col.state == summary::ColumnState::Empty) continue;
+                    all[first + std::size_t(cols[c])].records.push_back(
+                        RecordStats{rec, e.gstep, e.lstep, e.timestamp, col.stats});
+                }
+                continue;
+            }
+            if (read.empty() || read.back().part != &part)
+                read.push_back({&part, e.offset - 4, e.offset + e.length});
+            read.back().end = e.offset + e.length;
             Status st = rank.decode(rec, view);
             if (!st) {
                 diag.add(codes::kDamagedRecord, part.part().path, e.offset - 4, std::int64_t(rec),
                          st.message());
                 continue;
             }
-            const auto& cols = colSeries[partIdx];
             for (std::size_t c = 0; c < view.columns.size() && c < cols.size(); ++c) {
                 if (cols[c] < 0) continue;
                 const xdl::ColumnView& col = view.columns[c];

@@ -13,6 +13,10 @@
 #include <string_view>
 #include <vector>
 
+namespace xt::summary {
+class RunSummaries;
+}
+
 namespace xt::analysis {
 
 struct RecordStats {
@@ -31,6 +35,9 @@ struct KeyStatsOptions {
     std::function<bool(std::string_view)> keyFilter; // unset = every key
     std::optional<int> rank;                         // unset = every rank
     std::uint64_t batchBytes = 64ull << 20;          // tensor bytes handed to one backend call
+    // Parts these cover give their statistics from the summaries, without reading a tensor byte
+    // (the same values: summaries hold the CPU backend's statistics).
+    const summary::RunSummaries* summaries = nullptr;
 };
 
 // Series ordered by rank, then by the rank's key order. Cancelled when `progress` says stop.
@@ -38,8 +45,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                                                const KeyStatsOptions& options, Diagnostics& diag,
                                                const ProgressCallback& progress = {});
 
-// An upper bound of the bytes the request reads: the file sizes of the selected ranks (for
-// choosing a backend).
+// An upper bound of the bytes the request reads: the file sizes of the selected ranks' parts that
+// options.summaries does not cover (for choosing a backend).
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options);
 
 } // namespace xt::analysis

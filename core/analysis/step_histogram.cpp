@@ -1,5 +1,7 @@
 #include "core/analysis/step_histogram.h"
 
+#include "core/summary/run_summary.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -9,7 +11,7 @@ namespace xt::analysis {
 
 namespace {
 
-constexpr std::uint64_t kBatchBytes = 256ull << 20;
+constexpr std::uint64_t kBatchBytes = 64ull << 20; // tensor bytes per backend call
 
 bool parseInt(std::string_view s, std::int64_t& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -28,6 +30,36 @@ template <class F> Status forBatches(const std::vector<xdl::TensorView>& views, 
         begin = end;
     }
     return Status::ok();
+}
+
+// The finite min/max over the given records' tensors of `key` from summaries; false when a
+// record's part is not covered.
+bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
+                        const std::vector<std::size_t>& records,
+                        const summary::RunSummaries& summaries, StatsAccumulator& range) {
+    const xdl::PartReader* lastPart = nullptr;
+    const summary::PartSummary* s = nullptr;
+    int column = -1;
+    for (std::size_t record : records) {
+        const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
+        if (&part != lastPart) {
+            lastPart = &part;
+            s = summaries.find(part);
+            column = part.columnOf(key);
+        }
+        const xdl::RecordEntry& e = rank.entry(record);
+        const std::size_t inPart = std::size_t(&e - part.index().records().data());
+        if (!s || column < 0 || s->isDamaged(inPart)) return false;
+        const auto columns = s->columnsOf(inPart);
+        if (std::size_t(column) >= columns.size()) return false;
+        const summary::ColumnSummary& c = columns[std::size_t(column)];
+        if (c.state != summary::ColumnState::Data) return false;
+        if (!c.stats.hasFinite()) continue;
+        range.finite += c.stats.finite;
+        range.min = std::min(range.min, c.stats.min);
+        range.max = std::max(range.max, c.stats.max);
+    }
+    return true;
 }
 
 } // namespace
@@ -67,14 +99,17 @@ std::vector<std::uint64_t> HistogramMatrix::dense() const {
 Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
-                                       const ProgressCallback& progress) {
+                                       const ProgressCallback& progress,
+                                       const summary::RunSummaries* summaries) {
     std::vector<xdl::TensorView> views;
     std::vector<std::int64_t> gsteps;
+    std::vector<std::size_t> records;
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         const std::int64_t g = rank.entry(record).gstep;
         if (steps.contains(g) && !t.empty()) {
             views.push_back(t);
             gsteps.push_back(g);
+            records.push_back(record);
         }
         return true;
     });
@@ -85,27 +120,40 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::uint64_t total = 0, done = 0;
     for (const auto& v : views)
         total += v.bytes().size();
-    const bool autoRange = !options.lo;
-    const std::uint64_t passes = autoRange ? 2 : 1;
-
+    // Once a batch is done, its tensors' pages leave this process (they stay in the page cache),
+    // so memory does not grow with the bytes read.
+    auto release = [&](std::size_t offset, std::size_t count) {
+        for (std::size_t i = offset; i < offset + count; ++i) {
+            const MappedFile& file = rank.parts()[rank.partOf(records[i])]->file();
+            file.release(std::uint64_t(views[i].bytes().data() - file.bytes().data()),
+                         views[i].bytes().size());
+        }
+    };
     StatsAccumulator range;
-    if (autoRange) {
+    // An automatic range needs a first pass over the tensors unless the summaries know it.
+    const bool rangePass =
+        !options.lo && !(summaries && rangeFromSummaries(rank, key, records, *summaries, range));
+    const std::uint64_t passes = rangePass ? 2 : 1;
+    if (rangePass) {
+        range = StatsAccumulator{};
         std::vector<TensorStats> stats;
-        XT_RETURN_IF_ERROR(forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t) {
-            stats.resize(b.size());
-            XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
-            for (const auto& s : stats) {
-                if (!s.hasFinite()) continue;
-                range.finite += s.finite;
-                range.min = std::min(range.min, s.min);
-                range.max = std::max(range.max, s.max);
-            }
-            for (const auto& v : b)
-                done += v.bytes().size();
-            if (!reportProgress(progress, done, total * passes, "histogram range"))
-                return Status(ErrorCode::Cancelled, "cancelled");
-            return Status::ok();
-        }));
+        XT_RETURN_IF_ERROR(
+            forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
+                stats.resize(b.size());
+                XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
+                for (const auto& s : stats) {
+                    if (!s.hasFinite()) continue;
+                    range.finite += s.finite;
+                    range.min = std::min(range.min, s.min);
+                    range.max = std::max(range.max, s.max);
+                }
+                for (const auto& v : b)
+                    done += v.bytes().size();
+                release(offset, b.size());
+                if (!reportProgress(progress, done, total * passes, "histogram range"))
+                    return Status(ErrorCode::Cancelled, "cancelled");
+                return Status::ok();
+            }));
     }
     TensorStats rangeStats;
     rangeStats.finite = range.finite;
@@ -124,6 +172,7 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                 it->second.merge(hists[i]);
                 done += b[i].bytes().size();
             }
+            release(offset, b.size());
             if (!reportProgress(progress, done, total * passes, "histogram"))
                 return Status(ErrorCode::Cancelled, "cancelled");
             return Status::ok();
@@ -133,6 +182,97 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     m.layout = layout;
     m.total = Histogram(layout);
     for (auto& [g, h] : rows) {
+        m.steps.push_back(g);
+        m.total.merge(h);
+        m.rows.push_back(std::move(h));
+    }
+    return m;
+}
+
+Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
+                                             const summary::RunSummaries& summaries,
+                                             std::string_view key, const HistogramOptions& options,
+                                             const StepRange& steps) {
+    struct Item {
+        std::int64_t gstep;
+        const summary::ColumnSummary* column;
+        const summary::Sketch* sketch;
+    };
+    std::vector<Item> items;
+    StatsAccumulator range;
+    for (const auto& part : rank.parts()) {
+        const int c = part->columnOf(key);
+        if (c < 0) continue;
+        const summary::PartSummary* s = summaries.find(*part);
+        if (!s) return Status(ErrorCode::Unsupported, part->part().path + " has no summary");
+        const auto& records = part->index().records();
+        for (std::size_t r = 0; r < records.size(); ++r) {
+            const auto cols = s->columnsOf(r);
+            if (std::size_t(c) >= cols.size() || !steps.contains(records[r].gstep)) continue;
+            const summary::ColumnSummary& col = cols[std::size_t(c)];
+            if (col.state != summary::ColumnState::Data) continue;
+            if (col.stats.hasFinite() && col.sketch == summary::kNone)
+                return Status(ErrorCode::Unsupported,
+                              "a record of '" + std::string(key) + "' has no sketch");
+            const summary::Sketch* sk =
+                col.sketch == summary::kNone ? nullptr : &s->sketches[col.sketch];
+            items.push_back({records[r].gstep, &col, sk});
+            if (col.stats.hasFinite()) {
+                range.finite += col.stats.finite;
+                range.min = std::min(range.min, col.stats.min);
+                range.max = std::max(range.max, col.stats.max);
+            }
+        }
+    }
+    if (items.empty())
+        return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
+                                               " holds data for key '" + std::string(key) +
+                                               "' in the step range");
+    TensorStats rangeStats;
+    rangeStats.finite = range.finite;
+    rangeStats.min = range.min;
+    rangeStats.max = range.max;
+    auto layout = makeBinLayout(options, rangeStats);
+    if (!layout) return layout.status();
+    const double t0 = layout->transform(layout->lo), t1 = layout->transform(layout->hi);
+    const double binWidth = (t1 - t0) / layout->bins;
+
+    std::map<std::int64_t, std::vector<double>> rows; // fractional counts
+    std::map<std::int64_t, Histogram> extras;         // non-finite and out-of-range counts
+    for (const Item& it : items) {
+        auto& row = rows.try_emplace(it.gstep, std::size_t(layout->bins), 0.0).first->second;
+        Histogram& extra = extras.try_emplace(it.gstep, *layout).first->second;
+        const TensorStats& st = it.column->stats;
+        extra.nan += st.nan;
+        extra.posInf += st.inf; // the sketch does not keep the sign of an infinity
+        if (!st.hasFinite()) continue;
+        const double w = (st.max - st.min) / summary::kSketchBins;
+        for (int j = 0; j < summary::kSketchBins; ++j) {
+            const double n = double((*it.sketch)[std::size_t(j)]);
+            if (n == 0) continue;
+            const double a = st.min + w * j, b = j + 1 == summary::kSketchBins ? st.max : a + w;
+            // Spread evenly over [T(a), T(b)] in the coordinate the bins are linear in.
+            const double ta = layout->transform(a), tb = layout->transform(b);
+            if (tb <= ta) {
+                row[std::size_t(layout->binOf(a))] += n;
+                continue;
+            }
+            const int first = std::clamp(int((ta - t0) / binWidth), 0, layout->bins - 1);
+            const int last = std::clamp(int((tb - t0) / binWidth), 0, layout->bins - 1);
+            for (int k = first; k <= last; ++k) {
+                const double lo = std::max(ta, t0 + binWidth * k);
+                const double hi = std::min(tb, t0 + binWidth * (k + 1));
+                if (hi > lo) row[std::size_t(k)] += n * (hi - lo) / (tb - ta);
+            }
+        }
+    }
+    HistogramMatrix m;
+    m.layout = *layout;
+    m.total = Histogram(*layout);
+    for (auto& [g, counts] : rows) {
+        Histogram h = std::move(extras.at(g));
+        for (std::size_t k = 0; k < counts.size(); ++k)
+            h.counts[k] = std::uint64_t(std::llround(counts[k]));
         m.steps.push_back(g);
         m.total.merge(h);
         m.rows.push_back(std::move(h));

@@ -5,11 +5,16 @@
 #include "core/analysis/backend.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
+#include "core/summary/run_summary.h"
 #include "core/xdl/trace_reader.h"
 
 #include <optional>
 #include <string_view>
 #include <vector>
+
+namespace xt::summary {
+class RunSummaries;
+}
 
 namespace xt::analysis {
 
@@ -31,10 +36,21 @@ struct HistogramMatrix {
 };
 
 // An automatic range (options without lo/hi) is taken over every record in `steps`, so all rows
-// share one layout. NotFound when no record of the range holds the key.
+// share one layout; from the min/max in `summaries` when they cover every such record (no first
+// pass over the tensors), else computed. NotFound when no record of the range holds the key.
 Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
-                                       const ProgressCallback& progress = {});
+                                       const ProgressCallback& progress = {},
+                                       const summary::RunSummaries* summaries = nullptr);
+
+// The same matrix approximated from the part summaries' sketches, without reading a tensor
+// byte: each record's sketch (counts over its own [min, max]) is spread evenly over the bins it
+// overlaps. Same layout as stepHistograms for the same options. Unsupported when a record with
+// data has no sketch (small tensors) or its part no summary.
+Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
+                                             const summary::RunSummaries& summaries,
+                                             std::string_view key, const HistogramOptions& options,
+                                             const StepRange& steps);
 
 } // namespace xt::analysis

@@ -38,6 +38,8 @@ struct DiagnosticCode {
       "the file ends inside a record (an interrupted writer); earlier records are intact")         \
     /* XDL runs: discovery, metas and reading */                                                   \
     X(kOrphanMeta, "orphan-meta", Warning, "a .meta file without its data file")                   \
+    X(kOrphanSummary, "orphan-summary", Warning,                                                   \
+      "a .xts part summary named without its data file")                                           \
     X(kUnrecognisedName, "unrecognised-name", Info,                                                \
       "a file name that does not follow {prefix}.{name}.{rank}.{index}; read as rank 0 part 1")    \
     X(kUnreadableDirectory, "unreadable-directory", Error, "a directory could not be listed")      \
@@ -58,14 +60,27 @@ struct DiagnosticCode {
     X(kSizeMismatch, "size-mismatch", Error,                                                       \
       "a column whose byte count does not match its dtype and shape")                              \
     X(kUnreadablePart, "unreadable-part", Error, "a part file could not be opened or mapped")      \
+    X(kUnavailableRecord, "unavailable-record", Error,                                             \
+      "the bytes of a record of a remote part could not be fetched")                               \
     X(kRefreshFailed, "refresh-failed", Error, "following a live run: re-reading a rank failed")   \
     /* Analysis */                                                                                 \
     X(kDamagedRecord, "damaged-record", Warning,                                                   \
-      "statistics skipped a record that does not parse")                                           \
+      "statistics or a part summary skipped a record that does not parse")                         \
     X(kDamagedColumn, "damaged-column", Warning,                                                   \
-      "statistics skipped a column that cannot be read")                                           \
+      "statistics or a part summary skipped a column that cannot be read")                         \
     X(kDuplicateStep, "duplicate-step", Warning,                                                   \
       "comparison: a step recorded twice on one side; the first record is compared")               \
+    /* Part summaries (core/summary) */                                                            \
+    X(kSummaryUnreadable, "summary-unreadable", Warning,                                           \
+      "a part summary exists but could not be read; it is rebuilt")                                \
+    X(kSummaryUnsupported, "summary-unsupported", Info,                                            \
+      "a part summary of another format version; it is rebuilt")                                   \
+    X(kSummaryCorrupt, "summary-corrupt", Warning,                                                 \
+      "a part summary fails its checks (CRC, counts); it is rebuilt")                              \
+    X(kSummaryStale, "summary-stale", Info,                                                        \
+      "a part summary no longer matches its part (size, mtime or fingerprints); it is rebuilt")    \
+    X(kSummaryNotSaved, "summary-not-saved", Warning,                                              \
+      "a part summary was built but could be saved neither beside the part nor in the cache")      \
     /* Chrome trace import (core/timeline) */                                                      \
     X(kTooManyProcesses, "too-many-processes", Error,                                              \
       "an event past ImportOptions::maxProcesses was skipped")                                     \
@@ -124,12 +139,22 @@ struct DiagnosticCode {
       "a flow event with no slice to attach to was skipped")                                       \
     X(kFlowWithoutStart, "flow-without-start", Warning,                                            \
       "a flow step or end without an earlier start was skipped")                                   \
+    X(kBackwardsFlow, "backwards-flow", Info,                                                      \
+      "a flow step or end before its start: bound to the start that follows it")                   \
+    /* Multi-rank timelines (core/timeline/rank_session) */                                        \
+    X(kDuplicateRank, "duplicate-rank", Warning,                                                   \
+      "two traces claim the same rank; the later one is given a free rank")                        \
+    X(kUnreadableTrace, "unreadable-trace", Error,                                                 \
+      "one rank's trace could not be imported; the other ranks are shown")                         \
     /* Opening paths */                                                                            \
     X(kHdfsOffline, "hdfs-offline", Warning,                                                       \
       "the HDFS namenode could not be reached; the local mirror (maybe stale) is shown")           \
+    X(kRemoteOffline, "remote-offline", Warning,                                                   \
+      "Python: a run URL's namenode could not be reached; the local mirror is read")               \
     /* The application */                                                                          \
     X(kOpenFailed, "open-failed", Error, "a run or path could not be opened")                      \
-    X(kSummaryFailed, "summary-failed", Error, "the key summary of a run could not be computed")   \
+    X(kSummaryFailed, "summary-failed", Error,                                                     \
+      "the key summary of a run, or the summary of one of its parts, could not be computed")       \
     X(kStatisticsFailed, "statistics-failed", Error,                                               \
       "the statistics of a run could not be computed")                                             \
     X(kTimelineOpenFailed, "timeline-open-failed", Error, "a timeline file could not be imported") \

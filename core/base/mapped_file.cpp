@@ -1,5 +1,6 @@
 #include "core/base/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -57,6 +58,17 @@ Result<bool> MappedFile::refresh() {
 
 void MappedFile::adviseSequential() const {
     if (m_data) ::madvise(const_cast<std::uint8_t*>(m_data), m_size, MADV_SEQUENTIAL);
+}
+
+void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {
+    if (!m_data || offset >= m_size) return;
+    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t end = std::min(m_size, offset + std::min(length, m_size - offset));
+    const std::uint64_t first = (offset + page - 1) / page * page; // the mapping is page-aligned
+    const std::uint64_t last = end == m_size ? end : end / page * page;
+    if (last <= first) return;
+    // A read-only shared file mapping: the pages are clean, dropping them loses nothing.
+    ::madvise(const_cast<std::uint8_t*>(m_data) + first, last - first, MADV_DONTNEED);
 }
 
 Status MappedFile::map(std::uint64_t size) {

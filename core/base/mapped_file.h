@@ -32,6 +32,10 @@ public:
 
     // Hints the kernel that the whole file will be read front to back.
     void adviseSequential() const;
+    // Drops this process's pages of bytes [offset, offset + length) (the whole pages inside it;
+    // the page cache keeps them), so reading a large file front to back does not grow the
+    // resident set. The bytes stay readable: a later access maps them in again.
+    void release(std::uint64_t offset, std::uint64_t length) const;
 
 private:
     Status map(std::uint64_t size);

@@ -79,7 +79,7 @@ Result<ChromeStepsReport> writeChromeSteps(const std::vector<xdl::RunReader>& ru
                     .field("lstep", e.lstep)
                     .field("timestamp_ms", e.timestamp)
                     .field("record_bytes", static_cast<std::uint64_t>(e.length))
-                    .field("part", part.part().path);
+                    .field("part", part.part().displayPath());
                 if (i > 0 && !hasPrev) w.field("note", "timestamp went backwards (restarted job?)");
                 w.endObject().endObject();
                 out.write(first ? "\n" : ",\n");

@@ -442,7 +442,7 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
     std::vector<std::string> sources;
     for (const auto& r : run.ranks())
         for (const auto& p : r.parts())
-            sources.push_back(p->part().path);
+            sources.push_back(p->part().displayPath());
     XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
 
     std::unique_ptr<analysis::Backend> ownBackend;
@@ -468,13 +468,17 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue; // reported by the index already
+            if (Status st = rank.decode(i, view); !st) {
+                // Bytes of a remote part that cannot be fetched: no export with rows missing.
+                if (st.code() == ErrorCode::IoError) return st;
+                continue; // damage: reported by the index already
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& key = part.keys()[c];
                 const auto& col = view.columns[c];
                 if (!wanted(key) || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
-                    diag.add(codes::kBadColumn, part.part().path, e.offset - 4, -1,
+                    diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;
@@ -518,7 +522,10 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue;
+            if (Status st = rank.decode(i, view); !st) {
+                if (st.code() == ErrorCode::IoError) return st;
+                continue;
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& col = view.columns[c];
                 auto it = writers.find(part.keys()[c]);

@@ -7,6 +7,7 @@
 #include "core/base/status.h"
 #include "core/xdl/file_series_writer.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,8 +32,15 @@ public:
 using OutputSinkFactory = std::function<Result<std::unique_ptr<OutputSink>>(
     const xdl::WriterOptions& options, const std::vector<std::string>& keys)>;
 
-// The default sink: files in options.outputDir through FileSeriesWriter.
+// The default sink: files in options.outputDir through FileSeriesWriter. With `summaries`, each
+// part's summary ({part}.xts, docs/SUMMARY-FORMAT.md) is computed as records are written (on the
+// calling thread: the recorder's writer) and saved atomically when the part is complete (split,
+// close) and at most every kSummarySaveInterval (and 20 times the last save's duration) while it
+// grows; a reader extends a summary over the records written after it. A summary that cannot be
+// saved never fails a write.
 Result<std::unique_ptr<OutputSink>> openLocalFileSink(const xdl::WriterOptions& options,
-                                                      const std::vector<std::string>& keys);
+                                                      const std::vector<std::string>& keys,
+                                                      bool summaries = true);
+inline constexpr std::chrono::milliseconds kSummarySaveInterval{2000};
 
 } // namespace xt::recorder

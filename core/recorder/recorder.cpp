@@ -211,7 +211,8 @@ struct Recorder::Impl {
         options.maxFileMB = config.maxFileMB;
         options.rank = config.rank;
         options.training = config.training;
-        auto w = config.sink ? config.sink(options, keys) : openLocalFileSink(options, keys);
+        auto w = config.sink ? config.sink(options, keys)
+                             : openLocalFileSink(options, keys, config.writeSummaries);
         if (!w) {
             keys.clear();
             return w.status();
@@ -432,6 +433,15 @@ Status Recorder::setSummary(std::string_view key, SummaryFunction fn) {
             return Status::ok();
         }
     d.summaries.emplace_back(std::string(key), std::move(fn));
+    return Status::ok();
+}
+
+Status Recorder::setWriteSummaries(bool on) {
+    Impl& d = *m_impl;
+    XT_RETURN_IF_ERROR(d.usable());
+    if (d.started)
+        return Status(ErrorCode::InvalidArgument, "summaries switched after recording started");
+    d.config.writeSummaries = on;
     return Status::ok();
 }
 

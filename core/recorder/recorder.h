@@ -2,8 +2,9 @@
 // The embeddable XDL recorder, modelled on the upstream TraceHook. A training job traces
 // tensors by key and calls commitStep(gstep) once per step; each traced step becomes one record,
 // serialized on the caller's thread and written by one background writer thread through a
-// bounded queue into the upstream file series (FileSeriesWriter). Depends on core/base and
-// core/xdl only: no Qt, no protobuf runtime.
+// bounded queue into the upstream file series (FileSeriesWriter), with each part's summary
+// beside it. Depends on core/base, core/xdl and core/summary (+ its CPU kernels) only: no Qt,
+// no TBB, no protobuf runtime.
 //
 // Threading: a Recorder is used from one thread at a time (the step thread). Its only hidden
 // thread is the writer, started by the first commitStep and joined by close().
@@ -89,6 +90,9 @@ struct RecorderConfig {
     std::function<std::int64_t()> clock;
     // Where records go; empty: local files in outputDir (openLocalFileSink).
     OutputSinkFactory sink;
+    // Local files: write each part's summary ({part}.xts) as records are written, so viewers
+    // open the run without reading it all. The statistics are computed on the writer thread.
+    bool writeSummaries = true;
 };
 
 struct RecorderStats {
@@ -132,6 +136,9 @@ public:
     Status traceCallback(std::string_view key, TensorCallback fn);
     // Applies fn to the key's value before writing (tensor, callback and once keys alike).
     Status setSummary(std::string_view key, SummaryFunction fn);
+
+    // RecorderConfig::writeSummaries, before the first record (for the C API).
+    Status setWriteSummaries(bool on);
 
     // Whether the next commitStep records (see everyNSteps); lets the caller skip work.
     bool isRecordedStep() const;

@@ -193,6 +193,10 @@ xt_status xt_recorder_set_summary(xt_recorder* rec, const char* key, xt_summary_
     });
 }
 
+xt_status xt_recorder_set_summaries(xt_recorder* rec, int on) {
+    return guarded(rec, [&] { return rec->recorder->setWriteSummaries(on != 0); });
+}
+
 int xt_recorder_is_recorded_step(const xt_recorder* rec) {
     return rec && rec->recorder->isRecordedStep() ? 1 : 0;
 }

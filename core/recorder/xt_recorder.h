@@ -98,6 +98,9 @@ XT_RECORDER_API xt_status xt_recorder_trace_callback(xt_recorder* rec, const cha
                                                      xt_tensor_callback fn, void* user);
 XT_RECORDER_API xt_status xt_recorder_set_summary(xt_recorder* rec, const char* key,
                                                   xt_summary_callback fn, void* user);
+/* Whether each part's summary ({part}.xts) is written beside it as records are written (1, the
+ * default) or not (0); only before the first commit_step. */
+XT_RECORDER_API xt_status xt_recorder_set_summaries(xt_recorder* rec, int on);
 /* 1 when the next commit records a step (every_n_steps), else 0. */
 XT_RECORDER_API int xt_recorder_is_recorded_step(const xt_recorder* rec);
 XT_RECORDER_API xt_status xt_recorder_commit_step(xt_recorder* rec, int64_t gstep);

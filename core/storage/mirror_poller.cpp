@@ -67,4 +67,9 @@ const std::string& MirrorPoller::localPath() const {
     return m_impl->localPath;
 }
 
+std::function<void(xdl::PartFile&)> MirrorPoller::preparePart() const {
+    const HdfsMirror* mirror = &m_impl->mirror;
+    return [mirror](xdl::PartFile& part) { (void)mirror->attach(part); };
+}
+
 } // namespace xt::storage

@@ -1,12 +1,14 @@
 #include "core/storage/webhdfs_client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 namespace xt::storage {
 
@@ -578,6 +580,35 @@ Status WebHdfsClient::mkdirs(const HdfsUrl& url, const ProgressCallback& cb) {
     XT_ASSIGN_OR_RETURN(const bool done,
                         parseBooleanResponse(body, fmt::format("MKDIRS {}", url.toString())));
     if (!done) return Status(ErrorCode::IoError, fmt::format("MKDIRS {}: refused", url.toString()));
+    return Status::ok();
+}
+
+Status WebHdfsClient::replace(const HdfsUrl& url, std::string_view data,
+                              const ProgressCallback& cb) {
+    static std::atomic<std::uint64_t> counter{0};
+    const auto slash = url.path.rfind('/');
+    HdfsUrl tmp = url;
+    tmp.path = fmt::format("{}/.{}.{}-{}-{}.tmp", url.path.substr(0, slash),
+                           url.path.substr(slash + 1), ::getpid(), counter++,
+                           std::chrono::steady_clock::now().time_since_epoch().count());
+    XT_RETURN_IF_ERROR(create(tmp, data, true, cb));
+    Status moved = rename(tmp, url, true, cb);
+    if (!moved) (void)remove(tmp, false, cb);
+    return moved;
+}
+
+Status WebHdfsClient::rename(const HdfsUrl& from, const HdfsUrl& to, bool overwrite,
+                             const ProgressCallback& cb) {
+    std::string extra = "destination=" + percentEncode(to.path, true);
+    if (overwrite) extra += "&renameoptions=OVERWRITE";
+    auto body = jsonRequest("PUT", from, "RENAME", extra, cb);
+    if (!body) return body.status();
+    const std::string what = fmt::format("RENAME {} to {}", from.toString(), to.path);
+    auto done = parseBooleanResponse(*body, what);
+    if (!done) return done.status();
+    if (!*done)
+        return Status(ErrorCode::IoError,
+                      fmt::format("{}: refused (no such file, or the destination exists)", what));
     return Status::ok();
 }
 

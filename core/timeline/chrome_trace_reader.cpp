@@ -580,6 +580,8 @@ Status TraceStoreBuilder::parse(const ProgressCallback& progress) {
             }
             if (key == "displayTimeUnit" && s[i] == '"')
                 m_report.displayTimeUnit = std::string(s.substr(i + 1, ve - i - 2));
+            if (key == "distributedInfo" && s[i] == '{')
+                m_report.distributedInfo = std::string(s.substr(i, ve - i));
             i = ve;
         }
         if (!sawEvents) warn("no-trace-events", pos, "object form without a traceEvents array");
@@ -636,6 +638,11 @@ Status TraceStoreBuilder::fastParse(const ProgressCallback& progress, bool& done
         } else if (key == "displayTimeUnit") {
             std::string_view sv;
             if (stringView(v, sv)) m_report.displayTimeUnit = std::string(sv);
+        } else if (key == "distributedInfo") {
+            od::object info;
+            std::string_view raw;
+            if (!v.get_object().get(info) && !info.raw_json().get(raw))
+                m_report.distributedInfo = std::string(raw);
         }
     }
     if (!sawEvents) warn("no-trace-events", 0, "object form without a traceEvents array");
@@ -1191,6 +1198,7 @@ void TraceStoreBuilder::handleCounter(const EventFields& f, std::size_t offset) 
             CounterSeries cs;
             cs.process = p;
             cs.name = sid;
+            cs.key = intern(key);
             m_counters.push_back(std::move(cs));
         }
         m_counters[it->second].ts.push_back(ts);
@@ -1397,7 +1405,9 @@ TraceStore TraceStoreBuilder::finish() {
     }
 
     // Flow v1: points of one (cat, name, id) in time order; s starts a chain, t continues it,
-    // f ends it. Each point binds to a slice on its thread.
+    // f ends it. Each point binds to a slice on its thread. A t or f outside a chain waits for
+    // the next s of its id and binds to it: an arrow back in time (TF dataflow into an op that
+    // starts before its producer ends). chromeCompatibleFlows drops it instead, as catapult does.
     auto phRank = [](char c) { return c == 's' ? 0 : (c == 't' ? 1 : 2); };
     std::sort(m_flowPoints.begin(), m_flowPoints.end(),
               [&](const FlowPoint& a, const FlowPoint& b) {
@@ -1410,11 +1420,23 @@ TraceStore TraceStoreBuilder::finish() {
               });
     std::uint32_t prev = kNoIndex;
     bool inChain = false;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> waiting; // (slice, order) before an s
+    auto withoutStart = [&](std::uint32_t order) {
+        m_record = order;
+        warn("flow-without-start", kNoOff, "flow step or end without a start: skipped");
+    };
+    auto dropWaiting = [&] {
+        for (const auto& w : waiting)
+            withoutStart(w.second);
+        waiting.clear();
+    };
     for (std::size_t i = 0; i < m_flowPoints.size(); ++i) {
         const FlowPoint& p = m_flowPoints[i];
         if (i == 0 || p.cat != m_flowPoints[i - 1].cat || p.name != m_flowPoints[i - 1].name ||
-            p.id != m_flowPoints[i - 1].id)
+            p.id != m_flowPoints[i - 1].id) {
+            dropWaiting();
             inChain = false; // a new (cat, name, id)
+        }
         const Track& tr = st.m_tracks[threadTrack[p.thread]];
         std::uint32_t slice = p.enclosing ? findEnclosing(tr, p.ts) : findNext(tr, p.ts);
         if (slice == kNoIndex && !p.enclosing) slice = findEnclosing(tr, p.ts);
@@ -1425,18 +1447,30 @@ TraceStore TraceStoreBuilder::finish() {
             continue;
         }
         if (p.ph == 's') {
+            for (const auto& [to, order] : waiting) {
+                st.m_flows.push_back(Flow{slice, to, p.name, p.cat});
+                m_record = order;
+                warn("backwards-flow", kNoOff,
+                     "flow step or end before its start: bound to the start that follows it",
+                     Severity::Info);
+            }
+            waiting.clear();
             prev = slice;
             inChain = true;
             continue;
         }
         if (!inChain) {
-            warn("flow-without-start", kNoOff, "flow step or end without a start: skipped");
+            if (m_options.chromeCompatibleFlows)
+                withoutStart(p.order);
+            else
+                waiting.emplace_back(slice, p.order);
             continue;
         }
         st.m_flows.push_back(Flow{prev, slice, p.name, p.cat});
         prev = slice;
         if (p.ph == 'f') inChain = false;
     }
+    dropWaiting();
     m_flowPoints = {};
     // Flow v2: slices carrying bind_id with flow_out start an arrow; flow_in ends it.
     {
@@ -1477,6 +1511,7 @@ TraceStore TraceStoreBuilder::finish() {
         CounterSeries sorted;
         sorted.process = cs.process;
         sorted.name = cs.name;
+        sorted.key = cs.key;
         for (auto i : idx) {
             sorted.ts.push_back(cs.ts[i]);
             sorted.values.push_back(cs.values[i]);

@@ -25,6 +25,10 @@ struct ImportOptions {
     std::uint32_t maxThreads = 1u << 20;
     std::uint32_t maxJsonDepth = 256;   // nesting of arrays and objects inside one event
     std::uint64_t maxInflatedBytes = 0; // gzip / zip output; 0: half of physical memory
+    // A v1 flow step or end (t / f) with no start before it binds to the start of its id that
+    // follows it: an arrow back in time, counted as "backwards-flow" (info). True drops it as
+    // Chrome's importer does ("flow-without-start"), so counts compare with chrome://tracing.
+    bool chromeCompatibleFlows = false;
 };
 
 Result<TraceStore> importChromeTrace(const std::string& path, const ImportOptions& options = {});

@@ -15,6 +15,7 @@ struct ImportReport {
     std::string container;       // "json", "gzip", "zip"
     bool objectForm = false;     // {"traceEvents": [...]} rather than a bare array
     std::string displayTimeUnit; // as written; times are always read as microseconds
+    std::string distributedInfo; // the top-level "distributedInfo" object (Kineto) as JSON text
     std::uint64_t inputBytes = 0;
     std::uint64_t jsonBytes = 0;
     std::uint64_t events = 0;                    // JSON objects in the event array

@@ -6,6 +6,7 @@
 #include "step_stats.pb.h"
 
 #include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/text_format.h>
 
 #include <algorithm>
 #include <fstream>
@@ -86,6 +87,7 @@ struct Tensor {
     std::int64_t create = 0, lastUnref = 0, flowTime = 0;
     std::int64_t bytes = 0;
     std::string allocator;
+    std::string description; // the TensorDescription as timeline.py's snapshot writes it
     std::int64_t objectId = 0;
 };
 
@@ -178,6 +180,10 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStat
                 const auto& alloc = ns.output(oi).tensor_description().allocation_description();
                 t.bytes = alloc.requested_bytes();
                 t.allocator = alloc.allocator_name();
+                // Text format without quotes: str(tensor_description).replace('"', '').
+                google::protobuf::TextFormat::PrintToString(ns.output(oi).tensor_description(),
+                                                            &t.description);
+                std::erase(t.description, '"');
                 t.objectId = static_cast<std::int64_t>(tensors.size());
                 tensorByName[t.name] = tensors.size();
                 tensors.push_back(std::move(t));
@@ -220,7 +226,7 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStat
                 auto it = tensorByName.find(input);
                 if (it == tensorByName.end()) continue;
                 Tensor& t = tensors[it->second];
-                t.lastUnref = std::max(t.lastUnref, end);
+                t.lastUnref = std::max(t.lastUnref, addSat(end, -1)); // as timeline.py does
                 const std::int64_t producerPid = devicePid[static_cast<std::size_t>(
                     std::find(tensorPid.begin(), tensorPid.end(), t.pid) - tensorPid.begin())];
                 if (producerPid == devicePid[di] && t.tid == tid) continue; // same lane
@@ -243,15 +249,12 @@ Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStat
         w.beginObject().field("ph", "O").field("cat", "Tensor").field("name", t.name);
         w.field("pid", t.pid).field("tid", t.tid).field("ts", t.create).field("id", t.objectId);
         w.key("args").beginObject().key("snapshot").beginObject();
-        w.field("requested_bytes", t.bytes).field("allocator_name", t.allocator);
-        w.endObject().endObject().endObject();
+        w.field("tensor_description", t.description).endObject().endObject().endObject();
         w.beginObject().field("ph", "D").field("cat", "Tensor").field("name", t.name);
         w.field("pid", t.pid).field("tid", t.tid).field("ts", t.lastUnref).field("id", t.objectId);
         w.endObject();
-        if (!t.allocator.empty()) {
-            allocs[t.allocator].push_back({t.create, t.bytes});
-            allocs[t.allocator].push_back({t.lastUnref, -t.bytes});
-        }
+        allocs[t.allocator].push_back({t.create, t.bytes}); // "" too, as timeline.py
+        allocs[t.allocator].push_back({t.lastUnref, -t.bytes});
     }
     for (auto& [allocator, events] : allocs) {
         std::stable_sort(events.begin(), events.end(),

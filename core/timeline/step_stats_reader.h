@@ -4,8 +4,9 @@
 // process per device plus an "Allocators" process; ops placed on the first lane that is free;
 // op names parsed from timeline_label ("name:op" node names on GPU tracer devices); dataflow
 // arrows from producer end to consumer start across lanes; tensors as N/O/D objects living from
-// their producer's start to their last consumer's end; a "Memory <allocator>" counter per
-// allocator. The StepStats become a Chrome trace which the Chrome reader then imports.
+// their producer's start to its end or their last consumer's end minus 1 us, whichever is later,
+// with the TensorDescription text as snapshot; a "Memory <allocator>" counter per allocator
+// ("" included). The StepStats become a Chrome trace which the Chrome reader then imports.
 
 #include "core/base/status.h"
 #include "core/timeline/chrome_trace_reader.h"

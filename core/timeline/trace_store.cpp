@@ -6,10 +6,10 @@ namespace xt::timeline {
 
 namespace od = simdjson::ondemand;
 
-std::vector<std::pair<std::string, std::string>> TraceStore::decodeArgs(ArgsRef a) const {
+std::vector<std::pair<std::string, std::string>> decodeJsonObject(std::string_view json) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (a.empty()) return out;
-    simdjson::padded_string copy(argsJson(a));
+    if (json.empty()) return out;
+    simdjson::padded_string copy(json);
     od::parser parser;
     od::document doc;
     od::object obj;

@@ -80,6 +80,7 @@ struct Instant {
 struct CounterSeries {
     std::uint32_t process = 0;
     StringId name = 0;
+    StringId key = 0;             // the arg's key (TF: the allocator name)
     std::vector<std::int64_t> ts; // sorted
     std::vector<double> values;
 };
@@ -94,6 +95,10 @@ struct ObjectLifetime {
     std::uint32_t snapshots = 0;
     ArgsRef lastSnapshot;
 };
+
+// The top-level key/value pairs of a JSON object (values as JSON text for objects, arrays and
+// numbers, unescaped for strings); empty when `json` is not an object.
+std::vector<std::pair<std::string, std::string>> decodeJsonObject(std::string_view json);
 
 class TraceStore {
 public:
@@ -137,7 +142,9 @@ public:
     // The raw JSON text of an args object, and its decoded top-level key/value pairs
     // (values as JSON text for objects/arrays/numbers, unescaped for strings).
     std::string_view argsJson(ArgsRef a) const { return m_bytes.text().substr(a.offset, a.size); }
-    std::vector<std::pair<std::string, std::string>> decodeArgs(ArgsRef a) const;
+    std::vector<std::pair<std::string, std::string>> decodeArgs(ArgsRef a) const {
+        return decodeJsonObject(argsJson(a));
+    }
 
     // Display name of a process/thread: the M name, else "pid N" / "tid N".
     std::string processLabel(std::uint32_t process) const;

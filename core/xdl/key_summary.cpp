@@ -25,7 +25,8 @@ const DiagnosticCode& problemCode(ColumnProblem p) {
 } // namespace
 
 Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
-                                              const ProgressCallback& progress) {
+                                              const ProgressCallback& progress,
+                                              const ColumnFactsSource& factsSource) {
     std::vector<KeySummary> out;
     std::unordered_map<std::string, std::size_t> slot;
     for (const auto& k : run.keys()) {
@@ -37,6 +38,7 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
         total += r.recordCount();
 
     RecordView view;
+    std::vector<ColumnFacts> facts;
     for (const auto& rank : run.ranks()) {
         for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
@@ -44,34 +46,45 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
             const PartReader& part = *rank.parts()[rank.partOf(i)];
             const RecordEntry& e = rank.entry(i);
             auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
-            Status st = decodeRecord(part.message(e), view);
-            if (!st) {
-                diag.add(codes::kMalformedRecord, part.part().path, e.offset - 4, recordNo,
-                         st.message());
-                continue;
-            }
-            const auto& keys = part.keys();
-            for (std::size_t c = 0; c < view.columns.size() && c < keys.size(); ++c) {
-                KeySummary& s = out[slot.at(keys[c])];
-                const ColumnView& col = view.columns[c];
-                ColumnProblem problem = col.check();
-                if (problem != ColumnProblem::None) {
-                    ++s.damagedRecords;
-                    diag.add(problemCode(problem), part.part().path, e.offset - 4, recordNo,
-                             "key '" + keys[c] + "': " + columnProblemName(problem) + " (dtype " +
-                                 std::to_string(col.wireDtype) + ", shape " + col.shape.toString() +
-                                 ", " + std::to_string(col.data.size()) + " bytes)");
+            if (!factsSource || !factsSource(part, std::size_t(recordNo), facts)) {
+                Status st = part.ensure(e.offset, e.length);
+                if (st) st = decodeRecord(part.message(e), view);
+                if (!st) { // IoError: the bytes of a remote part could not be fetched
+                    diag.add(st.code() == ErrorCode::IoError ? codes::kUnavailableRecord
+                                                             : codes::kMalformedRecord,
+                             part.part().path, e.offset - 4, recordNo, st.message());
                     continue;
                 }
-                if (col.isEmpty()) {
+                facts.resize(view.columns.size());
+                for (std::size_t c = 0; c < view.columns.size(); ++c) {
+                    const ColumnView& col = view.columns[c];
+                    facts[c] = {col.check(), col.isEmpty(), col.wireDtype, col.shape,
+                                col.data.size()};
+                }
+            }
+            const auto& keys = part.keys();
+            for (std::size_t c = 0; c < facts.size() && c < keys.size(); ++c) {
+                KeySummary& s = out[slot.at(keys[c])];
+                const ColumnFacts& col = facts[c];
+                if (col.problem != ColumnProblem::None) {
+                    ++s.damagedRecords;
+                    diag.add(problemCode(col.problem), part.part().path, e.offset - 4, recordNo,
+                             "key '" + keys[c] + "': " + columnProblemName(col.problem) +
+                                 " (dtype " + std::to_string(col.wireDtype) + ", shape " +
+                                 col.shape.toString() + ", " + std::to_string(col.dataBytes) +
+                                 " bytes)");
+                    continue;
+                }
+                if (col.empty) {
                     ++s.emptyRecords;
                     continue;
                 }
+                const auto dtype = static_cast<Dtype>(col.wireDtype);
                 if (s.records++ == 0) {
-                    s.dtype = col.dtype();
+                    s.dtype = dtype;
                     s.shape = col.shape;
                 } else {
-                    s.mixedDtypes = s.mixedDtypes || *s.dtype != col.dtype();
+                    s.mixedDtypes = s.mixedDtypes || *s.dtype != dtype;
                     s.varyingShape = s.varyingShape || !(s.shape == col.shape);
                 }
             }

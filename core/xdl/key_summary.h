@@ -22,8 +22,22 @@ struct KeySummary {
     std::uint64_t damagedRecords = 0;
 };
 
+// A column as summarizeKeys counts it.
+struct ColumnFacts {
+    ColumnProblem problem = ColumnProblem::None;
+    bool empty = false;
+    std::int64_t wireDtype = 0;
+    Shape shape;
+    std::uint64_t dataBytes = 0;
+};
+// Gives the columns of record `record` (numbered in its part) without decoding it, e.g. from a
+// stored summary; returns false to have the record decoded instead.
+using ColumnFactsSource =
+    std::function<bool(const PartReader& part, std::size_t record, std::vector<ColumnFacts>& out)>;
+
 // One summary per key of the run, in RunReader::keys() order. Damaged columns are reported.
 Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
-                                              const ProgressCallback& progress = {});
+                                              const ProgressCallback& progress = {},
+                                              const ColumnFactsSource& facts = {});
 
 } // namespace xt::xdl

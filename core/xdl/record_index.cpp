@@ -18,6 +18,31 @@ bool isRecordStartByte(std::uint8_t b) {
 RecordIndex::RecordIndex(std::string file, IndexOptions options)
     : m_file(std::move(file)), m_options(options) {}
 
+RecordIndex RecordIndex::restore(std::string file, IndexState state, IndexOptions options) {
+    RecordIndex index(std::move(file), options);
+    index.m_records = std::move(state.records);
+    index.m_keys = std::move(state.keys);
+    index.m_hasHeader = state.hasHeader;
+    index.m_startChecked = state.startChecked;
+    index.m_headerLength = state.headerLength;
+    index.m_pos = state.scannedTo;
+    if (state.tailReported) index.m_reportedTailAt = state.scannedTo;
+    return index;
+}
+
+IndexState RecordIndex::takeState() {
+    IndexState s;
+    s.records = std::move(m_records);
+    s.keys = std::move(m_keys);
+    s.hasHeader = m_hasHeader;
+    s.startChecked = m_startChecked;
+    s.tailReported = tailReported();
+    s.headerLength = m_headerLength;
+    s.scannedTo = m_pos;
+    *this = RecordIndex(std::move(m_file), m_options);
+    return s;
+}
+
 bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const {
     if (pos == bytes.size()) return true; // a clean end of file
     if (pos > bytes.size()) return false;

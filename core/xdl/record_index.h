@@ -29,9 +29,25 @@ struct IndexOptions {
     std::uint32_t maxRecordBytes = 1u << 30;
 };
 
+// Everything an index knows after scanning bytes [0, scannedTo): enough to continue the scan
+// later (a stored summary keeps it, so reopening a part does not scan it again).
+struct IndexState {
+    std::vector<RecordEntry> records;
+    std::vector<std::string> keys;
+    bool hasHeader = false;
+    bool startChecked = false; // the first message has been looked at (header or not)
+    bool tailReported = false; // tailReported()
+    std::uint64_t headerLength = 0;
+    std::uint64_t scannedTo = 0;
+};
+
 class RecordIndex {
 public:
     explicit RecordIndex(std::string file, IndexOptions options = {});
+    // An index that continues from `state`: extend() scans only from state.scannedTo on.
+    static RecordIndex restore(std::string file, IndexState state, IndexOptions options = {});
+    // The state, moved out (the index is left empty).
+    IndexState takeState();
 
     // Indexes the complete messages in fileBytes[scannedTo(), end). Call again with a longer
     // span when the file has grown. Returns Cancelled when progress asks to stop (the index
@@ -47,6 +63,8 @@ public:
     const std::vector<RecordEntry>& records() const { return m_records; }
     // Bytes [0, scannedTo()) are indexed; anything after is an incomplete or damaged tail.
     std::uint64_t scannedTo() const { return m_pos; }
+    // Whether damage at scannedTo() has been reported already.
+    bool tailReported() const { return m_reportedTailAt == m_pos; }
 
 private:
     // Whether a well-formed record or header (or the end of the file) starts at pos.

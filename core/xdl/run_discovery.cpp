@@ -18,6 +18,7 @@ namespace xt::xdl {
 namespace {
 
 constexpr std::string_view kMetaSuffix = ".meta";
+constexpr std::string_view kSummarySuffix = ".xts"; // a part's summary (docs/SUMMARY-FORMAT.md)
 
 template <class T> bool parseNonNegative(std::string_view s, T& out) {
     if (s.empty() || s.size() > 18) return false;
@@ -39,14 +40,16 @@ struct Collector {
     // Adds one data file; `explicitly` means the user named it, so an odd name is still opened.
     bool addFile(const fs::path& path, bool explicitly) {
         std::string file = path.filename().string();
-        if (file.ends_with(kMetaSuffix)) {
+        const bool meta = file.ends_with(kMetaSuffix);
+        if (meta || file.ends_with(kSummarySuffix)) { // stands for its data file
             fs::path data = path;
-            data.replace_extension(); // drop ".meta"
+            data.replace_extension(); // drop ".meta" / ".xts"
             std::error_code ec;
             if (fs::is_regular_file(data, ec)) return addFile(data, explicitly);
             if (explicitly)
-                diag.add(codes::kOrphanMeta, path.string(), Diagnostic::kNoOffset, -1,
-                         "meta file without its data file");
+                diag.add(meta ? codes::kOrphanMeta : codes::kOrphanSummary, path.string(),
+                         Diagnostic::kNoOffset, -1,
+                         std::string(meta ? "meta" : "summary") + " file without its data file");
             return false;
         }
         auto parsed = parsePartFileName(file);
@@ -97,7 +100,7 @@ struct Collector {
 } // namespace
 
 std::optional<PartName> parsePartFileName(std::string_view file) {
-    if (file.ends_with(kMetaSuffix)) return std::nullopt;
+    if (file.ends_with(kMetaSuffix) || file.ends_with(kSummarySuffix)) return std::nullopt;
     auto lastDot = file.rfind('.');
     if (lastDot == std::string_view::npos) return std::nullopt;
     auto rankDot = file.rfind('.', lastDot - 1);
@@ -134,6 +137,7 @@ const char* metaStateName(MetaState s) {
 
 std::string RunFiles::label() const {
     std::string base = prefix.empty() ? name : prefix + "." + name;
+    if (!source.empty()) return source + (source.back() == '/' ? "" : "/") + base;
     return directory == "." ? base : (fs::path(directory) / base).string();
 }
 
@@ -196,7 +200,7 @@ Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths
 
     std::vector<RunFiles> runs;
     for (auto& [key, ranks] : c.runs) {
-        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}};
         for (auto& [rank, parts] : ranks) {
             RankFiles rf{rank, {}, {}};
             std::int64_t expected = 1;

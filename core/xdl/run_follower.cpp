@@ -103,6 +103,7 @@ struct RunFollower::Impl {
             part.path = f.path;
             part.index = f.index;
             readMeta(part, diag);
+            if (options.preparePart) options.preparePart(part);
             auto opened = PartReader::open(std::move(part), diag, {}, readerOptions);
             if (!opened) {
                 diag.add(codes::kUnreadablePart, f.path, Diagnostic::kNoOffset, -1,

@@ -27,12 +27,25 @@ public:
     static Result<std::unique_ptr<PartReader>> open(PartFile part, Diagnostics& diag,
                                                     const ProgressCallback& progress = {},
                                                     const ReaderOptions& options = {});
+    // Opens with the index restored from `seed` (a stored summary's), scanning only the bytes
+    // beyond seed.scannedTo. A seed that does not fit the file (longer than it) is dropped and
+    // the whole file is scanned.
+    static Result<std::unique_ptr<PartReader>> open(PartFile part, IndexState seed,
+                                                    Diagnostics& diag,
+                                                    const ProgressCallback& progress = {},
+                                                    const ReaderOptions& options = {});
     // Picks up appended bytes and a meta written since the last call. True when anything changed.
     Result<bool> refresh(Diagnostics& diag);
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
+    // Makes bytes [offset, offset + length) readable: the part's fetcher (a remote part) brings
+    // them in; nothing to do for a local file. Every read of the part's bytes is preceded by it
+    // (open and refresh for what they index, RankReader::decode for a record).
+    Status ensure(std::uint64_t offset, std::uint64_t length) const;
+    // The mapped bytes: only ranges ensure() covered may be read.
     Bytes bytes() const { return m_file.bytes(); }
+    const MappedFile& file() const { return m_file; }
     Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }
     // Key names of this part's columns (from its header, or borrowed: see RankReader).
     const std::vector<std::string>& keys() const { return m_keys; }
@@ -41,6 +54,10 @@ public:
 private:
     friend class RankReader;
     PartReader(PartFile part, MappedFile file, const ReaderOptions& options);
+    static Result<std::unique_ptr<PartReader>> openWith(PartFile part, IndexState* seed,
+                                                        Diagnostics& diag,
+                                                        const ProgressCallback& progress,
+                                                        const ReaderOptions& options);
     void setKeys(std::vector<std::string> keys);
     void finishIfComplete(Diagnostics& diag);
 
@@ -95,6 +112,8 @@ public:
     static Result<RunReader> open(const RunFiles& files, Diagnostics& diag,
                                   const ProgressCallback& progress = {},
                                   const ReaderOptions& options = {});
+    // A run of ranks opened by the caller (e.g. from summaries), in `files`' rank order.
+    static RunReader fromRanks(RunFiles files, std::vector<RankReader> ranks);
 
     const RunFiles& files() const { return m_files; }
     const std::vector<RankReader>& ranks() const { return m_ranks; }

@@ -5,14 +5,18 @@
 //   bench_recorder [--benchmark_filter=...]   files go under $XT_BENCH_DIR (/tmp), removed after
 //
 // BM_Step/traced:0|1    one synthetic training step over 1 MB of float32 weights (20 or 100
-//                       SGD-like passes), without and with tracing those 1 MB (trace + commit).
+//                       SGD-like passes), without and with tracing those 1 MB (trace + commit);
+//                       summaries:0|1 without and with the parts' summaries (RecorderConfig).
 // BM_TraceCommit1MB     trace + commitStep alone: the absolute step-thread cost per 1 MB.
 // BM_RecorderWrite      1 MB records through the recorder until close(): bytes/s of the files
-//                       (queue capacity 2 and 8 records).
+//                       (queue capacity 2 and 8 records; summaries off and on).
+// BM_SummarizeRecord1MB the writer thread's extra work per 1 MB record with summaries on
+//                       (statistics and sketch of its column, SummaryBuilder::add).
 // BM_PlainWrite         the same bytes with a plain write() loop into one file.
 // BM_FollowLatency      a record every 20 ms; counters p50_ms/p95_ms/max_ms from commitStep to
 //                       the follower's update that includes it.
 #include "core/recorder/recorder.h"
+#include "core/summary/summary_builder.h"
 #include "core/xdl/run_follower.h"
 
 #include <benchmark/benchmark.h>
@@ -42,11 +46,12 @@ std::string benchDir(const std::string& name) {
 }
 
 std::unique_ptr<recorder::Recorder> makeRecorder(const std::string& dir, double maxMB = 300,
-                                                 std::size_t queue = 8) {
+                                                 std::size_t queue = 8, bool summaries = true) {
     recorder::RecorderConfig c;
     c.outputDir = dir;
     c.maxFileMB = maxMB;
     c.queueCapacity = queue;
+    c.writeSummaries = summaries;
     auto r = recorder::Recorder::create(c);
     if (!r) {
         std::fprintf(stderr, "%s\n", r.status().toString().c_str());
@@ -68,9 +73,10 @@ void computeStep(std::vector<float>& w, std::vector<float>& g, int passes) {
 void BM_Step(benchmark::State& state) {
     const bool traced = state.range(0) != 0;
     const int passes = static_cast<int>(state.range(1));
+    const bool summaries = state.range(2) != 0;
     std::vector<float> w(kFloats, 0.5f), g(kFloats, 0.0f);
     std::string dir = benchDir("step");
-    auto rec = traced ? makeRecorder(dir, 100) : nullptr;
+    auto rec = traced ? makeRecorder(dir, 100, 8, summaries) : nullptr;
     std::int64_t step = 0;
     for (auto _ : state) {
         computeStep(w, g, passes);
@@ -90,8 +96,13 @@ void BM_Step(benchmark::State& state) {
     std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_Step)
-    ->ArgsProduct({{0, 1}, {20, 100}})
-    ->ArgNames({"traced", "passes"})
+    ->Args({0, 20, 0})
+    ->Args({1, 20, 0})
+    ->Args({1, 20, 1})
+    ->Args({0, 100, 0})
+    ->Args({1, 100, 0})
+    ->Args({1, 100, 1})
+    ->ArgNames({"traced", "passes", "summaries"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(3.0);
@@ -99,7 +110,7 @@ BENCHMARK(BM_Step)
 void BM_TraceCommit1MB(benchmark::State& state) {
     std::vector<float> w(kFloats, 0.25f);
     std::string dir = benchDir("commit");
-    auto rec = makeRecorder(dir, 100);
+    auto rec = makeRecorder(dir, 100, 8, state.range(0) != 0);
     std::int64_t step = 0;
     for (auto _ : state) {
         if (!rec->trace("layer/weight", w.data(), kShape) || !rec->commitStep(step++))
@@ -112,7 +123,12 @@ void BM_TraceCommit1MB(benchmark::State& state) {
     (void)rec->close();
     std::filesystem::remove_all(dir);
 }
-BENCHMARK(BM_TraceCommit1MB)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_TraceCommit1MB)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("summaries")
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 constexpr int kRecords = 512; // 512 MiB per iteration
 
@@ -122,7 +138,8 @@ void BM_RecorderWrite(benchmark::State& state) {
         state.PauseTiming();
         std::string dir = benchDir("write");
         state.ResumeTiming();
-        auto rec = makeRecorder(dir, 300, static_cast<std::size_t>(state.range(0)));
+        auto rec =
+            makeRecorder(dir, 300, static_cast<std::size_t>(state.range(0)), state.range(1) != 0);
         for (int s = 0; s < kRecords; ++s)
             if (!rec->trace("layer/weight", w.data(), kShape) || !rec->commitStep(s))
                 state.SkipWithError("recorder failed");
@@ -135,12 +152,34 @@ void BM_RecorderWrite(benchmark::State& state) {
                             static_cast<std::int64_t>(kFloats * 4));
 }
 BENCHMARK(BM_RecorderWrite)
-    ->Arg(2)
-    ->Arg(8)
-    ->ArgName("queue")
+    ->ArgsProduct({{2, 8}, {0, 1}})
+    ->ArgNames({"queue", "summaries"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(3.0);
+
+void BM_SummarizeRecord1MB(benchmark::State& state) {
+    std::vector<float> w(kFloats);
+    for (std::size_t i = 0; i < w.size(); ++i)
+        w[i] = float(i % 977) * 0.01f - 3.0f;
+    xdl::RecordEncoder enc;
+    enc.begin(1, 1);
+    enc.addColumn(xdl::Dtype::Float, kShape,
+                  {reinterpret_cast<const std::uint8_t*>(w.data()), w.size() * 4});
+    if (!enc.finish(0)) state.SkipWithError("encode failed");
+    const xdl::Bytes message = enc.framed().subspan(4);
+    summary::PartSummary s;
+    summary::SummaryBuilder builder(s);
+    Diagnostics diag;
+    for (auto _ : state) {
+        s.records.assign(1, xdl::RecordEntry{4, std::uint32_t(message.size()), 1, 1, 1, 0});
+        s.columns.clear();
+        s.sketches.clear();
+        builder.add(0, message, diag, "bench");
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kFloats * 4));
+}
+BENCHMARK(BM_SummarizeRecord1MB)->Unit(benchmark::kMicrosecond);
 
 void BM_PlainWrite(benchmark::State& state) {
     std::vector<char> buf(kFloats * 4 + 40, 1);

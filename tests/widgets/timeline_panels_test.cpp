@@ -287,6 +287,22 @@ TEST(MemoryPanel, PeaksAndTheObjectsAliveAtThem) {
               st->str(ob.name));
     EXPECT_EQ(panel.objectTable()->item(0, MemoryPanel::ObjectIdColumn)->text().toStdString(),
               st->str(ob.id));
+    // TF: the GPU allocator's own tensors, largest first, with bytes and producing op, and the
+    // sum of all its allocations beside the peak.
+    ASSERT_TRUE(want[0].byAllocator);
+    EXPECT_EQ(st->str(st->counters()[want[0].series].key), "GPU_0_bfc");
+    EXPECT_EQ(panel.peakTable()->item(0, MemoryPanel::AllocatedColumn)->text(),
+              formatBytes(std::uint64_t(want[0].allocatedBytes)));
+    EXPECT_GT(want[0].allocatedBytes, std::int64_t(want[0].peak));
+    EXPECT_EQ(panel.objectTable()->item(0, MemoryPanel::BytesColumn)->text(),
+              formatBytes(std::uint64_t(want[0].liveBytes[0])));
+    ASSERT_NE(want[0].producers[0], timeline::kNoIndex);
+    EXPECT_EQ(panel.objectTable()->item(0, MemoryPanel::OpColumn)->text().toStdString(),
+              st->str(st->sliceName()[want[0].producers[0]]));
+    for (std::uint32_t o : want[0].liveObjects)
+        EXPECT_EQ(timeline::tensorAllocation(*st, st->objects()[o]).allocator, "GPU_0_bfc");
+    panel.resize(800, 600);
+    EXPECT_TRUE(nonBlank(shot(panel, "memory_allocator")));
     const int last = int(want.size()) - 1;
     panel.selectPeak(last);
     EXPECT_EQ(panel.selectedPeak(), last);

@@ -1,7 +1,8 @@
 // Timeline view: pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
 // ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
 // corpus traces: click selection with the details panel, search against a brute-force count,
-// range drag, W/S/A/D/0/F keys, a rendered page, and opening files through MainWindow.
+// range drag, W/S/A/D/0/F keys, a rendered page, a flow arrow back in time (and the setting
+// that drops it), and opening files through MainWindow.
 #include "core/open/trace_kind.h"
 #include "core/xdl/file_series_writer.h"
 #include "temp_dir.h"
@@ -15,6 +16,7 @@
 #include "offscreen_app.h"
 #include "shared_corpus.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QLineEdit>
@@ -506,6 +508,72 @@ TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
     EXPECT_EQ(v->layout().pinned[0].index, track);
 }
 
+// TF dataflow: the consumer (lane 0) starts at 150 us, before its producer (lane 1) ends at
+// 300 us; the arrow goes from the producer's end back to the consumer's start.
+std::string writeBackwardsFlow(const TempDir& dir) {
+    const std::string path = dir.file("backwards.json");
+    QFile f(QString::fromStdString(path));
+    EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"([
+      {"ph":"X","name":"consumer","pid":1,"tid":0,"ts":150,"dur":100},
+      {"ph":"X","name":"producer","pid":1,"tid":1,"ts":100,"dur":200},
+      {"ph":"s","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":1,"ts":300},
+      {"ph":"t","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":0,"ts":150}
+    ])");
+    return path;
+}
+
+TEST(TimelineView, DrawsADataflowArrowBackInTimeUnlessChromeCompatible) {
+    app();
+    TempDir dir;
+    const std::string path = writeBackwardsFlow(dir);
+    QImage shots[2];
+    for (const bool chrome : {false, true}) {
+        TimelinePage page;
+        page.resize(900, 400);
+        page.show();
+        page.setChromeCompatibleFlows(chrome);
+        page.loadFile(QString::fromStdString(path));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 30000));
+        ASSERT_EQ(page.view()->layers().size(), 1u);
+        const auto& st = *page.view()->layers()[0].store;
+        ASSERT_EQ(st.flows().size(), chrome ? 0u : 1u);
+        EXPECT_EQ(st.report().diagnostics.countsByCode().count(chrome ? "flow-without-start"
+                                                                      : "backwards-flow"),
+                  1u);
+        page.view()->fitAll();
+        QTest::qWait(20);
+        const QRect area = page.view()->timeArea();
+        shots[chrome] = page.view()->grab(area).toImage().convertToFormat(QImage::Format_RGB32);
+        shots[chrome].save(QString::fromLatin1(chrome ? "timeline_flow_chrome.png"
+                                                      : "timeline_flow_backwards.png"));
+        if (chrome) continue;
+        // Selected, the consumer's incoming arrow is drawn strong (orange) and listed.
+        std::uint32_t consumer = 0;
+        while (st.str(st.sliceName()[consumer]) != "consumer")
+            ++consumer;
+        page.view()->selectSlice(0, consumer, false);
+        QTest::qWait(20);
+        const QImage selected = page.view()->grab(area).toImage();
+        selected.save(QStringLiteral("timeline_flow_backwards_selected.png"));
+        int strong = 0;
+        for (int y = 0; y < selected.height(); ++y)
+            for (int x = 0; x < selected.width(); ++x) {
+                const QColor c = selected.pixelColor(x, y);
+                strong += c.red() > 180 && c.green() < 110 && c.blue() < 80;
+            }
+        EXPECT_GT(strong, 100);
+        EXPECT_EQ(page.details()->flowsTree()->topLevelItemCount(), 1);
+    }
+    // The arrow's pixels: left of the producer's end, right of the consumer's start.
+    ASSERT_EQ(shots[0].size(), shots[1].size());
+    int arrow = 0;
+    for (int y = 0; y < shots[0].height(); ++y)
+        for (int x = 0; x < shots[0].width(); ++x)
+            arrow += shots[0].pixel(x, y) != shots[1].pixel(x, y);
+    EXPECT_GT(arrow, 100);
+}
+
 // ---- files and the main window ----
 
 // What the main window sends to a timeline tab (core/open's detection).
@@ -597,6 +665,35 @@ TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
     QTest::keyClick(page->view(), Qt::Key_Escape);
     EXPECT_EQ(page->view()->selectedSlice(), kNoIndex);
     EXPECT_EQ(page->details()->field("name"), QString());
+}
+
+TEST(MainWindowTimeline, ChromeCompatibleFlowsIsAKeptViewSetting) {
+    app();
+    TempDir dir;
+    const std::string trace = writeBackwardsFlow(dir);
+    const QString settings = QString::fromStdString(dir.file("settings.ini"));
+    auto flowsOfNewTab = [&](MainWindow& w) -> std::size_t {
+        w.openTimelineFiles({QString::fromStdString(trace)});
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
+        TimelinePage* page = w.currentTimelinePage();
+        if (!page || page->view()->layers().size() != 1) return 99;
+        return page->view()->layers()[0].store->flows().size();
+    };
+    {
+        MainWindow w(settings);
+        auto* action = w.findChild<QAction*>(QStringLiteral("chromeCompatibleFlows"));
+        ASSERT_TRUE(action);
+        EXPECT_TRUE(action->isCheckable());
+        EXPECT_FALSE(action->isChecked());
+        EXPECT_EQ(flowsOfNewTab(w), 1u); // drawn back in time
+        action->setChecked(true);
+        EXPECT_EQ(flowsOfNewTab(w), 0u); // dropped, as chrome://tracing does
+    }
+    MainWindow again(settings);
+    auto* action = again.findChild<QAction*>(QStringLiteral("chromeCompatibleFlows"));
+    ASSERT_TRUE(action);
+    EXPECT_TRUE(action->isChecked());
+    EXPECT_EQ(flowsOfNewTab(again), 0u);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
+#include "widgets/key_view.h"
 #include "widgets/main_window.h"
 #include "widgets/meta_summary_model.h"
 #include "widgets/plot_export.h"
@@ -250,6 +251,63 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
                 1e-12);
 }
 
+// A run of `ranks` ranks with one scalar key "loss" over 5 gsteps.
+void writeManyRanks(const std::string& dir, int ranks) {
+    for (int rank = 0; rank < ranks; ++rank) {
+        xdl::WriterOptions o;
+        o.outputDir = dir;
+        o.rank = rank;
+        auto w = xdl::FileSeriesWriter::create(o, {"loss"});
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g = 0; g < 5; ++g) {
+            enc.begin(g, g + 1);
+            const float loss = float(rank) + 1.0f / float(g + 1);
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g + 1, 1700000000000 + g).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+}
+
+TEST(StatPlot, ManyRanksAreAggregatedByDefaultAndTheLegendStaysShort) {
+    app();
+    TempDir dir;
+    writeManyRanks(dir.str(), 12);
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+
+    KeyView view;
+    view.resize(900, 600);
+    view.setData(r.runs[0], "loss");
+    EXPECT_TRUE(view.statPlot()->options().aggregateRanks);
+    EXPECT_TRUE(view.statPlot()->lineData("all ranks mean"));
+
+    // Overlaid on request: every rank is drawn, the legend names the first kLegendRanks and
+    // counts the others (plus the NaN/Inf entry when there is one).
+    StatPlotOptions o = view.statPlot()->options();
+    o.aggregateRanks = false;
+    view.statPlot()->setOptions(o);
+    for (int rank = 0; rank < 12; ++rank)
+        EXPECT_TRUE(view.statPlot()->lineData(QStringLiteral("rank %1 mean").arg(rank)));
+    QCPLegend* legend = view.statPlot()->plot()->legend;
+    ASSERT_EQ(legend->itemCount(), StatPlot::kLegendRanks + 1);
+    auto* last = qobject_cast<QCPPlottableLegendItem*>(legend->item(legend->itemCount() - 1));
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->plottable()->name(), QStringLiteral("... and 4 more rank(s)"));
+
+    // Two ranks stay overlaid.
+    TempDir two;
+    writeManyRanks(two.str(), 2);
+    LoadResult r2 = load(two.str());
+    ASSERT_EQ(r2.runs.size(), 1u);
+    KeyView small;
+    small.setData(r2.runs[0], "loss");
+    EXPECT_FALSE(small.statPlot()->options().aggregateRanks);
+}
+
 bool nonBlank(const QImage& img) {
     const QRgb first = img.pixel(0, 0);
     int different = 0;
@@ -332,8 +390,8 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     for (auto* d : w.findChildren<QDockWidget*>())
         if (d->isVisible()) docks << d->windowTitle();
     docks.sort();
-    EXPECT_EQ(docks,
-              (QStringList{"Diagnostics", "Keys", "Meta summary", "Runs", "Value inspector"}));
+    EXPECT_EQ(docks, (QStringList{"Diagnostics", "Keys: train.trace", "Meta summary", "Runs",
+                                  "Value inspector"}));
     QTest::qWait(200);
     const QImage shot = w.grab().toImage();
     EXPECT_EQ(shot.width(), 1400);

@@ -1,5 +1,7 @@
 // The baseline and AVX2 builds of the CPU kernels give bit-identical results.
+#include "core/analysis/cpu_backend.h"
 #include "core/analysis/cpu_kernels.h"
+#include "core/analysis/tensor_kernels.h"
 
 #include <cstring>
 #include <gtest/gtest.h>
@@ -75,6 +77,67 @@ TEST(CpuKernels, Float32OnEdgesMatchesScalarRule) {
             ++want[std::size_t(slotOf(bp, double(x)))];
         EXPECT_EQ(got, want) << "bins " << layout.bins;
     }
+}
+
+// The serial per-tensor statistics (summaries, the recorder) are the CPU backend's, bit for bit:
+// tensors of several chunks, with the backend on 1 and 3 threads.
+TEST(TensorKernels, SerialStatsEqualTheCpuBackend) {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal(-2.0, 30.0);
+    const std::size_t sizes[] = {0, 1, 2047, kStatsChunk, 2 * kStatsChunk + 12345};
+    std::vector<std::vector<std::uint8_t>> storage;
+    std::vector<xdl::TensorView> views;
+    for (int d = 0; d < xdl::kDtypeCount; ++d) {
+        const auto dtype = xdl::Dtype(d);
+        for (std::size_t n : sizes) {
+            const std::size_t es = xdl::elementSize(dtype);
+            auto& bytes = storage.emplace_back(n * es + 1);
+            for (std::size_t i = 0; i < n; ++i) {
+                const double v = i % 1009 == 0  ? std::numeric_limits<double>::quiet_NaN()
+                                 : i % 997 == 0 ? -std::numeric_limits<double>::infinity()
+                                                : normal(rng);
+                std::uint8_t* p = bytes.data() + 1 + i * es;
+                xdl::visitDtype(dtype, [&](auto t) {
+                    using T = typename decltype(t)::type;
+                    T x;
+                    if constexpr (std::is_floating_point_v<T>)
+                        x = T(v);
+                    else if (dtype == xdl::Dtype::Bool)
+                        x = T(rng() & 1);
+                    else
+                        x = T(rng());
+                    std::memcpy(p, &x, sizeof x);
+                });
+            }
+            xdl::Shape shape;
+            shape.rank = 1;
+            shape.dims[0] = std::int64_t(n);
+            views.emplace_back(dtype, shape, xdl::Bytes(bytes.data() + 1, n * es));
+        }
+    }
+    for (int threads : {1, 3}) {
+        CpuBackend cpu(threads);
+        std::vector<TensorStats> got(views.size());
+        ASSERT_TRUE(cpu.computeStats(views, got).isOk());
+        for (std::size_t i = 0; i < views.size(); ++i) {
+            const TensorStats want = tensorStats(views[i]);
+            EXPECT_EQ(std::memcmp(&got[i], &want, sizeof want), 0)
+                << xdl::dtypeName(views[i].dtype()) << " n=" << views[i].size();
+        }
+    }
+    // Histogram slot counts of a multi-chunk tensor equal the backend's histogram.
+    const xdl::TensorView& big = views[5 * std::size_t(xdl::Dtype::Float) + 4]; // the largest
+    ASSERT_EQ(big.size(), 2 * kStatsChunk + 12345);
+    CpuBackend cpu(2);
+    const BinLayout layout{33, -50.0, 40.0};
+    std::vector<Histogram> h(1, Histogram(layout));
+    ASSERT_TRUE(cpu.histogram(std::span(&big, 1), layout, h).isOk());
+    Histogram serial(layout);
+    histogramSerial(big, serial);
+    EXPECT_EQ(serial.counts, h[0].counts);
+    EXPECT_EQ(serial.nan, h[0].nan);
+    EXPECT_EQ(serial.negInf, h[0].negInf);
+    EXPECT_EQ(serial.below + serial.above, h[0].below + h[0].above);
 }
 
 } // namespace

@@ -22,7 +22,6 @@ const std::regex kKebab("[a-z0-9]+(-[a-z0-9]+)+");
 // every literal code in them must be declared all the same.
 const std::set<std::string> kLiteralCodesAllowed = {
     "core/timeline/chrome_trace_reader.cpp",
-    "widgets/run_loader.cpp",
 };
 
 std::string readFile(const fs::path& p) {
@@ -69,7 +68,7 @@ std::vector<std::string> stringLiterals(const std::string& s) {
 
 std::vector<fs::path> sources() {
     std::vector<fs::path> out;
-    for (const char* dir : {"core", "widgets", "app"})
+    for (const char* dir : {"core", "widgets", "app", "python/bindings"})
         for (const auto& e : fs::recursive_directory_iterator(fs::path(XT_SOURCE_DIR) / dir)) {
             const std::string ext = e.path().extension().string();
             if (e.is_regular_file() && (ext == ".cpp" || ext == ".h" || ext == ".cu"))

@@ -1,9 +1,11 @@
 #include "core/base/mapped_file.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <string>
 #include <unistd.h>
 
 using namespace xt;
@@ -55,4 +57,59 @@ TEST(MappedFile, MissingFileAndDirectory) {
     EXPECT_NE(f.status().message().find("/nonexistent/xt/file"), std::string::npos);
     auto d = MappedFile::open(fs::temp_directory_path().string());
     ASSERT_FALSE(d.isOk());
+}
+
+namespace {
+// Resident pages of the mapping that holds `addr` (its Rss in /proc/self/smaps): other memory of
+// the process (a sanitizer's, for one) does not count.
+long residentPages(const void* addr) {
+    std::ifstream in("/proc/self/smaps");
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    bool inside = false;
+    for (std::string line; std::getline(in, line);) {
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {
+            inside = a >= lo && a < hi;
+        } else if (inside && line.rfind("Rss:", 0) == 0) {
+            return std::stol(line.substr(4)) * 1024 / ::sysconf(_SC_PAGESIZE);
+        }
+    }
+    return -1;
+}
+} // namespace
+
+TEST(MappedFile, ReleaseDropsResidentPagesAndKeepsBytesReadable) {
+    auto path = tempPath("release");
+    const std::size_t size = 32u << 20;
+    {
+        std::ofstream out(path, std::ios::binary);
+        std::string block(1 << 20, '\0');
+        for (std::size_t i = 0; i < size >> 20; ++i) {
+            for (std::size_t j = 0; j < block.size(); ++j)
+                block[j] = char((i * 131 + j) & 0x7f);
+            out << block;
+        }
+    }
+    auto f = MappedFile::open(path.string());
+    ASSERT_TRUE(f.isOk());
+    const long page = ::sysconf(_SC_PAGESIZE);
+    auto touch = [&](std::size_t from, std::size_t to) {
+        unsigned sum = 0;
+        for (std::size_t i = from; i < to; i += std::size_t(page))
+            sum += f->bytes()[i];
+        return sum;
+    };
+    const void* mapping = f->bytes().data();
+    const long before = residentPages(mapping);
+    const unsigned sum = touch(0, size);
+    const long touched = residentPages(mapping) - before;
+    EXPECT_GE(touched, long(size / std::size_t(page)) * 9 / 10);
+    // Unaligned bounds: only the whole pages inside are dropped.
+    f->release(100, size - 200);
+    const long afterRelease = residentPages(mapping) - before;
+    EXPECT_LE(afterRelease, 4) << "pages left after release";
+    EXPECT_EQ(touch(0, size), sum); // mapped in again on access
+    EXPECT_EQ(f->bytes()[size - 1], char(((size >> 20) - 1) * 131 + (1 << 20) - 1) & 0x7f);
+    f->release(size + 5, 10); // beyond the end: nothing happens
+    fs::remove(path);
 }

@@ -138,6 +138,24 @@ int main(int argc, char** argv) {
     snprintf(path, sizeof path, "%s/train.trace.0.1.meta", dir);
     struct stat st;
     CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    snprintf(path, sizeof path, "%s/train.trace.0.1.xts", dir); /* its summary, by default */
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+
+    /* Summaries off: none is written; switching after the first record is refused. */
+    char plain[4096];
+    snprintf(plain, sizeof plain, "%s/plain", dir);
+    config.output_dir = plain;
+    CHECK(xt_recorder_open(&config, &rec) == XT_OK);
+    CHECK(xt_recorder_set_summaries(rec, 0) == XT_OK);
+    CHECK(xt_recorder_trace(rec, "loss", &lt) == XT_OK);
+    CHECK(xt_recorder_commit_step(rec, 0) == XT_OK);
+    CHECK(xt_recorder_set_summaries(rec, 1) == XT_INVALID_ARGUMENT);
+    CHECK(xt_recorder_close(rec) == XT_OK);
+    xt_recorder_free(rec);
+    snprintf(path, sizeof path, "%s/train.trace.0.1", plain);
+    CHECK(stat(path, &st) == 0);
+    snprintf(path, sizeof path, "%s/train.trace.0.1.xts", plain);
+    CHECK(stat(path, &st) != 0);
     printf("c api: %d records, %zu bytes\n", steps, size);
     return 0;
 }

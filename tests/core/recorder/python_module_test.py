@@ -91,6 +91,17 @@ assert keys["config"]["dtype"] == "int8" and keys["config"]["empty_records"] == 
 parts = run["ranks"][0]["parts"]
 assert run["ranks"][0]["rank"] == 1
 assert len(parts) >= 2 and all(p["meta"] == "finalised" for p in parts), parts
+# Each part's summary was written beside it, and is valid for it.
+assert all(p["summary"] and os.path.exists(p["path"] + ".xts") for p in parts), parts
+assert run["summarized_parts"] == len(parts), run["summarized_parts"]
+
+# summaries=False: no summary files.
+plain = out + "_plain"
+shutil.rmtree(plain, ignore_errors=True)
+with xtrecorder.Recorder(plain, summaries=False) as rec:
+    rec.trace("x", np.arange(100, dtype=np.float32))
+    rec.commit_step(0)
+assert sorted(os.listdir(plain)) == ["train.trace.0.1", "train.trace.0.1.meta"], os.listdir(plain)
 
 
 def dump(key, step):

@@ -15,9 +15,12 @@ a, b = out + "/a", out + "/b"
 shutil.rmtree(out, ignore_errors=True)
 subprocess.check_call([xtrace, "record-demo", a])
 subprocess.check_call([xtrace, "record-demo", b])
-files = sorted(os.listdir(a))
-assert files == sorted(os.listdir(b))
+files = sorted(f for f in os.listdir(a) if not f.endswith(".xts"))
+assert files == sorted(f for f in os.listdir(b) if not f.endswith(".xts"))
 assert len(files) == 24, files  # 4 ranks x 3 parts, each with its .meta
+# ... and its summary (which names its own part, so a's and b's differ)
+summaries = sorted(f for f in os.listdir(a) if f.endswith(".xts"))
+assert summaries == sorted(f + ".xts" for f in files if not f.endswith(".meta")), summaries
 match, mismatch, errors = filecmp.cmpfiles(a, b, files, shallow=False)
 assert not mismatch and not errors, (mismatch, errors)
 
@@ -25,6 +28,7 @@ info = json.loads(subprocess.check_output([xtrace, "info", "--json", a]))
 assert info["diagnostics"]["errors"] == 0, info["diagnostics"]
 run = info["runs"][0]
 assert run["records"] == 400 and len(run["ranks"]) == 4, run["records"]
+assert run["summarized_parts"] == 12, run["summarized_parts"]
 for rank in run["ranks"]:
     assert len(rank["parts"]) == 3 and all(p["meta"] == "finalised" for p in rank["parts"])
 keys = {k["name"]: k for k in run["keys"]}

@@ -249,6 +249,61 @@ TEST_F(MirrorFixture, MirrorPathsMapsUrlsAndGlobs) {
     EXPECT_EQ((*paths)[1], local("runs/r1/train.trace.*.1"));
     ASSERT_EQ(statuses.size(), 1u);
     EXPECT_EQ(statuses[0].filesNew, 4u) << "both data files and their metas";
+    // The run's directory next to the mirrored glob maps back to its URL.
+    EXPECT_EQ(remoteUrlOf(local("runs/r1"), statuses), srv.url("/runs/r1"));
+    EXPECT_EQ(remoteUrlOf("/some/local/dir", statuses), "");
+}
+
+TEST(RemoteUrlOf, MapsMirrorPathsBackToTheirUrls) {
+    MirrorStatus dir, file, root;
+    dir.url = "hdfs://nn:8020/user/me/exp";
+    dir.localPath = "/cache/nn/user/me/exp";
+    file.url = "webhdfs://other/data/train.trace.0.1";
+    file.localPath = "/cache/other/data/train.trace.0.1";
+    root.url = "hdfs://top";
+    root.localPath = "/cache/top/";
+    const std::vector<MirrorStatus> all{dir, file, root};
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp", all), "hdfs://nn:8020/user/me/exp");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp/a/run/", all), "hdfs://nn:8020/user/me/exp/a/run");
+    EXPECT_EQ(remoteUrlOf("/cache/other/data", all), "webhdfs://other/data");
+    EXPECT_EQ(remoteUrlOf("/cache/top/r", all), "hdfs://top/r");
+    EXPECT_EQ(remoteUrlOf("/cache/top", all), "hdfs://top/");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp2", all), "") << "a sibling, not below";
+    EXPECT_EQ(remoteUrlOf("/elsewhere", all), "");
+    EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp", {}), "");
+}
+
+TEST_F(MirrorFixture, ListingAndRemoteDiscoveryFetchNothing) {
+    test::writeFile(remote.file("runs/r1/train.trace.0.2"), pattern(10));
+    test::writeFile(remote.file("runs/r1/test.other.3.1"), pattern(20));
+    HdfsMirror m(opts);
+    auto listed = m.list(srv.url("/runs"));
+    ASSERT_TRUE(listed) << listed.status().toString();
+    std::map<std::string, std::uint64_t> sizes;
+    for (const auto& f : *listed)
+        sizes[f.url] = f.size;
+    EXPECT_EQ(sizes.size(), 6u); // 4 data files, 2 metas; notes.txt is not a run file
+    EXPECT_EQ(sizes[srv.url("/runs/r1/train.trace.0.1")], 100000u);
+    EXPECT_EQ(sizes[srv.url("/runs/r1/train.trace.1.1.meta")], 0u);
+    auto runs = discoverRemoteRuns(srv.url("/runs"), opts);
+    ASSERT_TRUE(runs) << runs.status().toString();
+    ASSERT_EQ(runs->size(), 2u);
+    const auto& r = (*runs)[1]; // ordered by (directory, prefix, name): "test" < "train"
+    EXPECT_EQ(r.directory, srv.url("/runs/r1"));
+    EXPECT_EQ(r.prefix, "train");
+    EXPECT_EQ(r.name, "trace");
+    ASSERT_EQ(r.ranks.size(), 2u);
+    ASSERT_EQ(r.ranks[0].parts.size(), 2u);
+    EXPECT_EQ(r.ranks[0].parts[1].path, srv.url("/runs/r1/train.trace.0.2"));
+    EXPECT_EQ(r.ranks[0].parts[1].index, 2);
+    EXPECT_EQ(r.ranks[0].parts[1].size, 10u);
+    EXPECT_EQ((*runs)[0].ranks[0].rank, 3);
+    EXPECT_FALSE(fs::exists(cache.file("127.0.0.1"))) << "listing fetched files";
+    auto one = discoverRemoteRuns(srv.url("/runs/r1/train.trace.1.1"), opts);
+    ASSERT_TRUE(one);
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ((*one)[0].ranks[0].parts.size(), 1u);
+    EXPECT_EQ(discoverRemoteRuns(srv.url("/nowhere"), opts).status().code(), ErrorCode::NotFound);
 }
 
 TEST_F(MirrorFixture, FollowALiveRunByPolling) {
@@ -330,6 +385,14 @@ TEST_F(MirrorFixture, XtraceInfoReadsAnHdfsUrl) {
     ASSERT_EQ(WEXITSTATUS(rc), 0) << text;
     EXPECT_NE(text.find("\"records\": 6"), std::string::npos) << text;
     EXPECT_TRUE(fs::exists(cache.file("xtview/hdfs/127.0.0.1/exp/run/train.trace.1.1")));
+    // Shown by their URLs, never by mirror paths.
+    EXPECT_NE(text.find("\"path\": \"" + srv.url("/exp/run/train.trace.1.1") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\"label\": \"" + srv.url("/exp/run/train.trace") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("xtview/hdfs"), std::string::npos) << text;
     // Offline: the mirror still answers, with a warning on stderr.
     std::string url = srv.url("/exp");
     srv.stop();

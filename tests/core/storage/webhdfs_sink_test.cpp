@@ -23,6 +23,9 @@ RecorderConfig baseConfig(const std::string& dir) {
     c.outputDir = dir;
     c.maxFileMB = 0.004; // 4000-byte parts: several splits
     c.clock = [t = std::int64_t{1700000000000}]() mutable { return t += 10; };
+    // The sink uploads parts and metas; summaries ({part}.xts) are written only by the local
+    // file sink, so the local reference recording is made without them.
+    c.writeSummaries = false;
     return c;
 }
 

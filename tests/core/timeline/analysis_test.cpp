@@ -140,3 +140,78 @@ TEST(MemoryPeaks, PeakTimeAndLiveObjects) {
     EXPECT_EQ(st.str(st.objects()[peaks[0].liveObjects[0]].id), "1");
     EXPECT_EQ(st.str(st.objects()[peaks[0].liveObjects[1]].id), "2");
 }
+
+namespace {
+// A tensor as timeline.py writes it: N at creation, O with its TensorDescription text, D at its
+// last unref, and the op that produced it starting at the creation time.
+std::string tfTensor(const std::string& name, int id, const std::string& allocator, int bytes,
+                     int created, int destroyed) {
+    const std::string at = R"("pid":2,"tid":0,"cat":"Tensor","name":")" + name + R"(","id":)" +
+                           std::to_string(id) + R"(,"ts":)";
+    return R"({"ph":"X","cat":"Op","name":"Op)" + std::to_string(id) +
+           R"(","pid":1,"tid":0,"ts":)" + std::to_string(created) + R"(,"dur":1,"args":{"name":")" +
+           name.substr(0, name.find(':')) + R"(","op":"Op"}},)" + R"({"ph":"N",)" + at +
+           std::to_string(created) + "},{\"ph\":\"O\"," + at + std::to_string(created) +
+           R"(,"args":{"snapshot":{"tensor_description":"dtype: DT_FLOAT\nallocation_description {\n  requested_bytes: )" +
+           std::to_string(bytes) + R"(\n  allocator_name: )" + allocator +
+           R"(\n}\n"}}},{"ph":"D",)" + at + std::to_string(destroyed) + "},";
+}
+std::string tfCounter(const std::string& allocator, int ts, int total) {
+    return R"({"ph":"C","cat":"Memory","pid":0,"tid":0,"name":")" + allocator + R"(","ts":)" +
+           std::to_string(ts) + R"(,"args":{")" + allocator + R"(":)" + std::to_string(total) +
+           "}},";
+}
+} // namespace
+
+TEST(MemoryPeaks, AnAllocatorsPeakListsItsOwnTensorsAsTimelinePyDoes) {
+    // Allocator A peaks at 150 bytes at 5 us: t1 and t3 live; t5 (0 bytes, freed at 3) and t6
+    // (freed when created, at 4) too, since timeline.py's sweep never drops them; t4 (allocated
+    // at 10) not; t2 belongs to allocator B, alive at the same time.
+    std::string json = "[" + tfTensor("t1", 1, "A", 100, 0, 10) +
+                       tfTensor("t2", 2, "B", 500, 0, 30) + tfTensor("t3:1", 3, "A", 50, 5, 20) +
+                       tfTensor("t4", 4, "A", 70, 10, 15) + tfTensor("t5", 5, "A", 0, 1, 3) +
+                       tfTensor("t6", 6, "A", 30, 4, 4);
+    for (const auto& [ts, total] : std::vector<std::pair<int, int>>{{0, 100},
+                                                                    {1, 100},
+                                                                    {3, 100},
+                                                                    {4, 70},
+                                                                    {4, 100},
+                                                                    {5, 150},
+                                                                    {10, 50},
+                                                                    {10, 120},
+                                                                    {15, 50},
+                                                                    {20, 0}})
+        json += tfCounter("A", ts, total);
+    json += tfCounter("B", 0, 500) + tfCounter("B", 30, 0);
+    json.back() = ']';
+    auto st = load(json);
+    const auto peaks = memoryPeaks(st);
+    ASSERT_EQ(peaks.size(), 2u);
+    const MemoryPeak& b = peaks[0];
+    const MemoryPeak& a = peaks[1];
+    EXPECT_EQ(st.str(st.counters()[a.series].key), "A");
+    EXPECT_TRUE(a.byAllocator);
+    EXPECT_EQ(a.peak, 150.0);
+    EXPECT_EQ(a.ts, 5'000);
+    EXPECT_EQ(a.allocatedBytes, 250);
+    std::vector<std::pair<std::string_view, std::int64_t>> live;
+    for (std::size_t i = 0; i < a.liveObjects.size(); ++i)
+        live.emplace_back(st.str(st.objects()[a.liveObjects[i]].name), a.liveBytes[i]);
+    const std::vector<std::pair<std::string_view, std::int64_t>> want = {
+        {"t1", 100}, {"t3:1", 50}, {"t6", 30}, {"t5", 0}}; // largest first
+    EXPECT_EQ(live, want);
+    // Producers: the op slice with args.name = the tensor's node, starting at its creation.
+    ASSERT_EQ(a.producers.size(), 4u);
+    ASSERT_NE(a.producers[0], kNoIndex);
+    ASSERT_NE(a.producers[1], kNoIndex); // "t3:1" is output 1 of node t3
+    EXPECT_EQ(st.str(st.sliceName()[a.producers[0]]), "Op1");
+    EXPECT_EQ(st.str(st.sliceName()[a.producers[1]]), "Op3");
+    ASSERT_EQ(b.liveObjects.size(), 1u);
+    EXPECT_EQ(st.str(st.objects()[b.liveObjects[0]].name), "t2");
+    EXPECT_EQ(b.allocatedBytes, 500);
+
+    const TensorAllocation t3 = tensorAllocation(st, st.objects()[2]);
+    EXPECT_TRUE(t3.known);
+    EXPECT_EQ(t3.allocator, "A");
+    EXPECT_EQ(t3.bytes, 50);
+}

@@ -12,8 +12,8 @@ using namespace xt::timeline;
 
 namespace {
 
-TraceStore load(const std::string& json) {
-    auto r = importChromeTraceBytes(json);
+TraceStore load(const std::string& json, const ImportOptions& options = {}) {
+    auto r = importChromeTraceBytes(json, options);
     EXPECT_TRUE(r.isOk()) << r.status().toString();
     return r.isOk() ? std::move(r.value()) : TraceStore{};
 }
@@ -157,6 +157,64 @@ TEST(ChromeTraceReader, FlowV1BindsEnclosingAndNextSlices) {
     EXPECT_EQ(st.flows()[2].fromSlice, slice(st, "producer"));
     EXPECT_EQ(st.flows()[2].toSlice, slice(st, "consumer")); // bp=e: enclosing
     EXPECT_EQ(reason(st, "flow-without-start"), 1u);
+}
+
+TEST(ChromeTraceReader, FlowStepBeforeItsStartBindsBackwards) {
+    const std::string json = R"([
+      {"ph":"X","name":"consumer","pid":1,"tid":1,"ts":0,"dur":20},
+      {"ph":"X","name":"producer","pid":1,"tid":2,"ts":0,"dur":10},
+      {"ph":"s","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":2,"ts":10},
+      {"ph":"t","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":1,"ts":5}
+    ])";
+    auto st = load(json);
+    ASSERT_EQ(st.flows().size(), 1u);
+    EXPECT_EQ(st.flows()[0].fromSlice, slice(st, "producer"));
+    EXPECT_EQ(st.flows()[0].toSlice, slice(st, "consumer"));
+    EXPECT_EQ(reason(st, "backwards-flow"), 1u);
+    EXPECT_EQ(reason(st, "flow-without-start"), 0u);
+    const auto& items = st.report().diagnostics.items();
+    ASSERT_FALSE(items.empty());
+    EXPECT_EQ(items[0].severity, xt::Severity::Info);
+
+    // Chrome-compatible: dropped as chrome://tracing drops it, and counted.
+    ImportOptions chrome;
+    chrome.chromeCompatibleFlows = true;
+    auto cc = load(json, chrome);
+    EXPECT_EQ(cc.flows().size(), 0u);
+    EXPECT_EQ(reason(cc, "flow-without-start"), 1u);
+    EXPECT_EQ(reason(cc, "backwards-flow"), 0u);
+}
+
+TEST(ChromeTraceReader, ReusedFlowIdsBindInTurnAndBackwardsOnlyToTheNextStart) {
+    // One id for three flows: a -> b; then a step at 32 before its start at 35 (e -> d); then
+    // f -> g; a last step with no start after it stays unbound. bp:"e" binds an end to its
+    // enclosing slice also when it comes before its start.
+    auto st = load(R"([
+      {"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","name":"b","pid":1,"tid":2,"ts":20,"dur":10},
+      {"ph":"X","name":"d","pid":1,"tid":1,"ts":30,"dur":5},
+      {"ph":"X","name":"e","pid":1,"tid":2,"ts":34,"dur":4},
+      {"ph":"X","name":"f","pid":1,"tid":1,"ts":50,"dur":10},
+      {"ph":"X","name":"g","pid":1,"tid":2,"ts":70,"dur":10},
+      {"ph":"X","name":"h","pid":1,"tid":1,"ts":90,"dur":10},
+      {"ph":"s","name":"n","cat":"c","id":3,"pid":1,"tid":1,"ts":5},
+      {"ph":"f","name":"n","cat":"c","id":3,"pid":1,"tid":2,"ts":25,"bp":"e"},
+      {"ph":"f","name":"n","cat":"c","id":3,"pid":1,"tid":1,"ts":32,"bp":"e"},
+      {"ph":"s","name":"n","cat":"c","id":3,"pid":1,"tid":2,"ts":35},
+      {"ph":"s","name":"n","cat":"c","id":3,"pid":1,"tid":1,"ts":55},
+      {"ph":"f","name":"n","cat":"c","id":3,"pid":1,"tid":2,"ts":75,"bp":"e"},
+      {"ph":"t","name":"n","cat":"c","id":3,"pid":1,"tid":1,"ts":95},
+      {"ph":"s","name":"other","cat":"c","id":3,"pid":1,"tid":2,"ts":75}
+    ])");
+    ASSERT_EQ(st.flows().size(), 3u);
+    std::vector<std::pair<std::string_view, std::string_view>> got;
+    for (const Flow& f : st.flows())
+        got.emplace_back(st.str(st.sliceName()[f.fromSlice]), st.str(st.sliceName()[f.toSlice]));
+    EXPECT_EQ(got[0], (std::pair<std::string_view, std::string_view>("a", "b")));
+    EXPECT_EQ(got[1], (std::pair<std::string_view, std::string_view>("e", "d")));
+    EXPECT_EQ(got[2], (std::pair<std::string_view, std::string_view>("f", "g")));
+    EXPECT_EQ(reason(st, "backwards-flow"), 1u);
+    EXPECT_EQ(reason(st, "flow-without-start"), 1u); // the step at 95, and "other" has no step
 }
 
 TEST(ChromeTraceReader, FlowV2BindIds) {

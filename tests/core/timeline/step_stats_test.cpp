@@ -92,12 +92,13 @@ TEST(StepStats, TimelineSemantics) {
     EXPECT_EQ(st.sliceTrack()[x], st.sliceTrack()[mm]);
     EXPECT_EQ(st.flows()[0].toSlice, mm);
     EXPECT_NE(relu, kNoIndex);
-    // Tensors: x lives [0, 50) (consumed by mm which ends at 50), y [5, 50), mm [20, 65).
+    // Tensors: a consumer unrefs its input at its end minus 1 us (timeline.py), so x lives
+    // [0, 49] (consumed by mm which ends at 50), y [5, 49], mm [20, 64].
     ASSERT_EQ(st.objects().size(), 3u);
     EXPECT_EQ(st.objects()[0].created, 0);
-    EXPECT_EQ(st.objects()[0].destroyed, 50'000);
-    EXPECT_EQ(st.objects()[2].destroyed, 65'000);
-    // Memory: 100 + 300 + 50 live in [20, 50): peak 450 at 20 us with three tensors live.
+    EXPECT_EQ(st.objects()[0].destroyed, 49'000);
+    EXPECT_EQ(st.objects()[2].destroyed, 64'000);
+    // Memory: 100 + 300 + 50 live in [20, 49]: peak 450 at 20 us with three tensors live.
     auto peaks = memoryPeaks(st);
     ASSERT_EQ(peaks.size(), 1u);
     EXPECT_EQ(st.str(st.counters()[peaks[0].series].name), "Memory GPU_0_bfc");
@@ -121,4 +122,29 @@ TEST(StepStats, FileImportAndErrors) {
     EXPECT_FALSE(stepStatsToChromeJson("\x0a\x05garbage-more").isOk());
     EXPECT_FALSE(stepStatsToChromeJson("").isOk());
     EXPECT_FALSE(importStepStats("/nonexistent.pb").isOk());
+}
+
+TEST(StepStats, TensorsCarryTheirAllocatorAndTheTextTimelinePyWrites) {
+    auto json = stepStatsToChromeJson(sample());
+    ASSERT_TRUE(json.isOk());
+    EXPECT_NE(json->find(R"(allocation_description {\n  requested_bytes: 300\n  )"
+                         R"(allocator_name: GPU_0_bfc\n}\n)"),
+              std::string::npos)
+        << "quotes stripped as timeline.py does";
+    auto r = importChromeTraceBytes(json.value());
+    ASSERT_TRUE(r.isOk());
+    const TraceStore& st = *r;
+    const TensorAllocation y = tensorAllocation(st, st.objects()[1]);
+    EXPECT_TRUE(y.known);
+    EXPECT_EQ(y.allocator, "GPU_0_bfc");
+    EXPECT_EQ(y.bytes, 300);
+    const auto peaks = memoryPeaks(st);
+    ASSERT_EQ(peaks.size(), 1u);
+    ASSERT_TRUE(peaks[0].byAllocator);
+    EXPECT_EQ(peaks[0].allocatedBytes, 450);
+    ASSERT_EQ(peaks[0].liveBytes, (std::vector<std::int64_t>{300, 100, 50}));
+    std::vector<std::string_view> ops;
+    for (const auto s : peaks[0].producers)
+        ops.push_back(s == kNoIndex ? "-" : st.str(st.sliceName()[s]));
+    EXPECT_EQ(ops, (std::vector<std::string_view>{"Const", "Const", "MatMul"}));
 }

@@ -22,9 +22,9 @@ TEST(Discovery, ParsesNamesFromTheRight) {
     EXPECT_EQ(p->rank, 12);
     EXPECT_EQ(p->index, 345);
     EXPECT_EQ(partFileName(*p), "train.trace.12.345");
-    for (const char* bad : {"train.trace.0.1.meta", "trace.0.1", "train.trace.x.1",
-                            "train.trace.0.-1", "train.trace.0.", ".trace.0.1", "train..0.1",
-                            "noext", "train.trace.0.99999999999999999999"})
+    for (const char* bad : {"train.trace.0.1.meta", "train.trace.0.1.xts", "trace.0.1",
+                            "train.trace.x.1", "train.trace.0.-1", "train.trace.0.", ".trace.0.1",
+                            "train..0.1", "noext", "train.trace.0.99999999999999999999"})
         EXPECT_FALSE(parsePartFileName(bad)) << bad;
 }
 
@@ -117,4 +117,30 @@ TEST(Discovery, FilesGlobsMetaPathsAndSubdirectories) {
     ASSERT_TRUE(runs.isOk());
     EXPECT_TRUE(runs->empty());
     EXPECT_EQ(d3.countsByCode().at("no-runs"), 1u);
+}
+
+// Summaries (`{part}.xts`) and their temporary files are never taken for data files: not in a
+// directory, not through a glob; a summary named explicitly stands for its data file.
+TEST(Discovery, IgnoresSummaryFiles) {
+    TempDir dir;
+    xt::test::writeFile(dir.file("train.trace.0.1"), xt::test::simpleFile(2));
+    xt::test::writeFile(dir.file("train.trace.0.1.xts"), "summary bytes");
+    xt::test::writeFile(dir.file(".train.trace.0.1.xts.123-4.tmp"), "being written");
+    xt::test::writeFile(dir.file("train.trace.0.2.xts"), "a summary without its part");
+    for (const std::string& path : {dir.str(), dir.file("*"), dir.file("train.trace.0.1.xts")}) {
+        Diagnostics diag;
+        auto runs = discoverRuns({path}, diag);
+        ASSERT_TRUE(runs.isOk()) << path;
+        ASSERT_EQ(runs->size(), 1u) << path;
+        ASSERT_EQ((*runs)[0].ranks.size(), 1u) << path;
+        ASSERT_EQ((*runs)[0].ranks[0].parts.size(), 1u) << path;
+        EXPECT_EQ((*runs)[0].ranks[0].parts[0].path, dir.file("train.trace.0.1")) << path;
+        EXPECT_TRUE((*runs)[0].ranks[0].missingIndices.empty()) << path;
+        EXPECT_EQ(diag.countsByCode().count("unrecognised-name"), 0u) << path;
+    }
+    Diagnostics diag;
+    auto runs = discoverRuns({dir.file("train.trace.0.2.xts")}, diag);
+    ASSERT_TRUE(runs.isOk());
+    EXPECT_TRUE(runs->empty());
+    EXPECT_EQ(diag.countsByCode().at("orphan-summary"), 1u);
 }

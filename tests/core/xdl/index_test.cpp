@@ -120,3 +120,63 @@ TEST(PartReader, ADamagedMetaIsReportedOnceNotOnEveryRefresh) {
     ASSERT_TRUE(run->ranks()[0].refresh(diag).isOk());
     EXPECT_EQ(run->ranks()[0].parts()[0]->part().metaState, MetaState::Finalised);
 }
+
+// An index restored from a saved state continues where that scan stopped: byte by byte, every
+// prefix's state restored and extended over the whole file gives the index of a fresh scan.
+TEST(RecordIndex, RestoredStateContinuesTheScan) {
+    std::string full = xt::test::simpleFile(5);
+    RecordIndex whole("f");
+    Diagnostics d0;
+    ASSERT_TRUE(whole.extend(asBytes(full), d0).isOk());
+    for (size_t n = 0; n <= full.size(); n += 7) {
+        RecordIndex head("f");
+        Diagnostics diag;
+        ASSERT_TRUE(head.extend(asBytes(full).first(n), diag).isOk());
+        IndexState state = head.takeState();
+        EXPECT_TRUE(head.records().empty());
+        EXPECT_EQ(head.scannedTo(), 0u);
+        RecordIndex restored = RecordIndex::restore("f", std::move(state));
+        ASSERT_TRUE(restored.extend(asBytes(full), diag).isOk());
+        EXPECT_TRUE(diag.empty()) << n;
+        ASSERT_EQ(restored.records().size(), whole.records().size()) << n;
+        for (size_t i = 0; i < whole.records().size(); ++i) {
+            EXPECT_EQ(restored.records()[i].offset, whole.records()[i].offset);
+            EXPECT_EQ(restored.records()[i].gstep, whole.records()[i].gstep);
+        }
+        EXPECT_EQ(restored.keys(), whole.keys());
+        EXPECT_EQ(restored.headerLength(), whole.headerLength());
+        EXPECT_EQ(restored.scannedTo(), full.size());
+    }
+}
+
+// A seeded PartReader takes its index from the seed (the bytes it covers are not scanned again)
+// and scans only what follows; a seed longer than the file is dropped.
+TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string full = xt::test::simpleFile(6);
+    RecordIndex head("f");
+    Diagnostics diag;
+    ASSERT_TRUE(head.extend(asBytes(full).first(xt::test::simpleFile(4).size()), diag).isOk());
+    IndexState seed = head.takeState();
+    ASSERT_EQ(seed.records.size(), 4u);
+    seed.records[1].gstep = 999; // a value only the seed has
+    xt::test::writeFile(path, full);
+    PartFile part;
+    part.path = path;
+    auto reader = PartReader::open(part, seed, diag);
+    ASSERT_TRUE(reader.isOk());
+    ASSERT_EQ((*reader)->index().records().size(), 6u);
+    EXPECT_EQ((*reader)->index().records()[1].gstep, 999);
+    EXPECT_EQ((*reader)->index().records()[5].gstep, 5);
+    EXPECT_EQ((*reader)->keys(), std::vector<std::string>{"w"});
+    EXPECT_TRUE(diag.empty());
+
+    IndexState tooLong;
+    tooLong.scannedTo = full.size() + 1;
+    tooLong.records.resize(9);
+    auto rescanned = PartReader::open(part, tooLong, diag);
+    ASSERT_TRUE(rescanned.isOk());
+    EXPECT_EQ((*rescanned)->index().records().size(), 6u);
+    EXPECT_EQ((*rescanned)->index().records()[1].gstep, 1);
+}

@@ -1,0 +1,50 @@
+#include "core/analysis/tensor_kernels.h"
+
+#include "core/analysis/cpu_kernels.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace xt::analysis {
+
+std::size_t statsChunkCount(const xdl::TensorView& t) {
+    return std::max<std::size_t>(1, (t.size() + kStatsChunk - 1) / kStatsChunk);
+}
+
+StatsAccumulator chunkStats(const xdl::TensorView& t, std::size_t chunk) {
+    const std::size_t begin = std::min(t.size(), chunk * kStatsChunk);
+    const std::size_t end = std::min(t.size(), begin + kStatsChunk);
+    return kernels::bestKernels().stats(
+        t.dtype(), t.bytes().data() + begin * xdl::elementSize(t.dtype()), end - begin);
+}
+
+TensorStats tensorStats(const xdl::TensorView& t) {
+    StatsAccumulator acc;
+    const std::size_t chunks = statsChunkCount(t);
+    for (std::size_t c = 0; c < chunks; ++c)
+        acc.merge(chunkStats(t, c));
+    return acc.finish();
+}
+
+void addSlotCounts(const xdl::TensorView& t, const BinParams& bp, std::uint32_t* slots) {
+    if (t.empty()) return;
+    kernels::bestKernels().histogram(t.dtype(), t.bytes().data(), t.size(), bp, slots);
+}
+
+void histogramSerial(const xdl::TensorView& t, Histogram& h) {
+    std::vector<std::uint32_t> counts(std::size_t(h.layout.bins) + kExtraSlots);
+    const BinParams bp = BinParams::from(h.layout);
+    const std::size_t es = xdl::elementSize(t.dtype());
+    for (std::size_t b = 0; b < t.size(); b += kStatsChunk) {
+        std::fill(counts.begin(), counts.end(), 0);
+        kernels::bestKernels().histogram(t.dtype(), t.bytes().data() + b * es,
+                                         std::min(kStatsChunk, t.size() - b), bp, counts.data());
+        addSlotsTo(h, counts.data());
+    }
+}
+
+const char* kernelName() {
+    return kernels::bestKernels().name;
+}
+
+} // namespace xt::analysis

@@ -1,0 +1,598 @@
+#include "core/summary/part_summary.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <type_traits>
+
+namespace xt::summary {
+
+static_assert(std::endian::native == std::endian::little,
+              "the summary format is little-endian; this code writes host order");
+
+namespace {
+
+// docs/SUMMARY-FORMAT.md, version 1.
+constexpr char kMagic[8] = {'X', 'T', 'S', 'U', 'M', '\r', '\n', '\x1a'};
+constexpr char kEndMagic[8] = {'X', 'T', 'S', 'U', 'M', 'E', 'N', 'D'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kHeaderBytes = 32;
+constexpr std::size_t kSectionHeaderBytes = 24;
+constexpr std::size_t kFooterBytes = 16;
+
+enum SectionId : std::uint32_t {
+    kPart = 1,
+    kKeys = 2,
+    kRecords = 3,
+    kDamagedRecords = 4,
+    kColumns = 5,
+    kShapes = 6,
+    kSketches = 7,
+    kDiagnostics = 8,
+};
+constexpr std::uint32_t kLastRequired = kSketches; // 1..7 must each appear once
+constexpr std::size_t kPartBytes = 56;             // + the source
+constexpr std::size_t kRecordBytes = 40;
+constexpr std::size_t kColumnBytes = 96;
+constexpr std::size_t kSketchBytes = 4 * kSketchBins;
+constexpr std::size_t kDiagnosticBytes = 24; // + code + message
+
+enum PartFlags : std::uint32_t { kHasHeader = 1, kStartChecked = 2, kTailReported = 4 };
+
+class Writer {
+public:
+    template <class T> void put(T v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        char b[sizeof(T)];
+        std::memcpy(b, &v, sizeof(T));
+        m_out.append(b, sizeof(T));
+    }
+    void bytes(std::string_view s) { m_out.append(s); }
+    // Starts a section; end it with endSection().
+    void beginSection(std::uint32_t id, std::uint64_t count) {
+        put(id);
+        put(std::uint32_t(0));
+        put(count);
+        m_lengthAt = m_out.size();
+        put(std::uint64_t(0));
+    }
+    void endSection() {
+        const std::uint64_t length = m_out.size() - m_lengthAt - 8;
+        std::memcpy(m_out.data() + m_lengthAt, &length, 8);
+        m_out.append((8 - m_out.size() % 8) % 8, '\0');
+    }
+    std::string& out() { return m_out; }
+
+private:
+    std::string m_out;
+    std::size_t m_lengthAt = 0;
+};
+
+// Bounds-checked little-endian reads over the file's bytes; the first failure sticks.
+class Reader {
+public:
+    Reader(std::span<const std::uint8_t> b, std::size_t pos, std::size_t end)
+        : m_b(b), m_pos(pos), m_end(end) {}
+    template <class T> T get() {
+        T v{};
+        if (!need(sizeof(T))) return v;
+        std::memcpy(&v, m_b.data() + m_pos, sizeof(T));
+        m_pos += sizeof(T);
+        return v;
+    }
+    std::string string(std::size_t n) {
+        if (!need(n)) return {};
+        std::string s(reinterpret_cast<const char*>(m_b.data() + m_pos), n);
+        m_pos += n;
+        return s;
+    }
+    bool need(std::size_t n) {
+        if (m_failed || m_end - m_pos < n) {
+            m_failed = true;
+            return false;
+        }
+        return true;
+    }
+    bool failed() const { return m_failed; }
+    std::size_t pos() const { return m_pos; }
+    std::size_t left() const { return m_end - m_pos; }
+
+private:
+    std::span<const std::uint8_t> m_b;
+    std::size_t m_pos, m_end;
+    bool m_failed = false;
+};
+
+struct Section {
+    std::uint32_t id = 0;
+    std::uint64_t count = 0;
+    std::size_t begin = 0, end = 0; // payload bytes
+};
+
+class Parser {
+public:
+    Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset)
+        : m_b(b), m_name(name), m_errorOffset(errorOffset) {}
+
+    Result<PartSummary> run();
+
+private:
+    Status fail(std::uint64_t offset, const std::string& why, ErrorCode code = ErrorCode::Corrupt) {
+        if (m_errorOffset) *m_errorOffset = offset;
+        return Status(code, m_name + ": offset " + std::to_string(offset) + ": " + why);
+    }
+    Status checkFixed(const Section& s, std::size_t itemBytes, const char* what) {
+        if (s.count > (s.end - s.begin) / itemBytes || s.count * itemBytes != s.end - s.begin)
+            return fail(s.begin - 16, std::string(what) + ": " + std::to_string(s.count) +
+                                          " items do not fill " + std::to_string(s.end - s.begin) +
+                                          " bytes");
+        return Status::ok();
+    }
+    Status parsePart(const Section& s, PartSummary& out);
+    Status parseKeys(const Section& s, PartSummary& out);
+    Status parseRecords(const Section& s, PartSummary& out);
+    Status parseDamaged(const Section& s, PartSummary& out);
+    Status parseShapes(const Section& s, PartSummary& out);
+    Status parseSketches(const Section& s, PartSummary& out);
+    Status parseColumns(const Section& s, PartSummary& out);
+    Status parseDiagnostics(const Section& s, PartSummary& out);
+
+    std::span<const std::uint8_t> m_b;
+    const std::string& m_name;
+    std::uint64_t* m_errorOffset;
+};
+
+Status Parser::parsePart(const Section& s, PartSummary& out) {
+    Reader r(m_b, s.begin, s.end);
+    auto& id = out.identity;
+    id.size = r.get<std::uint64_t>();
+    id.mtimeNs = r.get<std::int64_t>();
+    id.headPrint = r.get<std::uint64_t>();
+    id.tailPrint = r.get<std::uint64_t>();
+    out.scannedTo = r.get<std::uint64_t>();
+    out.headerLength = r.get<std::uint64_t>();
+    const auto flags = r.get<std::uint32_t>();
+    const auto sourceLength = r.get<std::uint32_t>();
+    if (s.count != 1 || r.failed() || sourceLength != r.left())
+        return fail(s.begin, "part section: bad size or count");
+    id.source = r.string(sourceLength);
+    out.hasHeader = flags & kHasHeader;
+    out.startChecked = flags & kStartChecked;
+    out.tailReported = flags & kTailReported;
+    if (out.scannedTo > id.size || out.headerLength > out.scannedTo)
+        return fail(s.begin, "part section: scanned " + std::to_string(out.scannedTo) +
+                                 " (header " + std::to_string(out.headerLength) +
+                                 ") of a part of " + std::to_string(id.size) + " bytes");
+    return Status::ok();
+}
+
+Status Parser::parseKeys(const Section& s, PartSummary& out) {
+    if (s.count > (s.end - s.begin) / 4) return fail(s.begin, "keys: count exceeds the section");
+    Reader r(m_b, s.begin, s.end);
+    out.keys.reserve(s.count);
+    for (std::uint64_t i = 0; i < s.count; ++i) {
+        const auto n = r.get<std::uint32_t>();
+        out.keys.push_back(r.string(n));
+        if (r.failed()) return fail(r.pos(), "keys: key " + std::to_string(i) + " is cut off");
+    }
+    if (r.left()) return fail(r.pos(), "keys: trailing bytes");
+    return Status::ok();
+}
+
+Status Parser::parseRecords(const Section& s, PartSummary& out) {
+    XT_RETURN_IF_ERROR(checkFixed(s, kRecordBytes, "records"));
+    Reader r(m_b, s.begin, s.end);
+    out.records.resize(s.count);
+    std::uint64_t prevEnd = 0;
+    for (auto& e : out.records) {
+        const std::size_t at = r.pos();
+        e.offset = r.get<std::uint64_t>();
+        e.length = r.get<std::uint32_t>();
+        e.columnCount = r.get<std::uint32_t>();
+        e.gstep = r.get<std::int64_t>();
+        e.lstep = r.get<std::int64_t>();
+        e.timestamp = r.get<std::int64_t>();
+        if (e.offset < prevEnd + 4 || e.offset > out.scannedTo ||
+            e.length > out.scannedTo - e.offset)
+            return fail(at, "record " + std::to_string(&e - out.records.data()) + " at " +
+                                std::to_string(e.offset) + " (+" + std::to_string(e.length) +
+                                ") is out of order or beyond the scanned bytes");
+        prevEnd = e.offset + e.length;
+    }
+    return Status::ok();
+}
+
+Status Parser::parseDamaged(const Section& s, PartSummary& out) {
+    XT_RETURN_IF_ERROR(checkFixed(s, 8, "damaged records"));
+    Reader r(m_b, s.begin, s.end);
+    out.damagedRecords.resize(s.count);
+    for (std::size_t i = 0; i < out.damagedRecords.size(); ++i) {
+        out.damagedRecords[i] = r.get<std::uint64_t>();
+        if (out.damagedRecords[i] >= out.records.size() ||
+            (i > 0 && out.damagedRecords[i] <= out.damagedRecords[i - 1]))
+            return fail(r.pos() - 8, "damaged record numbers out of order or range");
+    }
+    return Status::ok();
+}
+
+Status Parser::parseShapes(const Section& s, PartSummary& out) {
+    if (s.count > (s.end - s.begin) / 8) return fail(s.begin, "shapes: count exceeds the section");
+    Reader r(m_b, s.begin, s.end);
+    out.shapes.resize(s.count);
+    for (auto& shape : out.shapes) {
+        const auto rank = r.get<std::uint32_t>();
+        (void)r.get<std::uint32_t>();
+        if (rank > std::uint32_t(xdl::kMaxRank) || !r.need(rank * 8u))
+            return fail(r.pos(), "shapes: bad rank " + std::to_string(rank));
+        shape.rank = int(rank);
+        for (std::uint32_t d = 0; d < rank; ++d)
+            shape.dims[d] = r.get<std::int64_t>();
+    }
+    if (r.failed() || r.left()) return fail(r.pos(), "shapes: size mismatch");
+    return Status::ok();
+}
+
+Status Parser::parseSketches(const Section& s, PartSummary& out) {
+    XT_RETURN_IF_ERROR(checkFixed(s, kSketchBytes, "sketches"));
+    out.sketches.resize(s.count);
+    if (s.count) std::memcpy(out.sketches.data(), m_b.data() + s.begin, s.end - s.begin);
+    return Status::ok();
+}
+
+Status Parser::parseColumns(const Section& s, PartSummary& out) {
+    XT_RETURN_IF_ERROR(checkFixed(s, kColumnBytes, "columns"));
+    // Columns belong to the records in order; damaged records have none.
+    out.columnStart.assign(1, 0);
+    out.columnStart.reserve(out.records.size() + 1);
+    std::size_t damaged = 0;
+    for (std::size_t i = 0; i < out.records.size(); ++i) {
+        const bool isDamaged =
+            damaged < out.damagedRecords.size() && out.damagedRecords[damaged] == i;
+        damaged += isDamaged;
+        out.columnStart.push_back(out.columnStart.back() +
+                                  (isDamaged ? 0 : out.records[i].columnCount));
+    }
+    if (out.columnStart.back() != s.count)
+        return fail(s.begin - 16, "columns: " + std::to_string(s.count) +
+                                      " for records that have " +
+                                      std::to_string(out.columnStart.back()));
+    Reader r(m_b, s.begin, s.end);
+    out.columns.resize(s.count);
+    std::size_t record = 0;
+    for (std::size_t i = 0; i < out.columns.size(); ++i) {
+        while (out.columnStart[record + 1] <= i)
+            ++record;
+        const xdl::RecordEntry& e = out.records[record];
+        const std::size_t at = r.pos();
+        ColumnSummary& c = out.columns[i];
+        const auto rel = r.get<std::uint32_t>();
+        c.dataLength = r.get<std::uint32_t>();
+        c.dataOffset = e.offset + rel;
+        c.wireDtype = r.get<std::int32_t>();
+        const auto state = r.get<std::uint8_t>();
+        c.problem = r.get<std::uint8_t>();
+        (void)r.get<std::uint16_t>();
+        c.shape = r.get<std::uint32_t>();
+        c.sketch = r.get<std::uint32_t>();
+        auto& st = c.stats;
+        st.count = r.get<std::uint64_t>();
+        st.nan = r.get<std::uint64_t>();
+        st.inf = r.get<std::uint64_t>();
+        st.zeros = r.get<std::uint64_t>();
+        st.min = r.get<double>();
+        st.max = r.get<double>();
+        st.mean = r.get<double>();
+        st.std = r.get<double>();
+        st.l2 = r.get<double>();
+        c.state = ColumnState(state);
+        if (state > std::uint8_t(ColumnState::Damaged) ||
+            std::uint64_t(rel) + c.dataLength > e.length ||
+            (c.shape != kNone && c.shape >= out.shapes.size()) ||
+            (c.sketch != kNone && c.sketch >= out.sketches.size()) ||
+            (c.state == ColumnState::Data && c.shape == kNone) || st.nan > st.count ||
+            st.inf > st.count - st.nan || st.zeros > st.count)
+            return fail(at, "column " + std::to_string(i) + " (record " + std::to_string(record) +
+                                ") is inconsistent");
+        st.finite = st.count - st.nan - st.inf;
+    }
+    return Status::ok();
+}
+
+Status Parser::parseDiagnostics(const Section& s, PartSummary& out) {
+    if (s.count > (s.end - s.begin) / kDiagnosticBytes)
+        return fail(s.begin, "diagnostics: count exceeds the section");
+    Reader r(m_b, s.begin, s.end);
+    out.indexDiagnostics.resize(s.count);
+    for (auto& d : out.indexDiagnostics) {
+        const auto severity = r.get<std::uint8_t>();
+        (void)r.get<std::uint8_t>();
+        const auto codeLength = r.get<std::uint16_t>();
+        const auto messageLength = r.get<std::uint32_t>();
+        d.offset = r.get<std::uint64_t>();
+        d.record = r.get<std::int64_t>();
+        d.code = r.string(codeLength);
+        d.message = r.string(messageLength);
+        if (r.failed() || severity > std::uint8_t(Severity::Error))
+            return fail(r.pos(), "diagnostics: bad item");
+        d.severity = Severity(severity);
+    }
+    if (r.left()) return fail(r.pos(), "diagnostics: trailing bytes");
+    return Status::ok();
+}
+
+Result<PartSummary> Parser::run() {
+    const std::size_t size = m_b.size();
+    if (size < kHeaderBytes + kFooterBytes)
+        return fail(size,
+                    "truncated: " + std::to_string(size) + " bytes is shorter than any summary");
+    if (std::memcmp(m_b.data(), kMagic, 8) != 0) return fail(0, "not a summary (bad magic)");
+    Reader h(m_b, 8, kHeaderBytes);
+    const auto version = h.get<std::uint32_t>();
+    (void)h.get<std::uint32_t>(); // flags
+    const auto fileSize = h.get<std::uint64_t>();
+    const auto sections = h.get<std::uint32_t>();
+    if (version != kVersion)
+        return fail(8,
+                    "summary format version " + std::to_string(version) + " (this reader knows " +
+                        std::to_string(kVersion) + ")",
+                    ErrorCode::Unsupported);
+    if (fileSize != size)
+        return fail(size, fileSize > size
+                              ? "truncated: the header says " + std::to_string(fileSize) +
+                                    " bytes, the file has " + std::to_string(size)
+                              : "the header says " + std::to_string(fileSize) +
+                                    " bytes, the file has " + std::to_string(size));
+    const std::size_t footer = size - kFooterBytes;
+    if (std::memcmp(m_b.data() + footer + 8, kEndMagic, 8) != 0)
+        return fail(footer + 8, "bad end marker");
+    std::uint32_t stored;
+    std::memcpy(&stored, m_b.data() + footer, 4);
+    if (crc32(m_b.first(footer)) != stored) return fail(footer, "checksum mismatch");
+
+    // The sections, then each in an order where what it refers to is known.
+    Section table[kDiagnostics + 1];
+    bool seen[kDiagnostics + 1] = {};
+    std::size_t pos = kHeaderBytes;
+    for (std::uint32_t i = 0; i < sections; ++i) {
+        if (footer - pos < kSectionHeaderBytes) return fail(pos, "section header is cut off");
+        Reader r(m_b, pos, footer);
+        Section s;
+        s.id = r.get<std::uint32_t>();
+        (void)r.get<std::uint32_t>();
+        s.count = r.get<std::uint64_t>();
+        const auto length = r.get<std::uint64_t>();
+        s.begin = pos + kSectionHeaderBytes;
+        if (length > footer - s.begin) return fail(pos, "section runs past the end");
+        s.end = s.begin + std::size_t(length);
+        const std::size_t padded = s.end + (8 - s.end % 8) % 8;
+        if (padded > footer) return fail(s.end, "section padding runs past the end");
+        pos = padded;
+        if (s.id < 1 || s.id > kDiagnostics) continue; // a later minor addition: skipped
+        if (seen[s.id]) return fail(s.begin - kSectionHeaderBytes, "repeated section");
+        seen[s.id] = true;
+        table[s.id] = s;
+    }
+    if (pos != footer) return fail(pos, "bytes between the last section and the footer");
+    for (std::uint32_t id = 1; id <= kLastRequired; ++id)
+        if (!seen[id]) return fail(kHeaderBytes, "section " + std::to_string(id) + " is missing");
+
+    PartSummary out;
+    XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
+    XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
+    XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out));
+    XT_RETURN_IF_ERROR(parseDamaged(table[kDamagedRecords], out));
+    XT_RETURN_IF_ERROR(parseShapes(table[kShapes], out));
+    XT_RETURN_IF_ERROR(parseSketches(table[kSketches], out));
+    XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out));
+    if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
+    return out;
+}
+
+} // namespace
+
+bool PartSummary::isDamaged(std::size_t record) const {
+    return std::binary_search(damagedRecords.begin(), damagedRecords.end(), record);
+}
+
+const xdl::Shape& PartSummary::shapeOf(const ColumnSummary& c) const {
+    static const xdl::Shape kEmpty;
+    return c.shape == kNone ? kEmpty : shapes[c.shape];
+}
+
+xdl::IndexState PartSummary::indexState() const {
+    xdl::IndexState s;
+    s.records = records;
+    s.keys = keys;
+    s.hasHeader = hasHeader;
+    s.startChecked = startChecked;
+    s.tailReported = tailReported;
+    s.headerLength = headerLength;
+    s.scannedTo = scannedTo;
+    return s;
+}
+
+std::string serializeSummary(const PartSummary& s) {
+    Writer w;
+    w.out().reserve(kHeaderBytes + kFooterBytes + 8 * kSectionHeaderBytes + kPartBytes +
+                    s.identity.source.size() + s.records.size() * kRecordBytes +
+                    s.columns.size() * kColumnBytes + s.sketches.size() * kSketchBytes +
+                    s.shapes.size() * 24 + 64 * s.keys.size());
+    w.bytes(std::string_view(kMagic, 8));
+    w.put(kVersion);
+    w.put(std::uint32_t(0));
+    w.put(std::uint64_t(0)); // file size, filled in at the end
+    w.put(std::uint32_t(8)); // sections
+    w.put(std::uint32_t(0));
+
+    const auto& id = s.identity;
+    w.beginSection(kPart, 1);
+    w.put(id.size);
+    w.put(id.mtimeNs);
+    w.put(id.headPrint);
+    w.put(id.tailPrint);
+    w.put(s.scannedTo);
+    w.put(s.headerLength);
+    std::uint32_t flags = 0;
+    if (s.hasHeader) flags |= kHasHeader;
+    if (s.startChecked) flags |= kStartChecked;
+    if (s.tailReported) flags |= kTailReported;
+    w.put(flags);
+    w.put(std::uint32_t(id.source.size()));
+    w.bytes(id.source);
+    w.endSection();
+
+    w.beginSection(kKeys, s.keys.size());
+    for (const auto& k : s.keys) {
+        w.put(std::uint32_t(k.size()));
+        w.bytes(k);
+    }
+    w.endSection();
+
+    w.beginSection(kRecords, s.records.size());
+    for (const auto& e : s.records) {
+        w.put(e.offset);
+        w.put(e.length);
+        w.put(e.columnCount);
+        w.put(e.gstep);
+        w.put(e.lstep);
+        w.put(e.timestamp);
+    }
+    w.endSection();
+
+    w.beginSection(kDamagedRecords, s.damagedRecords.size());
+    for (auto r : s.damagedRecords)
+        w.put(r);
+    w.endSection();
+
+    w.beginSection(kColumns, s.columns.size());
+    for (std::size_t r = 0; r + 1 < s.columnStart.size(); ++r) {
+        const std::uint64_t recordOffset = s.records[r].offset;
+        for (const ColumnSummary& c : s.columnsOf(r)) {
+            w.put(std::uint32_t(c.dataOffset - recordOffset));
+            w.put(std::uint32_t(c.dataLength));
+            w.put(c.wireDtype);
+            w.put(std::uint8_t(c.state));
+            w.put(c.problem);
+            w.put(std::uint16_t(0));
+            w.put(c.shape);
+            w.put(c.sketch);
+            const auto& st = c.stats;
+            w.put(st.count);
+            w.put(st.nan);
+            w.put(st.inf);
+            w.put(st.zeros);
+            w.put(st.min);
+            w.put(st.max);
+            w.put(st.mean);
+            w.put(st.std);
+            w.put(st.l2);
+        }
+    }
+    w.endSection();
+
+    w.beginSection(kShapes, s.shapes.size());
+    for (const auto& shape : s.shapes) {
+        w.put(std::uint32_t(shape.rank));
+        w.put(std::uint32_t(0));
+        for (auto d : shape.view())
+            w.put(d);
+    }
+    w.endSection();
+
+    w.beginSection(kSketches, s.sketches.size());
+    for (const auto& sk : s.sketches)
+        for (auto c : sk)
+            w.put(c);
+    w.endSection();
+
+    w.beginSection(kDiagnostics, s.indexDiagnostics.size());
+    for (const auto& d : s.indexDiagnostics) {
+        const std::string_view code(d.code.data(), std::min<std::size_t>(d.code.size(), 0xffff));
+        w.put(std::uint8_t(d.severity));
+        w.put(std::uint8_t(0));
+        w.put(std::uint16_t(code.size()));
+        w.put(std::uint32_t(d.message.size()));
+        w.put(d.offset);
+        w.put(d.record);
+        w.bytes(code);
+        w.bytes(d.message);
+    }
+    w.endSection();
+
+    std::string& out = w.out();
+    const std::uint64_t size = out.size() + kFooterBytes;
+    std::memcpy(out.data() + 16, &size, 8);
+    const std::uint32_t crc =
+        crc32({reinterpret_cast<const std::uint8_t*>(out.data()), out.size()});
+    w.put(crc);
+    w.put(std::uint32_t(0));
+    w.bytes(std::string_view(kEndMagic, 8));
+    return std::move(out);
+}
+
+Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
+                                 std::uint64_t* errorOffset) {
+    return Parser(bytes, name, errorOffset).run();
+}
+
+std::uint32_t crc32(std::span<const std::uint8_t> bytes) {
+    // Slicing by 8 over the reflected polynomial 0xEDB88320 (zlib's crc32).
+    static const auto table = [] {
+        std::array<std::array<std::uint32_t, 256>, 8> t{};
+        for (std::uint32_t i = 0; i < 256; ++i) {
+            std::uint32_t c = i;
+            for (int k = 0; k < 8; ++k)
+                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            t[0][i] = c;
+        }
+        for (std::uint32_t i = 0; i < 256; ++i)
+            for (int s = 1; s < 8; ++s)
+                t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
+        return t;
+    }();
+    std::uint32_t c = 0xffffffffu;
+    const std::uint8_t* p = bytes.data();
+    std::size_t n = bytes.size();
+    for (; n >= 8; n -= 8, p += 8) {
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + 4, 4);
+        lo ^= c;
+        c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^
+            table[4][lo >> 24] ^ table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+            table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+    }
+    for (; n; --n, ++p)
+        c = table[0][(c ^ *p) & 0xff] ^ (c >> 8);
+    return c ^ 0xffffffffu;
+}
+
+namespace {
+constexpr std::uint64_t kFnvBasis = 0xcbf29ce484222325ull, kFnvPrime = 0x100000001b3ull;
+}
+
+std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes) {
+    std::uint64_t h = kFnvBasis;
+    for (std::uint8_t b : bytes)
+        h = (h ^ b) * kFnvPrime;
+    return h;
+}
+
+std::uint64_t fingerprint(std::span<const std::uint8_t> bytes) {
+    // Eight bytes per multiply: the byte-wise hash is a chain of dependent multiplies.
+    std::uint64_t h = kFnvBasis;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, bytes.data() + i, 8);
+        h = (h ^ w) * kFnvPrime;
+    }
+    if (i < bytes.size()) {
+        std::uint64_t w = 0; // the last bytes, zero-padded
+        std::memcpy(&w, bytes.data() + i, bytes.size() - i);
+        h = (h ^ w) * kFnvPrime;
+    }
+    return (h ^ bytes.size()) * kFnvPrime;
+}
+
+} // namespace xt::summary

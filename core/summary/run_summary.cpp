@@ -1,0 +1,170 @@
+#include "core/summary/run_summary.h"
+
+#include "core/base/diagnostic_codes.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+namespace xt::summary {
+
+void RunSummaries::add(const std::string& partPath, std::shared_ptr<const PartSummary> s) {
+    m_byPath[partPath] = std::move(s);
+}
+
+const PartSummary* RunSummaries::find(const xdl::PartReader& part) const {
+    auto it = m_byPath.find(part.part().path);
+    if (it == m_byPath.end()) return nullptr;
+    const PartSummary& s = *it->second;
+    const auto& records = part.index().records();
+    if (s.records.size() != records.size()) return nullptr;
+    if (!records.empty() && (s.records.back().offset != records.back().offset ||
+                             s.records.front().offset != records.front().offset))
+        return nullptr;
+    return &s;
+}
+
+bool RunSummaries::covers(const xdl::RunReader& run) const {
+    for (const auto& rank : run.ranks())
+        for (const auto& part : rank.parts())
+            if (!find(*part)) return false;
+    return true;
+}
+
+bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_t)>& fn) {
+    std::size_t workers =
+        threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
+    workers = std::min(workers, n);
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> ok{true};
+    auto work = [&] {
+        for (std::size_t i; ok && (i = next++) < n;)
+            if (!fn(i)) ok = false;
+    };
+    if (workers <= 1) {
+        work();
+        return ok;
+    }
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < workers; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    return ok;
+}
+
+Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
+                          const ProgressCallback& progress, const xdl::ReaderOptions& reader) {
+    OpenedRun out;
+    std::uint64_t total = 0, done = 0;
+    for (const auto& r : files.ranks)
+        for (const auto& p : r.parts)
+            total += p.size;
+    std::vector<xdl::RankReader> ranks;
+    for (const auto& r : files.ranks) {
+        std::vector<std::unique_ptr<xdl::PartReader>> parts;
+        for (const auto& p : r.parts) {
+            ProgressCallback partProgress;
+            if (progress)
+                partProgress = [&](const ProgressReport& rep) {
+                    return progress(ProgressReport{done + rep.done, total, rep.stage});
+                };
+            auto found = findSummary(p, store, diag);
+            Result<std::unique_ptr<xdl::PartReader>> part =
+                found ? xdl::PartReader::open(p, (*found)->indexState(), diag, partProgress, reader)
+                      : xdl::PartReader::open(p, diag, partProgress, reader);
+            done += p.size;
+            if (!part) {
+                if (part.status().code() == ErrorCode::Cancelled) return part.status();
+                diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
+                         part.status().message());
+                continue;
+            }
+            if (found) {
+                for (Diagnostic d : (*found)->indexDiagnostics) { // what its scan would report
+                    d.file = p.path;
+                    diag.add(std::move(d));
+                }
+                out.summaries.add(p.path, *found);
+            }
+            parts.push_back(std::move(*part));
+            if (!reportProgress(progress, done, total, "opening"))
+                return Status(ErrorCode::Cancelled, "opening " + files.label() + " cancelled");
+        }
+        ranks.emplace_back(r.rank, std::move(parts), diag);
+    }
+    out.reader = xdl::RunReader::fromRanks(files, std::move(ranks));
+    return out;
+}
+
+Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOptions& store,
+                    Diagnostics& diag, const ProgressCallback& progress, int threads) {
+    std::vector<const xdl::PartReader*> todo;
+    std::uint64_t total = 0;
+    for (const auto& rank : run.ranks())
+        for (const auto& part : rank.parts())
+            if (!out.find(*part)) {
+                todo.push_back(part.get());
+                total += part->part().size;
+            }
+    std::vector<Diagnostics> diags(todo.size());
+    std::vector<std::shared_ptr<const PartSummary>> built(todo.size());
+    std::vector<Status> failures(todo.size());
+    std::mutex progressLock;
+    std::uint64_t done = 0; // bytes of finished parts
+    const bool finished = parallelFor(todo.size(), threads, [&](std::size_t i) {
+        const xdl::PartReader& part = *todo[i];
+        ProgressCallback partProgress = [&](const ProgressReport& r) {
+            std::lock_guard lock(progressLock);
+            return reportProgress(progress, done + r.done / 2, total, "summarizing");
+        };
+        auto loaded = loadOrBuildSummary(part.part(), store, diags[i], partProgress);
+        std::lock_guard lock(progressLock);
+        done += part.part().size;
+        if (!loaded) {
+            failures[i] = loaded.status();
+            return loaded.status().code() != ErrorCode::Cancelled;
+        }
+        built[i] = loaded->summary;
+        return reportProgress(progress, done, total, "summarizing");
+    });
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        diag.merge(diags[i]);
+        if (built[i]) out.add(todo[i]->part().path, built[i]);
+        if (!failures[i] && failures[i].code() != ErrorCode::Cancelled)
+            diag.add(codes::kSummaryFailed, todo[i]->part().path, Diagnostic::kNoOffset, -1,
+                     failures[i].message());
+    }
+    if (!finished) return Status(ErrorCode::Cancelled, "summarizing cancelled");
+    return Status::ok();
+}
+
+Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
+                                                   const RunSummaries& summaries, Diagnostics& diag,
+                                                   const ProgressCallback& progress) {
+    const xdl::PartReader* lastPart = nullptr;
+    const PartSummary* s = nullptr;
+    return xdl::summarizeKeys(
+        run, diag, progress,
+        [&](const xdl::PartReader& part, std::size_t record, std::vector<xdl::ColumnFacts>& out) {
+            if (&part != lastPart) {
+                lastPart = &part;
+                s = summaries.find(part);
+            }
+            if (!s || s->isDamaged(record)) return false; // decoded: its message is reported
+            const auto columns = s->columnsOf(record);
+            out.resize(columns.size());
+            for (std::size_t c = 0; c < columns.size(); ++c) {
+                const ColumnSummary& col = columns[c];
+                out[c] = {col.state == ColumnState::Damaged ? xdl::ColumnProblem(col.problem)
+                                                            : xdl::ColumnProblem::None,
+                          col.state == ColumnState::Empty, col.wireDtype, s->shapeOf(col),
+                          col.dataLength};
+            }
+            return true;
+        });
+}
+
+} // namespace xt::summary

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""P9/P10 (PERFORMANCE.md): time to the first plot and peak memory of xtview opening large runs.
+
+    tests/bench/run_p9_open.py BUILD_DIR [--data DIR] [--runs N] [--only NAME,...]
+
+Generates the runs once under DIR (default $XT_BENCH_DIR or /tmp): a 10 GB and a 100 MB run of
+4 ranks with ~1 MB records, a 1 GB run of ~200 B records, and 1024 ranks x 3 parts (the demo).
+Each run is opened N times (default 3) with no stored summaries ("first open": the summary cache
+is emptied and no .xts file is beside the parts) and N times with the summaries the first opens
+left ("re-open"). xtview runs offscreen with XT_TRACE_STARTUP=1 and prints the first plot's time
+and its longest GUI-thread stall; /usr/bin/time gives the peak RSS of the whole process (the
+background summarising included). Prints medians, and re-open(10 GB) / re-open(100 MB) as a
+ratio measured in the same invocation.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+RUNS = {
+    # name: (generator arguments or None for the demo, key to show)
+    "p9-10gb": (["--ranks", "4", "--bytes", "10000000000", "--record-bytes", "1000000"],
+                "fc1/weight"),
+    "p9-100mb": (["--ranks", "4", "--bytes", "100000000", "--record-bytes", "1000000"],
+                 "fc1/weight"),
+    "p9-1gb-200b": (["--ranks", "4", "--bytes", "1000000000", "--record-bytes", "200"], "loss"),
+    "p10-1024": (None, "fc1/weight"),
+}
+
+
+def generate(build, data, name, args):
+    path = os.path.join(data, name)
+    if args is None:
+        if not os.path.isdir(path):
+            subprocess.run([os.path.join(build, "app/xtrace/xtrace"), "record-demo", path,
+                            "--ranks", "1024", "--steps", "30", "--max-mb", "0.08"],
+                           check=True, stdout=subprocess.DEVNULL)
+    else:
+        subprocess.run([os.path.join(build, "tests/bench/xt_gen_run"), path] + args, check=True,
+                       stdout=subprocess.DEVNULL)
+    return path
+
+
+def drop_summaries(run, cache):
+    shutil.rmtree(cache, ignore_errors=True)
+    for root, _, files in os.walk(run):
+        for f in files:
+            if f.endswith(".xts"):
+                os.remove(os.path.join(root, f))
+
+
+def open_once(build, run, key, cache, workdir):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XT_TRACE_STARTUP="1",
+               XDG_CACHE_HOME=cache)
+    cmd = ["/usr/bin/time", "-f", "peak_rss_kb %M wall_s %e",
+           os.path.join(build, "app/xtview/xtview"), run, "--key", key,
+           "--screenshot", os.path.join(workdir, "shot.png"),
+           "--settings", os.path.join(workdir, "settings.ini")]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = p.stderr
+    first = re.search(r"first plot after (\d+) ms", out)
+    idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
+    rss = re.search(r"peak_rss_kb (\d+) wall_s ([\d.]+)", out)
+    if p.returncode != 0 or not (first and idle and rss):
+        sys.exit("xtview failed on %s (exit %d):\n%s" % (run, p.returncode, out))
+    return {"first_plot_ms": int(first.group(1)), "idle_ms": int(idle.group(1)),
+            "stall_ms": int(idle.group(2)), "rss_mb": int(rss.group(1)) / 1024.0,
+            "wall_s": float(rss.group(2))}
+
+
+def median_of(samples):
+    return {k: statistics.median(s[k] for s in samples) for k in samples[0]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--data", default=os.environ.get("XT_BENCH_DIR", "/tmp"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", default=",".join(RUNS))
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    workdir = tempfile.mkdtemp(prefix="xt_p9_")
+    cache = os.path.join(workdir, "cache")
+    results = {}
+    for name in a.only.split(","):
+        gen, key = RUNS[name]
+        run = generate(build, a.data, name, gen)
+        subprocess.run(["sh", "-c", 'cat "$0"/* > /dev/null', run], check=True)  # page cache
+        first, again = [], []
+        for _ in range(a.runs):
+            drop_summaries(run, cache)
+            first.append(open_once(build, run, key, cache, workdir))
+        for _ in range(a.runs):
+            again.append(open_once(build, run, key, cache, workdir))
+        results[name] = (median_of(first), median_of(again))
+        for label, m in (("first open", results[name][0]), ("re-open", results[name][1])):
+            print("%-12s %-10s first plot %6.0f ms  idle %6.0f ms  GUI stall %4.0f ms  "
+                  "peak RSS %7.1f MB  wall %5.2f s" % (name, label, m["first_plot_ms"],
+                                                         m["idle_ms"], m["stall_ms"], m["rss_mb"],
+                                                         m["wall_s"]), flush=True)
+    if "p9-10gb" in results and "p9-100mb" in results:
+        print("re-open first plot, 10 GB / 100 MB: %.2f" %
+              (results["p9-10gb"][1]["first_plot_ms"] / results["p9-100mb"][1]["first_plot_ms"]))
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

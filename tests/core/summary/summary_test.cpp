@@ -1,0 +1,788 @@
+// Part summaries: the format round trip and its damage checks; statistics and sketches equal to
+// the CPU backend's for every dtype; the store's validity rules (stale, truncated, replaced,
+// corrupt, grown, read-only, concurrent); runs opened from summaries give the same results.
+#include "core/analysis/cpu_backend.h"
+#include "core/analysis/key_stats.h"
+#include "core/analysis/step_histogram.h"
+#include "core/analysis/tensor_kernels.h"
+#include "core/summary/run_summary.h"
+#include "core/summary/summary_builder.h"
+#include "summary_test_util.h"
+
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace xt;
+using namespace xt::summary;
+using xt::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+StoreOptions storeIn(const TempDir& cache, bool beside = false) {
+    StoreOptions o;
+    o.cacheDir = cache.file("cache");
+    o.writeBeside = beside;
+    return o;
+}
+
+xdl::PartFile partAt(const std::string& path) {
+    xdl::PartFile p;
+    p.path = path;
+    p.size = fs::file_size(path);
+    return p;
+}
+
+std::shared_ptr<const PartSummary> build(const std::string& path, const StoreOptions& o,
+                                         Diagnostics& diag, SummaryOrigin* origin = nullptr) {
+    auto r = loadOrBuildSummary(partAt(path), o, diag);
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    if (!r) return nullptr;
+    if (origin) *origin = r->origin;
+    return r->summary;
+}
+
+std::uint64_t countOf(const Diagnostics& d, const std::string& code) {
+    auto it = d.countsByCode().find(code);
+    return it == d.countsByCode().end() ? 0 : it->second;
+}
+
+const Diagnostic* firstOf(const Diagnostics& d, const std::string& code) {
+    for (const auto& x : d.items())
+        if (x.code == code) return &x;
+    return nullptr;
+}
+
+void setMtime(const std::string& path, std::int64_t sec, long nsec) {
+    timespec t[2] = {{sec, nsec}, {sec, nsec}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), t, 0), 0);
+}
+
+std::string bytesOf(const PartSummary& s) {
+    return serializeSummary(s);
+}
+
+// Every column of every record of a summarised part against the CPU backend on the tensor.
+void expectEqualsBackend(const xdl::RankReader& rank, const PartSummary& s, std::size_t partIdx,
+                         std::size_t firstRecord) {
+    analysis::CpuBackend cpu(2);
+    const xdl::PartReader& part = *rank.parts()[partIdx];
+    ASSERT_EQ(s.recordCount(), part.index().records().size());
+    xdl::RecordView view;
+    for (std::size_t r = 0; r < s.recordCount(); ++r) {
+        ASSERT_TRUE(xdl::decodeRecord(part.message(part.index().records()[r]), view).isOk());
+        const auto cols = s.columnsOf(r);
+        ASSERT_EQ(cols.size(), view.columns.size());
+        for (std::size_t c = 0; c < cols.size(); ++c) {
+            const auto& col = view.columns[c];
+            const ColumnSummary& cs = cols[c];
+            if (!col.data.empty())
+                EXPECT_EQ(cs.dataOffset, std::uint64_t(col.data.data() - part.bytes().data()));
+            EXPECT_EQ(cs.dataLength, col.data.size());
+            EXPECT_EQ(s.shapeOf(cs), col.shape);
+            EXPECT_EQ(cs.wireDtype, col.wireDtype);
+            if (col.check() != xdl::ColumnProblem::None) {
+                EXPECT_EQ(cs.state, ColumnState::Damaged);
+                continue;
+            }
+            if (col.isEmpty()) {
+                EXPECT_EQ(cs.state, ColumnState::Empty) << r << " " << c;
+                continue;
+            }
+            ASSERT_EQ(cs.state, ColumnState::Data);
+            const xdl::TensorView t(col.dtype(), col.shape, col.data);
+            analysis::TensorStats want;
+            ASSERT_TRUE(cpu.computeStats(std::span(&t, 1), std::span(&want, 1)).isOk());
+            EXPECT_TRUE(xt::test::sameBits(cs.stats, want))
+                << "record " << firstRecord + r << " column " << c << " ("
+                << xdl::dtypeName(col.dtype()) << ")";
+            // The sketch: numpy's bins over [min, max], as a histogram of the backend.
+            if (t.size() < kSketchMinElements || !want.hasFinite()) {
+                EXPECT_EQ(cs.sketch, kNone);
+                continue;
+            }
+            ASSERT_NE(cs.sketch, kNone);
+            const Sketch& sk = s.sketches[cs.sketch];
+            if (want.min == want.max) {
+                EXPECT_EQ(sk[0], want.finite);
+                continue;
+            }
+            const analysis::BinLayout layout{kSketchBins, want.min, want.max};
+            std::vector<analysis::Histogram> h(1, analysis::Histogram(layout));
+            ASSERT_TRUE(cpu.histogram(std::span(&t, 1), layout, h).isOk());
+            for (int b = 0; b < kSketchBins; ++b)
+                EXPECT_EQ(sk[std::size_t(b)], h[0].counts[std::size_t(b)]) << "bin " << b;
+            EXPECT_EQ(h[0].below + h[0].above, 0u);
+        }
+    }
+}
+
+Result<xdl::RunReader> openPlain(const std::string& dir, Diagnostics& diag) {
+    auto runs = xdl::discoverRuns({dir}, diag);
+    if (!runs) return runs.status();
+    return xdl::RunReader::open(runs->at(0), diag);
+}
+
+// computeKeyStats with and without summaries: the same series, bit for bit.
+void expectSameKeyStats(const xdl::RunReader& run, const RunSummaries& summaries) {
+    analysis::CpuBackend cpu(2);
+    analysis::KeyStatsOptions plain, withSummaries;
+    plain.batchBytes = withSummaries.batchBytes = 4096; // many flushes
+    withSummaries.summaries = &summaries;
+    Diagnostics d1, d2;
+    auto a = analysis::computeKeyStats(run, cpu, plain, d1);
+    auto b = analysis::computeKeyStats(run, cpu, withSummaries, d2);
+    ASSERT_TRUE(a.isOk());
+    ASSERT_TRUE(b.isOk());
+    ASSERT_EQ(a->size(), b->size());
+    std::size_t rows = 0;
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const auto &x = (*a)[i], &y = (*b)[i];
+        EXPECT_EQ(x.rank, y.rank);
+        EXPECT_EQ(x.key, y.key);
+        ASSERT_EQ(x.records.size(), y.records.size()) << x.key;
+        for (std::size_t r = 0; r < x.records.size(); ++r, ++rows) {
+            EXPECT_EQ(x.records[r].record, y.records[r].record);
+            EXPECT_EQ(x.records[r].gstep, y.records[r].gstep);
+            EXPECT_EQ(x.records[r].timestamp, y.records[r].timestamp);
+            EXPECT_TRUE(xt::test::sameBits(x.records[r].stats, y.records[r].stats))
+                << x.key << " record " << r;
+        }
+    }
+    EXPECT_GT(rows, 0u);
+    EXPECT_EQ(d1.countsByCode(), d2.countsByCode());
+    EXPECT_GT(analysis::estimateWorkBytes(run, plain), 0u);
+    if (summaries.covers(run)) EXPECT_EQ(analysis::estimateWorkBytes(run, withSummaries), 0u);
+
+    // Key summaries and automatic histogram ranges agree too.
+    Diagnostics k1, k2;
+    auto ka = xdl::summarizeKeys(run, k1);
+    auto kb = summarizeKeys(run, summaries, k2);
+    ASSERT_TRUE(ka.isOk() && kb.isOk());
+    ASSERT_EQ(ka->size(), kb->size());
+    for (std::size_t i = 0; i < ka->size(); ++i) {
+        const auto &x = (*ka)[i], &y = (*kb)[i];
+        EXPECT_EQ(x.key, y.key);
+        EXPECT_EQ(x.dtype, y.dtype);
+        EXPECT_EQ(x.shape, y.shape);
+        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes);
+        EXPECT_EQ(x.varyingShape, y.varyingShape);
+        EXPECT_EQ(x.records, y.records);
+        EXPECT_EQ(x.emptyRecords, y.emptyRecords);
+        EXPECT_EQ(x.damagedRecords, y.damagedRecords);
+    }
+    EXPECT_EQ(k1.countsByCode(), k2.countsByCode());
+    for (const auto& rank : run.ranks())
+        for (const char* key : {"float", "int8", "big"}) {
+            Diagnostics h1, h2;
+            analysis::HistogramOptions ho;
+            ho.bins = 17;
+            auto ha = analysis::stepHistograms(rank, key, cpu, ho, {}, h1);
+            auto hb = analysis::stepHistograms(rank, key, cpu, ho, {}, h2, {}, &summaries);
+            ASSERT_EQ(ha.isOk(), hb.isOk());
+            if (!ha) continue;
+            EXPECT_EQ(ha->layout.lo, hb->layout.lo);
+            EXPECT_EQ(ha->layout.hi, hb->layout.hi);
+            EXPECT_EQ(ha->dense(), hb->dense());
+            EXPECT_EQ(ha->total.nan, hb->total.nan);
+        }
+}
+
+} // namespace
+
+TEST(SummaryFormat, ChecksumAndFingerprintFunctions) {
+    const std::string s = "123456789";
+    const std::span<const std::uint8_t> b(reinterpret_cast<const std::uint8_t*>(s.data()),
+                                          s.size());
+    EXPECT_EQ(crc32(b), 0xCBF43926u); // the CRC-32 check value (zlib.crc32)
+    EXPECT_EQ(crc32({}), 0u);
+    EXPECT_EQ(fnv1a64({}), 0xcbf29ce484222325ull);
+    EXPECT_EQ(fnv1a64({reinterpret_cast<const std::uint8_t*>("a"), 1}),
+              0xaf63dc4c8601ec8cull); // the published FNV-1a 64 test vector
+    // The fingerprint: FNV-1a 64 over little-endian words, the tail zero-padded, then the length.
+    auto byWords = [](const std::string& x) {
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (std::size_t i = 0; i < x.size(); i += 8) {
+            std::uint64_t w = 0;
+            for (std::size_t k = 0; k < 8 && i + k < x.size(); ++k)
+                w |= std::uint64_t(std::uint8_t(x[i + k])) << (8 * k);
+            h = (h ^ w) * 0x100000001b3ull;
+        }
+        return (h ^ x.size()) * 0x100000001b3ull;
+    };
+    for (const std::string x : {"", "a", "12345678", "123456789", "a longer text of 29 bytes..."})
+        EXPECT_EQ(fingerprint({reinterpret_cast<const std::uint8_t*>(x.data()), x.size()}),
+                  byWords(x))
+            << x;
+    EXPECT_NE(fingerprint(b.first(8)), fingerprint(b.first(9)));
+    std::string longer(1000, 'x');
+    for (std::size_t i = 0; i < longer.size(); ++i)
+        longer[i] = char(i * 7);
+    // Slicing by 8 equals the bytewise definition at every length and alignment.
+    for (std::size_t off = 0; off < 8; ++off)
+        for (std::size_t n : {0, 1, 7, 8, 9, 15, 16, 100, 991}) {
+            const auto span =
+                std::span(reinterpret_cast<const std::uint8_t*>(longer.data()) + off, n);
+            std::uint32_t c = 0xffffffffu;
+            for (auto x : span) {
+                c ^= x;
+                for (int k = 0; k < 8; ++k)
+                    c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            }
+            EXPECT_EQ(crc32(span), c ^ 0xffffffffu) << off << " " << n;
+        }
+}
+
+TEST(SummaryFormat, RoundTripKeepsEveryField) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    // Damage in the middle: a column whose data size does not match its shape.
+    std::mt19937_64 rng(3);
+    std::string bytes = xt::test::allDtypesPart(6, 11);
+    std::vector<xt::test::Column> bad = xt::test::allDtypesRecord(6, rng);
+    bad[4].shape = {999};
+    bytes += xt::test::frameRecord(6, 7, 1700000000006, bad);
+    // A record whose only column does not decode (dtype field with the wrong wire type).
+    bytes += std::string("\x05\x00\x00\x00\x1a\x03\x0a\x01\x00", 9);
+    bytes += xt::test::frameRecord(8, 9, 1700000000008, xt::test::allDtypesRecord(8, rng));
+    xt::test::writeBytes(path, bytes);
+    Diagnostics diag;
+    auto s = build(path, storeIn(dir), diag);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->recordCount(), 9u);
+    EXPECT_EQ(s->damagedRecords, std::vector<std::uint64_t>{7});
+    EXPECT_EQ(countOf(diag, "damaged-record"), 1u);
+    EXPECT_EQ(countOf(diag, "damaged-column"), 1u);
+    EXPECT_FALSE(s->sketches.empty());
+    EXPECT_GT(s->shapes.size(), 3u);
+
+    const std::string ser = serializeSummary(*s);
+    auto back = parseSummary({reinterpret_cast<const std::uint8_t*>(ser.data()), ser.size()}, "x");
+    ASSERT_TRUE(back.isOk()) << back.status().toString();
+    EXPECT_EQ(serializeSummary(*back), ser);
+    EXPECT_EQ(back->identity.source, s->identity.source);
+    EXPECT_EQ(back->identity.size, fs::file_size(path));
+    EXPECT_EQ(back->identity.mtimeNs, s->identity.mtimeNs);
+    EXPECT_EQ(back->identity.headPrint, s->identity.headPrint);
+    EXPECT_EQ(back->identity.tailPrint, s->identity.tailPrint);
+    EXPECT_EQ(back->keys, xt::test::allDtypesKeys());
+    EXPECT_EQ(back->hasHeader, true);
+    EXPECT_EQ(back->scannedTo, s->scannedTo);
+    EXPECT_EQ(back->columnStart, s->columnStart);
+    ASSERT_EQ(back->columns.size(), s->columns.size());
+    for (std::size_t i = 0; i < s->columns.size(); ++i) {
+        const auto &a = s->columns[i], &b = back->columns[i];
+        EXPECT_EQ(a.dataOffset, b.dataOffset);
+        EXPECT_EQ(a.dataLength, b.dataLength);
+        EXPECT_EQ(a.wireDtype, b.wireDtype);
+        EXPECT_EQ(a.state, b.state);
+        EXPECT_EQ(a.problem, b.problem);
+        EXPECT_EQ(a.shape, b.shape);
+        EXPECT_EQ(a.sketch, b.sketch);
+        EXPECT_TRUE(xt::test::sameBits(a.stats, b.stats));
+    }
+    EXPECT_EQ(back->sketches, s->sketches);
+    ASSERT_EQ(back->records.size(), s->records.size());
+    for (std::size_t i = 0; i < s->records.size(); ++i) {
+        EXPECT_EQ(back->records[i].offset, s->records[i].offset);
+        EXPECT_EQ(back->records[i].length, s->records[i].length);
+        EXPECT_EQ(back->records[i].columnCount, s->records[i].columnCount);
+        EXPECT_EQ(back->records[i].gstep, s->records[i].gstep);
+        EXPECT_EQ(back->records[i].lstep, s->records[i].lstep);
+        EXPECT_EQ(back->records[i].timestamp, s->records[i].timestamp);
+    }
+}
+
+TEST(SummaryFormat, TruncationDamageAndBadCountsAreReportedWithTheirOffset) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(4, 5));
+    Diagnostics diag;
+    auto s = build(path, storeIn(dir), diag);
+    ASSERT_TRUE(s);
+    const std::string good = serializeSummary(*s);
+    auto parse = [](const std::string& b, std::uint64_t* at = nullptr) {
+        return parseSummary({reinterpret_cast<const std::uint8_t*>(b.data()), b.size()}, "s.xts",
+                            at);
+    };
+    ASSERT_TRUE(parse(good).isOk());
+    // Every truncation.
+    for (std::size_t n = 0; n < good.size(); n += 1 + n / 64) {
+        std::uint64_t at = 0;
+        auto r = parse(good.substr(0, n), &at);
+        ASSERT_FALSE(r.isOk()) << n;
+        EXPECT_EQ(r.status().code(), ErrorCode::Corrupt);
+        EXPECT_NE(r.status().message().find("s.xts"), std::string::npos);
+        EXPECT_LE(at, n);
+    }
+    // Every flipped byte.
+    for (std::size_t i = 0; i < good.size(); i += 1 + i / 50) {
+        std::string b = good;
+        b[i] = char(b[i] ^ 0x40);
+        auto r = parse(b);
+        EXPECT_FALSE(r.isOk()) << "flipped byte " << i;
+    }
+    // Magic and version.
+    std::string magic = good;
+    magic[0] = 'Y';
+    EXPECT_NE(parse(magic).status().message().find("magic"), std::string::npos);
+    std::string version = good;
+    version[8] = 2;
+    EXPECT_EQ(parse(version).status().code(), ErrorCode::Unsupported);
+
+    // Counts that lie, under a valid checksum: refused before anything is allocated for them.
+    auto reseal = [](std::string b) {
+        const std::uint32_t c =
+            crc32({reinterpret_cast<const std::uint8_t*>(b.data()), b.size() - 16});
+        std::memcpy(b.data() + b.size() - 16, &c, 4);
+        return b;
+    };
+    ASSERT_TRUE(parse(reseal(good)).isOk());
+    // Find the sections: id at offset p, count at p + 8, length at p + 16.
+    std::size_t p = 32;
+    std::map<std::uint32_t, std::size_t> sectionAt;
+    while (p + 24 <= good.size() - 16) {
+        std::uint32_t id;
+        std::uint64_t len;
+        std::memcpy(&id, good.data() + p, 4);
+        std::memcpy(&len, good.data() + p + 16, 8);
+        sectionAt[id] = p;
+        p += 24 + len + (8 - len % 8) % 8;
+    }
+    ASSERT_EQ(sectionAt.size(), 8u);
+    for (auto [id, at] : sectionAt) {
+        for (std::uint64_t count : {std::uint64_t(1) << 60, std::uint64_t(0xffffffffffffffff),
+                                    std::uint64_t(123456789)}) {
+            std::string b = good;
+            std::memcpy(b.data() + at + 8, &count, 8);
+            std::uint64_t off = 0;
+            auto r = parse(reseal(b), &off);
+            EXPECT_FALSE(r.isOk()) << "section " << id << " count " << count;
+            EXPECT_GE(off, at) << "section " << id;
+        }
+        std::string b = good;
+        const std::uint64_t huge = std::uint64_t(1) << 62;
+        std::memcpy(b.data() + at + 16, &huge, 8);
+        EXPECT_FALSE(parse(reseal(b)).isOk()) << "section " << id << " length";
+    }
+    // A record beyond the scanned bytes.
+    std::string b = good;
+    const std::uint64_t far = s->scannedTo;
+    std::memcpy(b.data() + sectionAt[3] + 24, &far, 8);
+    EXPECT_NE(parse(reseal(b)).status().message().find("record 0"), std::string::npos);
+}
+
+TEST(SummaryBuilder, StatisticsAndSketchesEqualTheCpuBackendForEveryDtype) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(12, 99, 0, /*big=*/true));
+    Diagnostics diag;
+    auto s = build(path, storeIn(dir), diag);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(diag.errorCount(), 0u);
+    auto run = openPlain(dir.str(), diag);
+    ASSERT_TRUE(run.isOk());
+    const auto& rank = run->ranks().at(0);
+    expectEqualsBackend(rank, *s, 0, 0);
+    // The big column is multi-chunk and every dtype holds data; record 1 has the trace_once
+    // placeholder: an empty column.
+    EXPECT_GT(s->columnsOf(1)[10].stats.count, analysis::kStatsChunk);
+    EXPECT_EQ(s->columnsOf(1)[8].state, ColumnState::Empty);
+    EXPECT_EQ(s->columnsOf(0)[8].state, ColumnState::Data);
+    for (int d = 4; d <= 5; ++d) { // NaN and Inf were drawn somewhere
+        std::uint64_t nan = 0, inf = 0;
+        for (std::size_t r = 0; r < s->recordCount(); ++r)
+            nan += s->columnsOf(r)[std::size_t(d)].stats.nan,
+                inf += s->columnsOf(r)[std::size_t(d)].stats.inf;
+        EXPECT_GT(nan, 0u);
+        EXPECT_GT(inf, 0u);
+    }
+    RunSummaries rs;
+    rs.add(path, s);
+    EXPECT_TRUE(rs.covers(*run));
+    expectSameKeyStats(*run, rs);
+}
+
+TEST(RunSummaries, SeveralRanksAndPartsOpenFromSummariesWithTheSameResults) {
+    TempDir dir, cache;
+    xt::test::writeRun(dir.str(), 3, 40);
+    Diagnostics diag;
+    auto runs = xdl::discoverRuns({dir.str()}, diag);
+    ASSERT_TRUE(runs.isOk());
+    ASSERT_EQ(runs->size(), 1u);
+    ASSERT_GT(runs->at(0).ranks.at(0).parts.size(), 2u);
+    const StoreOptions store = storeIn(cache);
+
+    // Nothing stored: every part is scanned; then summarised in parallel.
+    auto first = openRun(runs->at(0), store, diag);
+    ASSERT_TRUE(first.isOk());
+    EXPECT_EQ(first->summaries.size(), 0u);
+    ASSERT_TRUE(summarizeRun(first->reader, first->summaries, store, diag, {}, 3).isOk());
+    EXPECT_TRUE(first->summaries.covers(first->reader));
+    for (std::size_t p = 0; p < runs->at(0).ranks[1].parts.size(); ++p)
+        expectEqualsBackend(first->reader.ranks()[1],
+                            *first->summaries.find(*first->reader.ranks()[1].parts()[p]), p, 0);
+
+    // Reopened: every part from its summary, with the records of a fresh scan.
+    Diagnostics d2;
+    auto second = openRun(runs->at(0), store, d2);
+    ASSERT_TRUE(second.isOk());
+    EXPECT_TRUE(second->summaries.covers(second->reader));
+    auto plain = xdl::RunReader::open(runs->at(0), d2);
+    ASSERT_TRUE(plain.isOk());
+    for (std::size_t r = 0; r < plain->ranks().size(); ++r) {
+        const auto &a = plain->ranks()[r], &b = second->reader.ranks()[r];
+        ASSERT_EQ(a.recordCount(), b.recordCount());
+        EXPECT_EQ(a.keys(), b.keys());
+        for (std::size_t i = 0; i < a.recordCount(); ++i) {
+            EXPECT_EQ(a.entry(i).offset, b.entry(i).offset);
+            EXPECT_EQ(a.entry(i).gstep, b.entry(i).gstep);
+        }
+    }
+    expectSameKeyStats(second->reader, second->summaries);
+    // Only some parts covered: each part from where it can.
+    RunSummaries some;
+    const auto& rank0 = second->reader.ranks()[0];
+    some.add(rank0.parts()[1]->part().path,
+             std::shared_ptr<const PartSummary>(second->summaries.find(*rank0.parts()[1]),
+                                                [](const PartSummary*) {}));
+    EXPECT_FALSE(some.covers(second->reader));
+    expectSameKeyStats(second->reader, some);
+}
+
+TEST(RunSummaries, DamagedPartsReplayTheirDiagnosticsWhenOpenedFromSummaries) {
+    TempDir dir, cache;
+    std::string bytes = xt::test::allDtypesPart(5, 1);
+    // A bad length prefix between records 2 and 3 (the first records are the same bytes).
+    bytes.insert(xt::test::allDtypesPart(2, 1).size(), "\xff\xff\xff\x7f garbage", 12);
+    bytes += std::string("\x40\x00\x00\x00\x08", 5); // a cut-off last record
+    xt::test::writeBytes(dir.file("train.trace.0.1"), bytes);
+    Diagnostics fresh;
+    auto runs = xdl::discoverRuns({dir.str()}, fresh);
+    ASSERT_TRUE(runs.isOk());
+    auto plain = xdl::RunReader::open(runs->at(0), fresh);
+    ASSERT_TRUE(plain.isOk());
+    EXPECT_GT(fresh.errorCount(), 0u);
+    Diagnostics d;
+    ASSERT_TRUE(loadOrBuildSummary(runs->at(0).ranks[0].parts[0], storeIn(cache), d).isOk());
+    Diagnostics reopened;
+    auto opened = openRun(runs->at(0), storeIn(cache), reopened);
+    ASSERT_TRUE(opened.isOk());
+    EXPECT_TRUE(opened->summaries.covers(opened->reader));
+    EXPECT_EQ(reopened.countsByCode(), fresh.countsByCode());
+    EXPECT_EQ(opened->reader.ranks()[0].recordCount(), plain->ranks()[0].recordCount());
+    const Diagnostic* bad = firstOf(reopened, "bad-length");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->file, runs->at(0).ranks[0].parts[0].path);
+    EXPECT_EQ(bad->offset, firstOf(fresh, "bad-length")->offset);
+}
+
+TEST(SummaryStore, ValidSummariesLoadAndStaleOnesAreRebuiltWithADiagnostic) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(8, 2));
+    setMtime(path, 1700000000, 5);
+    const StoreOptions beside = storeIn(cache, true);
+    Diagnostics diag;
+    SummaryOrigin origin;
+    auto built = build(path, beside, diag, &origin);
+    EXPECT_EQ(origin, SummaryOrigin::Built);
+    ASSERT_TRUE(fs::exists(besidePath(path)));
+    EXPECT_FALSE(fs::exists(cachePath(partSource(path), beside)));
+    const std::string good = xt::test::readBytes(besidePath(path));
+    build(path, beside, diag, &origin);
+    EXPECT_EQ(origin, SummaryOrigin::Loaded);
+    EXPECT_TRUE(diag.empty());
+
+    struct Case {
+        const char* what;
+        std::function<void()> damage;
+        const char* code;
+        bool located; // the diagnostic has a byte offset
+    };
+    const std::string part = xt::test::readBytes(path);
+    const Case cases[] = {
+        {"mtime changed", [&] { setMtime(path, 1700000001, 5); }, "summary-stale", false},
+        {"size changed (part cut short)",
+         [&] { xt::test::writeBytes(path, part.substr(0, part.size() - 9)); }, "summary-stale",
+         false},
+        {"replaced: same size and mtime, other bytes",
+         [&] {
+             std::string other = part;
+             other[other.size() - 20] ^= 1; // inside the last record's data
+             xt::test::writeBytes(path, other);
+             setMtime(path, 1700000000, 5);
+         },
+         "summary-stale", false},
+        {"summary truncated",
+         [&] { xt::test::writeBytes(besidePath(path), good.substr(0, good.size() / 2)); },
+         "summary-corrupt", true},
+        {"summary byte flipped",
+         [&] {
+             std::string b = good;
+             b[b.size() / 3] ^= 0x10;
+             xt::test::writeBytes(besidePath(path), b);
+         },
+         "summary-corrupt", true},
+        {"summary of another version",
+         [&] {
+             std::string b = good;
+             b[8] = 9;
+             xt::test::writeBytes(besidePath(path), b);
+         },
+         "summary-unsupported", true},
+    };
+    for (const Case& c : cases) {
+        xt::test::writeBytes(path, part);
+        setMtime(path, 1700000000, 5);
+        xt::test::writeBytes(besidePath(path), good);
+        c.damage();
+        Diagnostics d;
+        auto rebuilt = build(path, beside, d, &origin);
+        EXPECT_EQ(origin, SummaryOrigin::Built) << c.what;
+        ASSERT_EQ(countOf(d, c.code), 1u) << c.what;
+        const Diagnostic* diagnostic = firstOf(d, c.code);
+        EXPECT_EQ(diagnostic->file, besidePath(path)) << c.what;
+        EXPECT_EQ(diagnostic->offset != Diagnostic::kNoOffset, c.located) << c.what;
+        // The rebuilt summary replaced the bad one and is valid for the part as it is now.
+        Diagnostics again;
+        build(path, beside, again, &origin);
+        EXPECT_EQ(origin, SummaryOrigin::Loaded) << c.what;
+        EXPECT_TRUE(again.empty()) << c.what << ": " << again.items().front().toString();
+        EXPECT_EQ(rebuilt->identity.size, fs::file_size(path));
+    }
+}
+
+TEST(SummaryStore, AGrownPartIsExtendedToWhatAFullBuildGives) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string full = xt::test::allDtypesPart(12, 8);
+    const std::string five = xt::test::allDtypesPart(5, 8);
+    ASSERT_EQ(full.compare(0, five.size(), five), 0);
+    for (bool live : {false, true}) {
+        // A live part is summarised with a record being written at its end.
+        xt::test::writeBytes(path, five + (live ? full.substr(five.size(), 30) : ""));
+        StoreOptions o = storeIn(cache);
+        o.live = live;
+        Diagnostics d;
+        SummaryOrigin origin;
+        auto first = build(path, o, d, &origin);
+        EXPECT_EQ(origin, SummaryOrigin::Built);
+        EXPECT_EQ(first->recordCount(), 5u);
+        EXPECT_TRUE(d.empty());
+        xt::test::writeBytes(path, full);
+        auto extended = build(path, o, d, &origin);
+        EXPECT_EQ(origin, SummaryOrigin::Extended) << live;
+        EXPECT_EQ(extended->recordCount(), 12u);
+        EXPECT_TRUE(d.empty());
+        fs::remove(cachePath(partSource(path), o));
+        auto whole = build(path, o, d, &origin);
+        EXPECT_EQ(origin, SummaryOrigin::Built);
+        EXPECT_EQ(bytesOf(*extended), bytesOf(*whole)) << live;
+        // findSummary hands out the summary of a prefix too: a reader seeded with it scans
+        // only the rest.
+        xt::test::writeBytes(path, full + xt::test::allDtypesPart(14, 8).substr(full.size()));
+        auto prefix = findSummary(partAt(path), o, d);
+        ASSERT_TRUE(prefix);
+        EXPECT_EQ((*prefix)->recordCount(), 12u);
+        auto opened = openRun(xdl::discoverRuns({path}, d)->at(0), o, d);
+        ASSERT_TRUE(opened.isOk());
+        EXPECT_EQ(opened->reader.ranks()[0].recordCount(), 14u);
+        EXPECT_FALSE(opened->summaries.covers(opened->reader)); // not the whole part
+        expectSameKeyStats(opened->reader, opened->summaries);
+        fs::remove(cachePath(partSource(path), o));
+    }
+}
+
+TEST(SummaryStore, CacheNamesAndLocation) {
+    TempDir dir;
+    StoreOptions o;
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    const std::string saved = old ? old : "";
+    ::setenv("XDG_CACHE_HOME", dir.str().c_str(), 1);
+    const std::string a = cachePath("/data/run/train.trace.0.1", o);
+    const std::string b = cachePath("/data/other/train.trace.0.1", o);
+    EXPECT_EQ(fs::path(a).parent_path(), dir.path() / "xtview" / "summaries");
+    EXPECT_NE(a, b);
+    EXPECT_TRUE(a.ends_with("-train.trace.0.1.xts")) << a;
+    EXPECT_EQ(fs::path(a).filename().string(), a.substr(a.size() - 36));
+    EXPECT_EQ(fs::path(a).filename().string().find_first_not_of("0123456789abcdef"), 16u);
+    ::unsetenv("XDG_CACHE_HOME");
+    ::setenv("HOME", "/home/someone", 1);
+    EXPECT_EQ(cacheDirectory(o), "/home/someone/.cache/xtview/summaries");
+    o.cacheDir = "/elsewhere";
+    EXPECT_EQ(fs::path(cachePath("/x/y", o)).parent_path(), "/elsewhere");
+    EXPECT_EQ(besidePath("/x/train.trace.0.1"), "/x/train.trace.0.1.xts");
+    if (old) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+// A part in a folder the process may not write: the summary goes to the cache and the part's
+// folder is left alone; a cache that cannot be written either is a diagnostic, not an error.
+// Runs as "nobody" in a child when the tests run as root (root ignores mode bits).
+TEST(SummaryStore, ReadOnlyFolderFallsBackToTheCache) {
+    TempDir dir;
+    ASSERT_EQ(::chmod(dir.str().c_str(), 0777), 0);
+    const std::string runDir = dir.file("run");
+    fs::create_directories(runDir);
+    const std::string path = runDir + "/train.trace.0.1";
+    xt::test::writeBytes(path, xt::test::allDtypesPart(4, 3));
+    ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+    ASSERT_EQ(::chmod(runDir.c_str(), 0555), 0);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(10);
+        StoreOptions o;
+        o.cacheDir = dir.file("cache");
+        o.writeBeside = true;
+        Diagnostics d;
+        auto r = loadOrBuildSummary(partAt(path), o, d);
+        if (!r) ::_exit(11);
+        if (r->savedTo != cachePath(partSource(path), o)) ::_exit(12);
+        if (fs::exists(besidePath(path)) || !d.empty()) ::_exit(13);
+        auto again = loadOrBuildSummary(partAt(path), o, d);
+        if (!again || again->origin != SummaryOrigin::Loaded) ::_exit(14);
+        // Nowhere to write: still a summary, and a diagnostic.
+        o.cacheDir = runDir + "/cache";
+        auto unsaved = loadOrBuildSummary(partAt(path), o, d);
+        if (!unsaved || !unsaved->savedTo.empty() || !unsaved->summary) ::_exit(15);
+        if (d.countsByCode().count("summary-not-saved") != 1) ::_exit(16);
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ::chmod(runDir.c_str(), 0755);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Two processes rebuilding and reading one summary over and over: a reader sees the old or
+// the new summary, never a torn one (write to a unique temporary name, then rename).
+TEST(SummaryStore, ConcurrentRebuildersNeverSeeATornSummary) {
+    TempDir dir, cache;
+    const std::string small = dir.file("small/train.trace.0.1");
+    const std::string large = dir.file("large/train.trace.0.1");
+    fs::create_directories(dir.file("small"));
+    fs::create_directories(dir.file("large"));
+    xt::test::writeBytes(small, xt::test::allDtypesPart(2, 4));
+    xt::test::writeBytes(large, xt::test::allDtypesPart(60, 4));
+    Diagnostics d;
+    auto a = build(small, storeIn(cache), d);
+    auto b = build(large, storeIn(cache), d);
+    const std::string target = dir.file("shared.xts");
+    ASSERT_TRUE(saveSummary(*a, target).isOk());
+    const std::string bytesA = serializeSummary(*a), bytesB = serializeSummary(*b);
+    std::vector<pid_t> children;
+    for (int child = 0; child < 2; ++child) {
+        pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            for (int i = 0; i < 150; ++i) {
+                if (!saveSummary((i + child) % 2 ? *a : *b, target)) ::_exit(10);
+                const std::string seen = xt::test::readBytes(target);
+                if (seen != bytesA && seen != bytesB) ::_exit(11);
+                auto parsed = parseSummary(
+                    {reinterpret_cast<const std::uint8_t*>(seen.data()), seen.size()}, target);
+                if (!parsed) ::_exit(12);
+            }
+            ::_exit(0);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 0);
+    }
+    for (const auto& e : fs::directory_iterator(dir.path())) // no temporary file left
+        EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+}
+
+// Building the summary of a large part keeps the resident set small: the pages already
+// summarised are released (MappedFile::release). Measured in a child, from a reset peak.
+TEST(SummaryBuilder, ResidentMemoryDoesNotGrowWithThePart) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << xt::test::frameHeader({"w"});
+        std::vector<float> v(256 * 1024); // 1 MB records
+        for (int r = 0; r < 192; ++r) {
+            for (std::size_t i = 0; i < v.size(); ++i)
+                v[i] = float(r) + float(i % 1000) * 0.5f;
+            out << xt::test::frameRecord(
+                r, r + 1, r,
+                {{xdl::Dtype::Float,
+                  {std::int64_t(v.size())},
+                  std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4)}});
+        }
+    }
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        auto hwmKb = [] {
+            std::ifstream in("/proc/self/status");
+            std::string line;
+            while (std::getline(in, line))
+                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+            return -1L;
+        };
+        std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
+        const long before = hwmKb();
+        Diagnostics d;
+        StoreOptions o = storeIn(cache);
+        o.save = false;
+        auto r = loadOrBuildSummary(partAt(path), o, d);
+        if (!r || r->summary->recordCount() != 192) ::_exit(10);
+        const long grown = hwmKb() - before;
+        ::_exit(grown < 0 ? 11 : grown > 80 * 1024 ? 12 : 0); // a 192 MB part, < 80 MB peak
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no VmHWM; 12: the peak grew by over 80 MB";
+}
+
+// A run written by an independent writer (Python protobuf, tests/tools/write_xdl_reference.py).
+TEST(RunSummaries, ReferenceWriterRunMatchesAFreshComputation) {
+    TempDir dir, cache;
+    const std::string cmd = std::string("/usr/bin/python3 ") + XT_SOURCE_DIR +
+                            "/tests/tools/write_xdl_reference.py " + XT_SOURCE_DIR + "/proto " +
+                            dir.file("run") + " > /dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0)
+        GTEST_SKIP() << "python3 with numpy, protobuf and protoc are needed for the reference run";
+    Diagnostics diag;
+    auto runs = xdl::discoverRuns({dir.file("run")}, diag);
+    ASSERT_TRUE(runs.isOk());
+    ASSERT_EQ(runs->size(), 1u);
+    auto opened = openRun(runs->at(0), storeIn(cache), diag);
+    ASSERT_TRUE(opened.isOk());
+    ASSERT_TRUE(summarizeRun(opened->reader, opened->summaries, storeIn(cache), diag).isOk());
+    EXPECT_TRUE(opened->summaries.covers(opened->reader));
+    EXPECT_GE(opened->reader.ranks().size(), 2u);
+    for (const auto& rank : opened->reader.ranks())
+        for (std::size_t p = 0; p < rank.parts().size(); ++p)
+            expectEqualsBackend(rank, *opened->summaries.find(*rank.parts()[p]), p, 0);
+    Diagnostics d2;
+    auto reopened = openRun(runs->at(0), storeIn(cache), d2);
+    ASSERT_TRUE(reopened.isOk());
+    EXPECT_TRUE(reopened->summaries.covers(reopened->reader));
+    analysis::CpuBackend cpu(1);
+    analysis::KeyStatsOptions plain, with;
+    with.summaries = &reopened->summaries;
+    auto a = analysis::computeKeyStats(reopened->reader, cpu, plain, d2);
+    auto b = analysis::computeKeyStats(reopened->reader, cpu, with, d2);
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    ASSERT_EQ(a->size(), b->size());
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        ASSERT_EQ((*a)[i].records.size(), (*b)[i].records.size());
+        for (std::size_t r = 0; r < (*a)[i].records.size(); ++r)
+            EXPECT_TRUE(xt::test::sameBits((*a)[i].records[r].stats, (*b)[i].records[r].stats));
+    }
+}
