@@ -195,17 +195,20 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             f.seek(off)
             sent = 0
-            try:
-                while sent < todo:
-                    chunk = f.read(min(1 << 20, todo - sent))
-                    if not chunk:
-                        break
-                    self.wfile.write(chunk)
-                    sent += len(chunk)
-            finally:
+            # Counted before each chunk is written: a client that has its bytes and asks for
+            # stats=1 at once must see them counted.
+            with LOCK:
+                rng = [off, 0]
+                STATE["ranges"].setdefault(hpath, []).append(rng)
+            while sent < todo:
+                chunk = f.read(min(1 << 20, todo - sent))
+                if not chunk:
+                    break
                 with LOCK:
-                    STATE["served"][hpath] = STATE["served"].get(hpath, 0) + sent
-                    STATE["ranges"].setdefault(hpath, []).append([off, sent])
+                    STATE["served"][hpath] = STATE["served"].get(hpath, 0) + len(chunk)
+                    rng[1] += len(chunk)
+                self.wfile.write(chunk)
+                sent += len(chunk)
             if fault and fault["kind"] == "drop":
                 self.wfile.flush()
                 self.close_connection = True
