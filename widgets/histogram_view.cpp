@@ -89,6 +89,14 @@ HistogramView::HistogramView(QWidget* parent)
     m_stepPlot->yAxis->setLabel(tr("count"));
     m_stepPlot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
+    m_liveTimer.setSingleShot(true);
+    m_liveTimer.setInterval(1000);
+    connect(&m_liveTimer, &QTimer::timeout, this, [this] {
+        if (m_jobs->isRunning())
+            m_liveTimer.start(); // the previous matrix first
+        else if (m_run && m_rank->count() > 0)
+            startMatrixJob(false);
+    });
     connect(m_rank, &QComboBox::activated, this, &HistogramView::recompute);
     connect(m_bins, &QSpinBox::editingFinished, this, &HistogramView::recompute);
     connect(m_scale, &QComboBox::activated, this, &HistogramView::recompute);
@@ -114,6 +122,18 @@ void HistogramView::setData(RunSnapshot run, const QString& key) {
     const int keep = m_rank->findData(previous);
     if (keep >= 0) m_rank->setCurrentIndex(keep);
     recompute();
+}
+
+void HistogramView::extendRun(RunSnapshot run) {
+    m_run = std::move(run);
+    const bool hadRanks = m_rank->count() > 0;
+    for (const auto* s : m_run->seriesOf(m_key.toStdString()))
+        if (m_rank->findData(s->rank) < 0) m_rank->addItem(QString::number(s->rank), s->rank);
+    if (!hadRanks) {
+        recompute(); // the key had no data before
+        return;
+    }
+    if (!m_liveTimer.isActive()) m_liveTimer.start();
 }
 
 int HistogramView::rank() const {

@@ -9,6 +9,7 @@
 #include "widgets/job_tracker.h"
 #include "widgets/run_loader.h"
 
+#include <QTimer>
 #include <QWidget>
 #include <qcustomplot.h>
 
@@ -26,6 +27,10 @@ public:
     void setData(RunSnapshot run, const QString& key);
     // A newer snapshot of the same run (same records of key()): nothing is recomputed.
     void replaceRun(RunSnapshot run) { m_run = std::move(run); }
+    // A newer snapshot of a followed run (more records of key()): new ranks are offered and the
+    // matrix is recomputed in the background, at most once per second; the old one stays on
+    // screen meanwhile.
+    void extendRun(RunSnapshot run);
     void setStepCursor(std::int64_t gstep);
     // The rank whose histograms are shown (-1 when none).
     int rank() const;
@@ -68,6 +73,7 @@ private:
     QString m_key;
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;
+    QTimer m_liveTimer; // paces extendRun's recomputation
 };
 
 } // namespace xt::widgets

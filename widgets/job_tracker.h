@@ -1,6 +1,6 @@
 #pragma once
-// Background jobs for the GUI (after KDAB hotspot's JobTracker): a job runs on the global
-// thread pool through QtConcurrent; starting a new job cancels the previous one (its atomic
+// Background jobs for the GUI (after KDAB hotspot's JobTracker): a job runs on jobPool()
+// through QtConcurrent; starting a new job cancels the previous one (its atomic
 // flag is set, so core's ProgressCallback returns false) and drops its result. The continuation
 // runs on the GUI thread only for the newest job. Progress is published through atomics and
 // read by the GUI with a timer, so a busy worker never floods the event loop. The tracker's own
@@ -15,6 +15,11 @@
 #include <memory>
 
 namespace xt::widgets {
+
+// The thread pool of the GUI's background work (jobs, tensor reads). Not Qt's global pool: the
+// raster paint engine fills large areas with tasks on that one and waits for them, so work that
+// runs for seconds there would freeze painting until it ends.
+QThreadPool* jobPool();
 
 // Shared between one job and the GUI: core's JobProgress (the thread-safe part, tested under
 // TSan without Qt) with the stage as a QString.
@@ -47,8 +52,8 @@ public:
                     emit runningChanged(false);
                     then(watcher->result());
                 });
-        watcher->setFuture(
-            QtConcurrent::run([ctx, job = std::forward<Job>(job)]() mutable { return job(*ctx); }));
+        watcher->setFuture(QtConcurrent::run(
+            jobPool(), [ctx, job = std::forward<Job>(job)]() mutable { return job(*ctx); }));
         emit runningChanged(true);
     }
 

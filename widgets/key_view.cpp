@@ -16,7 +16,8 @@ KeyView::KeyView(QWidget* parent)
       m_xAxis(new QComboBox(this)), m_ranks(new QComboBox(this)),
       m_minMax(new QCheckBox(tr("min-max"), this)), m_std(new QCheckBox(tr("\u00b1 std"), this)),
       m_l2(new QCheckBox(tr("L2 norm"), this)), m_logY(new QCheckBox(tr("log y"), this)),
-      m_smoothing(new QDoubleSpinBox(this)) {
+      m_smoothing(new QDoubleSpinBox(this)), m_follow(new QToolButton(this)),
+      m_paused(new QLabel(this)) {
     m_xAxis->addItems({tr("global step"), tr("local step"), tr("wall time")});
     m_ranks->addItems({tr("ranks overlaid"), tr("ranks aggregated")});
     m_minMax->setChecked(true);
@@ -30,6 +31,14 @@ KeyView::KeyView(QWidget* parent)
     reset->setText(tr("Fit"));
     reset->setToolTip(tr("Fit the plot to the data (Home)"));
 
+    m_follow->setText(tr("Follow"));
+    m_follow->setCheckable(true);
+    m_follow->setToolTip(tr("Keep the newest steps in view while the run is being written (End)"));
+    m_follow->hide();
+    m_paused->setText(tr("following paused (zoomed) - Follow or End resumes"));
+    m_paused->setStyleSheet(QStringLiteral("color: #b36b00"));
+    m_paused->hide();
+
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
     bar->addWidget(new QLabel(tr("x:"), this));
@@ -42,6 +51,8 @@ KeyView::KeyView(QWidget* parent)
     bar->addWidget(new QLabel(tr("smoothing:"), this));
     bar->addWidget(m_smoothing);
     bar->addStretch(1);
+    bar->addWidget(m_paused);
+    bar->addWidget(m_follow);
     bar->addWidget(reset);
 
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -64,6 +75,8 @@ KeyView::KeyView(QWidget* parent)
     });
     connect(m_smoothing, &QDoubleSpinBox::valueChanged, this, &KeyView::updateOptions);
     connect(reset, &QToolButton::clicked, m_stats, &StatPlot::resetZoom);
+    connect(m_follow, &QToolButton::toggled, m_stats, &StatPlot::setFollowing);
+    connect(m_stats, &StatPlot::followingChanged, this, &KeyView::updateFollowControls);
     connect(m_stats, &StatPlot::stepSelected, this, &KeyView::stepSelected);
     connect(m_histograms, &HistogramView::stepSelected, this, &KeyView::stepSelected);
 }
@@ -83,6 +96,27 @@ void KeyView::setData(RunSnapshot run, const QString& key) {
     }
     m_stats->setData(m_run, key);
     m_histograms->setData(m_run, key);
+    m_stats->setFollowing(m_run && m_run->live); // on by default for a live run
+    updateFollowControls();
+}
+
+void KeyView::extendRun(RunSnapshot run) {
+    m_run = std::move(run);
+    m_stats->extendRun(m_run);
+    m_histograms->extendRun(m_run);
+    updateFollowControls();
+}
+
+bool KeyView::isFollowing() const {
+    return m_stats->isFollowing();
+}
+
+void KeyView::updateFollowControls() {
+    const bool live = m_run && m_run->live;
+    m_follow->setVisible(live);
+    const QSignalBlocker block(m_follow);
+    m_follow->setChecked(m_stats->isFollowing());
+    m_paused->setVisible(live && !m_stats->isFollowing());
 }
 
 void KeyView::replaceRun(RunSnapshot run) {

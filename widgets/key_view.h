@@ -10,6 +10,8 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
+class QToolButton;
 
 namespace xt::widgets {
 
@@ -21,6 +23,10 @@ public:
     void setData(RunSnapshot run, const QString& key);
     // A newer snapshot of the same run whose statistics of key() are the same.
     void replaceRun(RunSnapshot run);
+    // A newer snapshot of a followed run: more records (maybe more ranks) of key().
+    void extendRun(RunSnapshot run);
+    // Whether the newest steps are kept in view (the Follow button, shown for live runs).
+    bool isFollowing() const;
     const RunSnapshot& run() const { return m_run; }
     const QString& key() const { return m_key; }
     void setStepCursor(std::int64_t gstep);
@@ -33,6 +39,7 @@ signals:
 
 private:
     void updateOptions();
+    void updateFollowControls();
 
     StatPlot* m_stats;
     HistogramView* m_histograms;
@@ -43,6 +50,8 @@ private:
     QCheckBox* m_l2;
     QCheckBox* m_logY;
     QDoubleSpinBox* m_smoothing;
+    QToolButton* m_follow;
+    QLabel* m_paused;
     RunSnapshot m_run;
     QString m_key;
     bool m_ranksChosen = false; // the user picked overlaid or aggregated

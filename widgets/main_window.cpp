@@ -114,6 +114,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     statusBar()->addWidget(m_statusLabel, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
+    createLiveActions();
     connect(m_cancel, &QToolButton::clicked, this, [this] {
         m_pendingOpens.clear();
         m_openJobs->cancel();
@@ -457,6 +458,9 @@ void MainWindow::closeAll() {
         w->deleteLater();
     }
     m_runModel->setRuns({});
+    m_live->setRuns({});
+    m_alert.reset();
+    m_alertButton->hide();
     setCurrentRun(-1);
     m_diagModel->setDiagnostics(Diagnostics{});
     m_center->setCurrentIndex(0);
@@ -511,6 +515,7 @@ void MainWindow::onLoaded(LoadResult result) {
         const QString currentKey = currentKeyView() ? currentKeyView()->key() : QString();
         const std::string currentLabel = m_currentRun ? m_currentRun->label() : std::string();
         m_runModel->setRuns(result.runs);
+        m_live->setRuns(result.runs);
         m_runTree->expandToDepth(0);
         int runIndex = 0;
         for (std::size_t i = 0; i < result.runs.size(); ++i)
@@ -591,6 +596,7 @@ void MainWindow::onRunCompleted(CompleteResult result) {
 }
 
 void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    m_live->replaced(before, after);
     m_runModel->replaceRun(before, after);
     if (m_currentRun == before) {
         m_currentRun = after;
@@ -625,21 +631,22 @@ void MainWindow::setCurrentRun(int index) {
     m_keyModel->setRun(run);
     m_metaModel->setRun(run);
     if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
-    if (run) {
-        std::uint64_t size = 0;
-        for (const auto& r : run->reader->files().ranks)
-            for (const auto& p : r.parts)
-                size += p.size;
-        m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
-                                 .arg(QString::fromStdString(run->label()).toHtmlEscaped())
-                                 .arg(run->reader->ranks().size())
-                                 .arg(run->keys.size())
-                                 .arg(QString::fromStdString(run->backend)));
-    } else {
-        m_metaLabel->clear();
-    }
+    updateMetaLabel();
     m_inspector->setContext(run, {}, {});
     updateKeysDockTitle();
+}
+
+void MainWindow::updateMetaLabel() {
+    const RunSnapshot& run = m_currentRun;
+    if (!run) {
+        m_metaLabel->clear();
+        return;
+    }
+    m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
+                             .arg(QString::fromStdString(run->label()).toHtmlEscaped())
+                             .arg(run->reader->ranks().size())
+                             .arg(run->keys.size())
+                             .arg(QString::fromStdString(run->backend)));
 }
 
 void MainWindow::selectFirstKey() {
@@ -696,7 +703,8 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
-        m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning())
+        m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning() ||
+        m_live->isBusy())
         return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())

@@ -11,6 +11,7 @@
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
 #include "widgets/key_view.h"
+#include "widgets/live_runs.h"
 #include "widgets/meta_summary_model.h"
 #include "widgets/run_browser_model.h"
 #include "widgets/value_inspector.h"
@@ -26,6 +27,7 @@ class QListWidget;
 class QProgressBar;
 class QSortFilterProxyModel;
 class QStackedWidget;
+class QSystemTrayIcon;
 class QTabWidget;
 class QTableView;
 class QToolButton;
@@ -91,6 +93,18 @@ public:
     CompareView* currentCompareView() const;
     // Where the demo run is cached.
     static QString demoDirectory();
+    // Following runs still being written (main_window_live.cpp).
+    LiveRuns* liveRuns() const { return m_live; }
+    // The last NaN/Inf that appeared in a followed run.
+    struct Alert {
+        RunSnapshot run;
+        QString key;
+        int rank = -1;
+        std::int64_t gstep = 0;
+    };
+    std::optional<Alert> lastAlert() const;
+    // Shows the last alert's key with the cursor at its step.
+    void jumpToAlert();
 
 signals:
     void loadFinished();
@@ -116,6 +130,11 @@ private:
     // Puts `after` everywhere `before` was shown (models, plot tabs, inspector, compare tabs).
     void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     void setCurrentRun(int index);
+    void updateMetaLabel();
+    void createLiveActions();
+    void onRunExtended(const RunSnapshot& before, const RunSnapshot& after,
+                       const Diagnostics& diagnostics);
+    void alertNewNonFinite(const RunSnapshot& before, const RunSnapshot& after);
     void selectFirstKey();
     void onStepSelected(std::int64_t gstep);
     void updateProgress();
@@ -178,6 +197,10 @@ private:
     QAction* m_exportCompareAction = nullptr;
     JobTracker* m_exportJobs = nullptr;
     QPointer<Hdf5ExportDialog> m_hdf5Dialog;
+    LiveRuns* m_live = nullptr;
+    QToolButton* m_alertButton = nullptr;
+    QSystemTrayIcon* m_tray = nullptr;
+    std::optional<Alert> m_alert;
 };
 
 } // namespace xt::widgets

@@ -56,7 +56,7 @@ RanksPanel* openRanks(TimelinePage* page, const QStringList& files) {
             std::vector<std::size_t> order(n);
             for (std::size_t i = 0; i < n; ++i)
                 order[i] = i;
-            QtConcurrent::blockingMap(order, [&](std::size_t i) {
+            QtConcurrent::blockingMap(jobPool(), order, [&](std::size_t i) {
                 if (cancelled) return;
                 const timeline::RankTrace& r = session->ranks[i];
                 TimelineLayer& l = layers[i];

@@ -90,7 +90,8 @@ void RunBrowserModel::setRuns(std::vector<RunSnapshot> runs) {
     const QStringList names = runNames(runs);
     m_entries.clear();
     for (std::size_t i = 0; i < runs.size(); ++i)
-        m_entries.push_back({runs[i], names[int(i)], m_customNames.value(runIdentity(*runs[i]))});
+        m_entries.push_back(
+            {runs[i], names[int(i)], m_customNames.value(runIdentity(*runs[i])), {}});
     endResetModel();
     emit runNamesChanged();
 }
@@ -139,11 +140,41 @@ Qt::ItemFlags RunBrowserModel::flags(const QModelIndex& index) const {
     return f;
 }
 
+namespace {
+bool sameParts(const xdl::RunFiles& a, const xdl::RunFiles& b) {
+    if (a.ranks.size() != b.ranks.size()) return false;
+    for (std::size_t r = 0; r < a.ranks.size(); ++r)
+        if (a.ranks[r].parts.size() != b.ranks[r].parts.size()) return false;
+    return true;
+}
+} // namespace
+
 void RunBrowserModel::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
-    for (std::size_t i = 0; i < m_entries.size(); ++i)
-        if (m_entries[i].run == before) {
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        if (m_entries[i].run != before) continue;
+        if (!sameParts(before->reader->files(), after->reader->files())) {
+            beginResetModel();
             m_entries[i].run = after;
-            emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+            endResetModel();
+            continue;
+        }
+        m_entries[i].run = after;
+        const QModelIndex run = index(int(i), 0);
+        emit dataChanged(run, index(int(i), ColumnCount - 1));
+        for (int r = 0; r < rowCount(run); ++r) {
+            const QModelIndex rank = index(r, 0, run);
+            emit dataChanged(rank, index(r, ColumnCount - 1, run));
+            if (const int parts = rowCount(rank))
+                emit dataChanged(index(0, 0, rank), index(parts - 1, ColumnCount - 1, rank));
+        }
+    }
+}
+
+void RunBrowserModel::setLiveStatus(const RunSnapshot& run, const QString& status) {
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].run == run && m_entries[i].liveStatus != status) {
+            m_entries[i].liveStatus = status;
+            emit dataChanged(index(int(i), StatusColumn), index(int(i), StatusColumn));
         }
 }
 
@@ -219,6 +250,7 @@ QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
         case NameColumn:
             return entry.name();
         case StatusColumn:
+            if (!entry.liveStatus.isEmpty()) return entry.liveStatus;
             return damaged ? tr("damaged") : live ? tr("live") : tr("finalised");
         case RecordsColumn:
             return qulonglong(records);

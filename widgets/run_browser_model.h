@@ -16,6 +16,7 @@ struct RunEntry {
     RunSnapshot run;
     QString autoName;   // tells the run apart from the other open runs (runNames)
     QString customName; // given by the user; "" = none. Kept over reloads by runIdentity
+    QString liveStatus; // a followed run's status (LiveRuns); "" = from its metas
     QString name() const { return customName.isEmpty() ? autoName : customName; }
 };
 
@@ -45,8 +46,11 @@ public:
     QString nameOf(const RunSnapshot& run) const;
     // Gives the run at `index` a custom name; an empty name gives it its automatic name back.
     void renameRun(int index, const QString& name);
-    // A newer snapshot of the same run (more statistics): same rows and name, new data.
+    // A newer snapshot of the same run (more statistics, or more records, parts and ranks of a
+    // followed run): same name, new data; the rows are rebuilt when parts or ranks were added.
     void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
+    // A followed run's status ("live, last record 0.4 s ago", "writer gone", ...).
+    void setLiveStatus(const RunSnapshot& run, const QString& status);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

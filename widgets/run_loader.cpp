@@ -3,8 +3,10 @@
 #include "core/analysis/backend.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/storage/hdfs_mirror.h"
+#include "core/xdl/run_follower.h"
 
 #include <algorithm>
+#include <map>
 
 namespace xt::widgets {
 
@@ -45,7 +47,9 @@ void setNonFinite(LoadedRun& run) {
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
-    auto opened = summary::openRun(files, options.store, diag, progress);
+    xdl::ReaderOptions readerOptions;
+    readerOptions.live = true; // an unfinalised part may still grow: its tail is awaited
+    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions);
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));
@@ -65,7 +69,12 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     for (const auto& rank : run->reader->ranks())
         for (const auto& part : rank.parts())
             if (!summaries->find(*part)) unsummarised += part->part().size;
-    run->complete = unsummarised <= options.lazyAboveBytes;
+    for (const auto& rank : run->reader->ranks())
+        for (const auto& part : rank.parts())
+            run->live = run->live || part->part().metaState != xdl::MetaState::Finalised;
+    // A live run gets every key now: its snapshots are extended record by record (extendRun),
+    // which a summarising job in the background would keep starting over.
+    run->complete = run->live || unsummarised <= options.lazyAboveBytes;
     std::function<bool(std::string_view)> filter;
     if (!run->complete) {
         std::string first = options.firstKey;
@@ -203,6 +212,119 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         next->series = std::move(series.value());
         next->complete = true;
         next->computedKeys.clear();
+        setNonFinite(*next);
+        result.after = std::move(next);
+    } catch (const std::exception& e) {
+        result.status = Status(ErrorCode::Internal, e.what());
+    }
+    return result;
+}
+
+namespace {
+
+// Appends the records of `fresh` to the series of the same (rank, key) in `series`; series of
+// pairs first seen are inserted after the last series of their rank.
+void appendSeries(std::vector<analysis::KeySeries>& series,
+                  std::vector<analysis::KeySeries> fresh) {
+    for (auto& f : fresh) {
+        if (f.records.empty()) continue;
+        auto same = std::find_if(series.begin(), series.end(), [&](const analysis::KeySeries& s) {
+            return s.rank == f.rank && s.key == f.key;
+        });
+        if (same != series.end()) {
+            same->records.insert(same->records.end(), f.records.begin(), f.records.end());
+            continue;
+        }
+        auto after = std::find_if(series.begin(), series.end(),
+                                  [&](const analysis::KeySeries& s) { return s.rank > f.rank; });
+        series.insert(after, std::move(f));
+    }
+}
+
+std::size_t finalisedParts(const xdl::RunReader& run) {
+    std::size_t n = 0;
+    for (const auto& rank : run.ranks())
+        for (const auto& p : rank.parts())
+            n += p->part().metaState == xdl::MetaState::Finalised;
+    return n;
+}
+
+} // namespace
+
+CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progress) {
+    CompleteResult result;
+    result.before = run;
+    try {
+        const xdl::RunReader& old = *run->reader;
+        Diagnostics indexing; // appended bytes: reported by the run's follower
+        auto found = xdl::discoverRuns({old.files().directory}, indexing);
+        if (!found.isOk()) {
+            result.status = found.status();
+            return result;
+        }
+        auto files = std::find_if(found->begin(), found->end(), [&](const xdl::RunFiles& f) {
+            return f.prefix == old.files().prefix && f.name == old.files().name;
+        });
+        if (files == found->end()) return result; // the files went away: nothing new
+        xdl::ReaderOptions options;
+        options.live = true;
+        std::vector<xdl::RankReader> ranks;
+        std::map<int, std::size_t> from; // records per rank already in the snapshot
+        std::size_t parts = 0;
+        for (const auto& rankFiles : files->ranks) {
+            const xdl::RankReader* oldRank = old.rank(rankFiles.rank);
+            if (oldRank) from[rankFiles.rank] = oldRank->recordCount();
+            std::vector<std::unique_ptr<xdl::PartReader>> readers;
+            for (const auto& part : rankFiles.parts) {
+                const xdl::PartReader* oldPart = nullptr;
+                if (oldRank)
+                    for (const auto& p : oldRank->parts())
+                        if (p->part().path == part.path) oldPart = p.get();
+                auto opened = oldPart ? xdl::PartReader::open(part, oldPart->index().state(),
+                                                              indexing, {}, options)
+                                      : xdl::PartReader::open(part, indexing, {}, options);
+                if (opened.isOk()) readers.push_back(std::move(opened.value()));
+            }
+            parts += readers.size();
+            ranks.emplace_back(rankFiles.rank, std::move(readers), indexing);
+        }
+        auto reader =
+            std::make_shared<xdl::RunReader>(xdl::RunReader::fromRanks(*files, std::move(ranks)));
+        std::size_t recordsBefore = 0, recordsAfter = 0, partsBefore = 0;
+        for (const auto& r : old.ranks()) {
+            recordsBefore += r.recordCount();
+            partsBefore += r.parts().size();
+        }
+        for (const auto& r : reader->ranks())
+            recordsAfter += r.recordCount();
+        if (recordsAfter == recordsBefore && parts == partsBefore &&
+            finalisedParts(*reader) == finalisedParts(old))
+            return result; // nothing new
+
+        auto next = std::make_shared<LoadedRun>(*run);
+        next->reader = reader;
+        next->live = !xdl::allPartsFinalised(*reader);
+        if (Status st = xdl::extendKeySummaries(next->keys, *reader, from, result.diagnostics);
+            !st) {
+            result.status = st;
+            return result;
+        }
+        analysis::KeyStatsOptions statsOptions;
+        statsOptions.fromRecord = from;
+        if (!run->complete) {
+            const auto computed = run->computedKeys;
+            statsOptions.keyFilter = [computed](std::string_view k) {
+                return std::find(computed.begin(), computed.end(), k) != computed.end();
+            };
+        }
+        auto backend = analysis::selectBackend(analysis::BackendChoice::Cpu).backend;
+        auto fresh = analysis::computeKeyStats(*reader, *backend, statsOptions, result.diagnostics,
+                                               progress);
+        if (!fresh.isOk()) {
+            result.status = fresh.status();
+            return result;
+        }
+        appendSeries(next->series, std::move(fresh.value()));
         setNonFinite(*next);
         result.after = std::move(next);
     } catch (const std::exception& e) {

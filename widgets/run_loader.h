@@ -32,6 +32,9 @@ struct LoadedRun {
     std::vector<std::string> computedKeys; // the keys with series while !complete
     // The URL of the run's directory when it was read through the HDFS mirror, else "".
     std::string sourceUrl;
+    // A part's meta was not finalised when this snapshot was read: the run may be growing
+    // (LiveRuns follows it; extendRun gives newer snapshots).
+    bool live = false;
 
     std::string label() const { return reader->files().label(); }
     // The series of `key` on every rank that holds it, in rank order.
@@ -76,5 +79,10 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
 // with the statistics of every key. Cancelled when `progress` says stop.
 CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& store,
                            const ProgressCallback& progress);
+// `run` (a live one) as its files are now: part indexes continue from the snapshot's, so only
+// appended bytes are read; statistics and key summaries are computed for the new records only
+// and appended; new parts, ranks and keys are added. `after` is null when nothing changed.
+// Problems in the appended bytes are the follower's to report (RunFollower), not this.
+CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progress = {});
 
 } // namespace xt::widgets

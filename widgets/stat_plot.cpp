@@ -85,6 +85,7 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     connect(m_plot, &QCustomPlot::mouseMove, this, &StatPlot::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &StatPlot::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &StatPlot::onMouseRelease);
+    connect(m_plot, &QCustomPlot::mouseWheel, this, &StatPlot::userMovedView);
     applyPalette();
 }
 
@@ -134,6 +135,33 @@ void StatPlot::selectSeries() {
 void StatPlot::replaceRun(RunSnapshot run) {
     m_run = std::move(run);
     selectSeries();
+}
+
+void StatPlot::extendRun(RunSnapshot run) {
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range(),
+                   y2 = m_plot->yAxis2->range();
+    m_run = std::move(run);
+    rebuild();
+    if (m_cursorStep) setStepCursor(*m_cursorStep);
+    if (m_following) {
+        resetZoom();
+        return;
+    }
+    m_plot->xAxis->setRange(x);
+    m_plot->yAxis->setRange(y);
+    m_plot->yAxis2->setRange(y2);
+    redecimate();
+}
+
+void StatPlot::setFollowing(bool on) {
+    if (on == m_following) return;
+    m_following = on;
+    if (on) resetZoom();
+    emit followingChanged(on);
+}
+
+void StatPlot::userMovedView() {
+    setFollowing(false);
 }
 
 void StatPlot::rebuild() {
@@ -467,9 +495,11 @@ void StatPlot::onMousePress(QMouseEvent* e) {
 
 void StatPlot::onMouseRelease(QMouseEvent* e) {
     // A click (not a drag, which pans) moves the step cursor to the nearest record.
-    if (e->button() != Qt::LeftButton ||
-        (e->position().toPoint() - m_pressPos).manhattanLength() > 3)
+    if ((e->position().toPoint() - m_pressPos).manhattanLength() > 3) {
+        userMovedView(); // a drag pans
         return;
+    }
+    if (e->button() != Qt::LeftButton) return;
     const auto g = nearestGstep(m_plot->xAxis->pixelToCoord(e->position().x()));
     if (g) {
         setStepCursor(*g);
@@ -504,6 +534,10 @@ void StatPlot::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_0:
         resetZoom();
         return;
+    case Qt::Key_End: // back to the newest steps, following again
+        setFollowing(true);
+        resetZoom();
+        return;
     case Qt::Key_BracketLeft:
     case Qt::Key_BracketRight:
         if (m_cursorStep && !m_series.empty()) {
@@ -526,6 +560,7 @@ void StatPlot::keyPressEvent(QKeyEvent* e) {
         QWidget::keyPressEvent(e);
         return;
     }
+    userMovedView(); // the keys that zoom or pan
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -39,6 +39,13 @@ public:
     // A newer snapshot of the same run whose statistics of key() are the same: zoom and
     // curves stay.
     void replaceRun(RunSnapshot run);
+    // A newer snapshot whose series of key() grew (a followed run): the curves are redrawn.
+    // While following, the axes fit the data so the newest steps are in view; else the zoom
+    // stays.
+    void extendRun(RunSnapshot run);
+    // Zooming or panning pauses following (followingChanged(false)); End resumes it.
+    void setFollowing(bool on);
+    bool isFollowing() const { return m_following; }
     void setOptions(const StatPlotOptions& options);
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
     // default in a KeyView).
@@ -58,6 +65,7 @@ public:
 
 signals:
     void stepSelected(std::int64_t gstep);
+    void followingChanged(bool on);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -78,6 +86,7 @@ private:
     void onMousePress(QMouseEvent* e);
     void onMouseRelease(QMouseEvent* e);
     std::optional<std::int64_t> nearestGstep(double x) const;
+    void userMovedView(); // pauses following
     double xOfGstep(std::int64_t gstep) const;
 
     QCustomPlot* m_plot;
@@ -92,6 +101,7 @@ private:
     std::optional<std::int64_t> m_cursorStep;
     QTimer m_decimateTimer;
     QPoint m_pressPos;
+    bool m_following = false;
 };
 
 } // namespace xt::widgets

@@ -1,15 +1,18 @@
 #include "widgets/value_inspector.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/job_tracker.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -77,6 +80,7 @@ void ValueInspector::setContext(RunSnapshot run, const QString& key,
 }
 
 void ValueInspector::refresh() {
+    ++m_reads; // a read still running for the previous context is not shown
     m_model->setTensor(nullptr, {});
     m_map->data()->clear();
     m_tabs->setTabEnabled(1, false);
@@ -111,13 +115,34 @@ void ValueInspector::refresh() {
         m_heatmap->replot();
         return;
     }
-    auto t = reader->tensor(*record, key);
+    // The bytes may have to come from disk or, for a remote run, from the server: read them on
+    // a worker thread and show them if the context is still the same by then.
+    m_info->setText(tr("Reading %1 at record %2 of rank %3...")
+                        .arg(m_key.toHtmlEscaped())
+                        .arg(*record)
+                        .arg(rank));
+    using Read = std::shared_ptr<Result<xdl::TensorView>>;
+    const std::uint64_t ticket = ++m_reads;
+    auto* watcher = new QFutureWatcher<Read>(this);
+    connect(watcher, &QFutureWatcher<Read>::finished, this,
+            [this, watcher, ticket, run = m_run, reader, record = *record] {
+                watcher->deleteLater();
+                if (ticket == m_reads && run == m_run)
+                    showTensor(*reader, record, *watcher->result());
+            });
+    watcher->setFuture(QtConcurrent::run(jobPool(), [run = m_run, reader, record = *record, key] {
+        return std::make_shared<Result<xdl::TensorView>>(reader->tensor(record, key));
+    }));
+}
+
+void ValueInspector::showTensor(const xdl::RankReader& reader, std::size_t record,
+                                const Result<xdl::TensorView>& t) {
     if (!t.isOk()) {
         m_info->setText(QString::fromStdString(t.status().toString()));
         m_heatmap->replot();
         return;
     }
-    const auto& e = reader->entry(*record);
+    const auto& e = reader.entry(record);
     m_model->setTensor(m_run, *t);
     m_info->setText(tr("<b>%1</b> gstep %2, lstep %3, %4 &nbsp; %5 %6")
                         .arg(m_key.toHtmlEscaped())

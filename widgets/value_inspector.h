@@ -1,6 +1,7 @@
 #pragma once
 // The values of the selected key at the cursor step, for one rank: a table, and a heatmap when
-// the tensor is 2-D. Tensors are views over the mapped files, so this costs no copy.
+// the tensor is 2-D. Tensors are views over the mapped files, so this costs no copy; their bytes
+// are read (from disk, or fetched for a remote run) on a worker thread.
 
 #include "widgets/run_loader.h"
 #include "widgets/value_table_model.h"
@@ -26,6 +27,8 @@ public:
 
 private:
     void refresh();
+    void showTensor(const xdl::RankReader& reader, std::size_t record,
+                    const Result<xdl::TensorView>& t);
 
     QComboBox* m_rank;
     QLabel* m_info;
@@ -37,6 +40,7 @@ private:
     RunSnapshot m_run;
     QString m_key;
     std::optional<std::int64_t> m_gstep;
+    std::uint64_t m_reads = 0; // the ticket of the newest tensor read
 };
 
 } // namespace xt::widgets

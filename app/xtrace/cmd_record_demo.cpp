@@ -1,5 +1,6 @@
-// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S]: writes the built-in
-// demo run (core/demo) and says what it wrote.
+// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S] [--live [--rate HZ]]:
+// writes the built-in demo run (core/demo) and says what it wrote. --live writes it in real time
+// (HZ steps per second per rank, system clock timestamps) for watching a run train.
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 #include "core/demo/demo_run.h"
@@ -12,6 +13,13 @@ namespace xt::cli {
 namespace {
 
 int runDemo(const demo::DemoOptions& o) {
+    if (o.liveRate > 0) {
+        const demo::DemoNan nan = demo::demoNan(o);
+        fmt::print("recording {} live: {} rank(s) x {} step(s) at {} step(s)/s per rank; NaN "
+                   "in gradient/fc2/weight on rank {} from gstep {}\n",
+                   o.dir, o.ranks, o.steps, o.liveRate, nan.rank, nan.step);
+        std::fflush(stdout);
+    }
     auto written = demo::writeDemoRun(o);
     if (!written) {
         std::fprintf(stderr, "xtrace: %s\n", written.status().message().c_str());
@@ -43,7 +51,24 @@ void addRecordDemoCommand(CLI::App& app, int& exitCode) {
                     "max_file_m_size in decimal MB (default: about three parts per rank)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", opts->seed, "random seed")->capture_default_str();
-    cmd->callback([opts, &exitCode] { exitCode = runDemo(*opts); });
+    struct Live {
+        bool on = false;
+        double rate = 10; // steps per second per rank
+    };
+    auto live = std::make_shared<Live>();
+    auto* steps = cmd->get_option("--steps");
+    cmd->add_flag("--live", live->on,
+                  "write in real time (system clock timestamps; 600 steps unless --steps)");
+    cmd->add_option("--rate", live->rate, "with --live: steps per second per rank")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 100000.0));
+    cmd->callback([opts, live, steps, &exitCode] {
+        if (live->on) {
+            opts->liveRate = live->rate;
+            if (steps->count() == 0) opts->steps = 600;
+        }
+        exitCode = runDemo(*opts);
+    });
 }
 
 } // namespace xt::cli

@@ -2,6 +2,7 @@
 // (a start page without arguments); `--screenshot FILE` saves the window once everything is
 // loaded and plotted, then exits; `--render-plot` draws one plot to a file with no window.
 #include "core/buildinfo/build_info.h"
+#include "widgets/live_runs.h"
 #include "widgets/main_window.h"
 #include "widgets/plot_renderer.h"
 
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
                      std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
     // Rendering to a file and printing help need no display.
     if (noDisplay) qputenv("QT_QPA_PLATFORM", "offscreen");
+    xt::widgets::keepLargeAllocationsMapped(); // followed runs do not fragment the heap
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("xtview"));

@@ -158,12 +158,51 @@ inline StatsAccumulator stats(xdl::Dtype dtype, const std::uint8_t* p, std::size
 // numpy's index-then-correct rule, see bin_math.h), then a scalar pass counts the slots.
 using I4 = std::int32_t __attribute__((vector_size(16)));
 
+// Counts slots. With few bins, neighbouring elements often share a bin, and each increment waits
+// for the previous one's store: four interleaved tables, summed at the end, break that chain.
+// Many bins seldom repeat, and four tables would crowd the L1 cache: those keep one.
+class SlotCounter {
+public:
+    static constexpr int kInterleaveMaxBins = 1024;
+    SlotCounter(std::uint32_t* counts, int bins)
+        : m_counts(counts), m_slots(std::size_t(bins) + kExtraSlots) {
+        if (bins <= kInterleaveMaxBins) m_more.assign(3 * m_slots, 0);
+    }
+    void add(const std::int32_t* slots, std::size_t m) {
+        std::size_t i = 0;
+        if (!m_more.empty()) {
+            std::uint32_t *c1 = m_more.data(), *c2 = c1 + m_slots, *c3 = c2 + m_slots;
+            for (; i + 4 <= m; i += 4) {
+                ++m_counts[slots[i]];
+                ++c1[slots[i + 1]];
+                ++c2[slots[i + 2]];
+                ++c3[slots[i + 3]];
+            }
+        }
+        for (; i < m; ++i)
+            ++m_counts[slots[i]];
+    }
+    ~SlotCounter() {
+        if (m_more.empty()) return;
+        for (std::size_t s = 0; s < m_slots; ++s)
+            m_counts[s] += m_more[s] + m_more[m_slots + s] + m_more[2 * m_slots + s];
+    }
+    SlotCounter(const SlotCounter&) = delete;
+    SlotCounter& operator=(const SlotCounter&) = delete;
+
+private:
+    std::uint32_t* m_counts;
+    std::size_t m_slots;
+    std::vector<std::uint32_t> m_more; // tables 1..3 when interleaved
+};
+
 template <class T>
 void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
                     std::uint32_t* counts) {
     constexpr std::size_t kSlotBlock = 1024;
     alignas(32) std::int32_t slots[kSlotBlock];
     const int bins = bp.bins;
+    SlotCounter counter(counts, bins);
     const V lo = V{} + bp.lo, hi = V{} + bp.hi, ulo = V{} + bp.ulo, step = V{} + bp.step;
     const V norm = V{} + bp.norm, top = V{} + double(bins - 1), vInf = V{} + kInf;
     // Slots are computed as doubles (exact small integers) so every select is a 64-bit blend.
@@ -198,8 +237,7 @@ void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
         }
         for (std::size_t i = mv; i < m; ++i)
             slots[i] = slotOf(bp, double(load<T>(q, i)));
-        for (std::size_t i = 0; i < m; ++i)
-            ++counts[slots[i]];
+        counter.add(slots, m);
     }
 }
 
@@ -208,10 +246,20 @@ void histogramRange(const std::uint8_t* p, std::size_t n, const BinParams& bp,
 // double edge e exactly when x >= the smallest float >= e, so the corrections compare against a
 // table of such float edges (gathered). The float estimate of the bin is within one of the
 // true bin when the range is not tiny compared with its magnitude (checked by the caller);
-// blocks with a lane outside [lo, hi] take the double path.
+// blocks with a lane outside [lo, hi] take the double path. Most vectors need no gather: when
+// every lane's estimate is further from a bin boundary than its error bound (floatBinError),
+// its integer part is the bin.
 inline bool floatEdgesUsable(const BinParams& bp) {
     const double err = (std::fabs(bp.lo) + std::fabs(bp.hi)) * bp.norm * 0x1p-21 + 0x1p-10;
     return !bp.symlog && err < 0.25 && bp.bins < (1 << 24);
+}
+
+// A bound, in bins, on |the float estimate (x - lo) * norm - the exact one| plus the distance
+// between the double edges and the exact multiples of the bin width: the rounding of lo and norm
+// to float, of the subtraction and of the product (<= bins, relative 2^-24 each), and a margin.
+inline float floatBinError(const BinParams& bp) {
+    return float((std::fabs(bp.lo) + std::fabs(bp.hi)) * bp.norm * 0x1p-21 +
+                 double(bp.bins) * 0x1p-21 + 0x1p-20);
 }
 
 inline float floatAtOrAbove(double e) {
@@ -237,8 +285,11 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
     const __m256 lof = _mm256_set1_ps(float(bp.lo)), normf = _mm256_set1_ps(float(bp.norm));
     const __m256 top = _mm256_set1_ps(float(bins - 1)), zero = _mm256_setzero_ps();
     const __m256i last = _mm256_set1_epi32(bins - 1), zeroi = _mm256_setzero_si256();
+    const float err = floatBinError(bp);
+    const __m256 safeLo = _mm256_set1_ps(err), safeHi = _mm256_set1_ps(1.0f - err);
     constexpr std::size_t kSlotBlock = 1024;
     alignas(32) std::int32_t slots[kSlotBlock];
+    SlotCounter counter(counts, bins);
     for (std::size_t b = 0; b < n; b += kSlotBlock) {
         const std::size_t m = std::min(kSlotBlock, n - b);
         const std::uint8_t* q = p + b * 4;
@@ -255,6 +306,13 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
             __m256 f = _mm256_mul_ps(_mm256_sub_ps(x, lof), normf);
             f = _mm256_min_ps(_mm256_max_ps(f, zero), top);
             __m256i k = _mm256_cvttps_epi32(f);
+            const __m256 frac = _mm256_sub_ps(f, _mm256_cvtepi32_ps(k)); // exact: f < 2^24
+            const __m256 clear = _mm256_and_ps(_mm256_cmp_ps(frac, safeLo, _CMP_GT_OQ),
+                                               _mm256_cmp_ps(frac, safeHi, _CMP_LT_OQ));
+            if (_mm256_movemask_ps(clear) == 0xff) {
+                _mm256_store_si256(reinterpret_cast<__m256i*>(slots + i), k);
+                continue;
+            }
             const __m256 e0 = _mm256_i32gather_ps(fe.data(), k, 4);
             const __m256 e1 = _mm256_i32gather_ps(fe.data() + 1, k, 4);
             const __m256i below = _mm256_castps_si256(_mm256_cmp_ps(x, e0, _CMP_LT_OQ));
@@ -267,8 +325,7 @@ inline void histogramFloatFast(const std::uint8_t* p, std::size_t n, const BinPa
         }
         for (std::size_t i = mv; i < m; ++i)
             slots[i] = slotOf(bp, double(load<float>(q, i)));
-        for (std::size_t i = 0; i < m; ++i)
-            ++counts[slots[i]];
+        counter.add(slots, m);
     }
 }
 #endif

@@ -104,7 +104,9 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
         };
 
         xdl::RecordView view;
-        for (std::size_t rec = 0; rec < rank.recordCount(); ++rec) {
+        const auto from = options.fromRecord.find(rank.rank());
+        for (std::size_t rec = from == options.fromRecord.end() ? 0 : from->second;
+             rec < rank.recordCount(); ++rec) {
             const std::size_t partIdx = rank.partOf(rec);
             const auto& part = *rank.parts()[partIdx];
             const xdl::RecordEntry& e = rank.entry(rec);

@@ -9,6 +9,7 @@
 #include "core/xdl/trace_reader.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ struct KeyStatsOptions {
     // Parts these cover give their statistics from the summaries, without reading a tensor byte
     // (the same values: summaries hold the CPU backend's statistics).
     const summary::RunSummaries* summaries = nullptr;
+    // Per rank, the first record to compute (the earlier ones were done before: following a
+    // growing run). Ranks not listed start at record 0.
+    std::map<int, std::size_t> fromRecord;
 };
 
 // Series ordered by rank, then by the rank's key order. Cancelled when `progress` says stop.

@@ -105,12 +105,15 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::vector<std::int64_t> gsteps;
     std::vector<std::size_t> records;
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
-        const std::int64_t g = rank.entry(record).gstep;
-        if (steps.contains(g) && !t.empty()) {
+        const xdl::RecordEntry& e = rank.entry(record);
+        if (steps.contains(e.gstep) && !t.empty()) {
             views.push_back(t);
-            gsteps.push_back(g);
+            gsteps.push_back(e.gstep);
             records.push_back(record);
         }
+        // Finding the tensor touched the record's tags: their pages need not stay (the views
+        // fault the tensor's bytes back in from the page cache when the batches read them).
+        rank.parts()[rank.partOf(record)]->file().release(e.offset - 4, e.length + 4);
         return true;
     });
     if (views.empty())
@@ -120,13 +123,14 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::uint64_t total = 0, done = 0;
     for (const auto& v : views)
         total += v.bytes().size();
-    // Once a batch is done, its tensors' pages leave this process (they stay in the page cache),
-    // so memory does not grow with the bytes read.
+    // Once a batch is done, its records' pages leave this process (they stay in the page cache),
+    // so memory does not grow with the bytes read. The whole record goes: finding the tensor
+    // touched the other columns' tags, and the kernel mapped the cached pages around them.
     auto release = [&](std::size_t offset, std::size_t count) {
         for (std::size_t i = offset; i < offset + count; ++i) {
             const MappedFile& file = rank.parts()[rank.partOf(records[i])]->file();
-            file.release(std::uint64_t(views[i].bytes().data() - file.bytes().data()),
-                         views[i].bytes().size());
+            const xdl::RecordEntry& e = rank.entry(records[i]);
+            file.release(e.offset - 4, e.length + 4);
         }
     };
     StatsAccumulator range;

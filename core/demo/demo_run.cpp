@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace xt::demo {
@@ -69,8 +71,7 @@ private:
     std::uniform_real_distribution<double> m_jitter{-0.15, 0.25};
     double m_maxMB = 0;
     std::vector<RankState> m_ranks; // sized once: the recorders' clocks point into it
-    const int m_nanRank = m_o.ranks > 1 ? 1 : 0;
-    const int m_nanStep = m_o.steps * 2 / 3;
+    const DemoNan m_nan = demoNan(m_o);
 };
 
 Status DemoJob::openRank(int r) {
@@ -81,7 +82,7 @@ Status DemoJob::openRank(int r) {
     c.outputDir = m_o.dir;
     c.rank = r;
     c.maxFileMB = m_maxMB;
-    c.clock = [&s] { return s.clock; };
+    if (m_o.liveRate <= 0) c.clock = [&s] { return s.clock; }; // live: the system clock
     XT_ASSIGN_OR_RETURN(s.rec, recorder::Recorder::create(c));
     std::string config =
         fmt::format("{{\"model\":\"mlp-32-16-16-4\",\"optimizer\":\"sgd\",\"lr\":0.1,\"batch\":{},"
@@ -136,7 +137,7 @@ Status DemoJob::traceRank(int r, int step, float progress, float decay,
         Layer& l = m_layers[li];
         for (std::size_t i = 0; i < l.grad.size(); ++i)
             l.grad[i] = common[li][i] + 0.02f * decay * m_normal(s.rng);
-        if (r == m_nanRank && step >= m_nanStep && l.name == "fc2")
+        if (r == m_nan.rank && step >= m_nan.step && l.name == "fc2")
             l.grad[3] = std::numeric_limits<float>::quiet_NaN();
     }
     s.act1.resize(static_cast<std::size_t>(kBatch * 16));
@@ -174,18 +175,26 @@ Result<DemoSummary> DemoJob::close() {
         out.parts += s.rec->stats().partIndex;
     }
     out.maxMB = m_maxMB;
-    out.nanRank = m_nanRank;
-    out.nanStep = m_nanStep;
+    out.nanRank = m_nan.rank;
+    out.nanStep = m_nan.step;
     return out;
 }
 
 } // namespace
 
+DemoNan demoNan(const DemoOptions& options) {
+    return {options.ranks > 1 ? 1 : 0, options.steps * 2 / 3};
+}
+
 Result<DemoSummary> writeDemoRun(const DemoOptions& options, const ProgressCallback& report) {
     DemoJob job(options);
     for (int r = 0; r < options.ranks; ++r)
         XT_RETURN_IF_ERROR(job.openRank(r));
+    const auto start = std::chrono::steady_clock::now();
     for (int step = 0; step < options.steps; ++step) {
+        if (options.liveRate > 0)
+            std::this_thread::sleep_until(start +
+                                          std::chrono::duration<double>(step / options.liveRate));
         if (!reportProgress(report, std::uint64_t(step), std::uint64_t(options.steps),
                             "writing the demo run"))
             return Status(ErrorCode::Cancelled, "writing the demo run was cancelled");

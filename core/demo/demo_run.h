@@ -23,6 +23,9 @@ struct DemoOptions {
     int steps = 100;
     double maxMB = 0; // max_file_m_size in decimal MB; 0: about three parts per rank
     std::uint64_t seed = 7;
+    // > 0: written in real time, this many steps per second per rank (step i is committed i /
+    // liveRate seconds after the start), stamped with the system clock instead of the fixed one.
+    double liveRate = 0;
 };
 
 struct DemoSummary {
@@ -32,6 +35,14 @@ struct DemoSummary {
     int nanRank = 0;         // where the NaN appears in gradient/fc2/weight
     int nanStep = 0;
 };
+
+// Where the NaN of gradient/fc2/weight appears: rank 1 (rank 0 when alone) from two thirds of the
+// steps on.
+struct DemoNan {
+    int rank = 0;
+    int step = 0;
+};
+DemoNan demoNan(const DemoOptions& options);
 
 // Writes the demo run into options.dir. Progress is reported once per step ("writing the demo
 // run"); returning false cancels (Cancelled, with the files written so far left in place).

@@ -759,7 +759,7 @@ discoverRemoteRuns(std::string_view url, const MirrorOptions& options, const Pro
     }
     std::vector<xdl::RunFiles> out;
     for (auto& [key, ranks] : runs) {
-        xdl::RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+        xdl::RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}};
         for (auto& [rank, parts] : ranks) {
             xdl::RankFiles rf{rank, {}, {}};
             for (auto& [index, part] : parts)

@@ -2,6 +2,7 @@
 
 #include "core/base/diagnostic_codes.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace xt::xdl {
@@ -22,25 +23,28 @@ const DiagnosticCode& problemCode(ColumnProblem p) {
     }
     return codes::kBadColumn;
 }
-} // namespace
 
-Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
-                                              const ProgressCallback& progress,
-                                              const ColumnFactsSource& factsSource) {
-    std::vector<KeySummary> out;
+// Counts the records of `run` from fromRecord[rank] on into `out` (keys missing are appended).
+Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
+                  const std::map<int, std::size_t>& fromRecord, Diagnostics& diag,
+                  const ProgressCallback& progress, const ColumnFactsSource& factsSource) {
     std::unordered_map<std::string, std::size_t> slot;
-    for (const auto& k : run.keys()) {
-        slot.emplace(k, out.size());
-        out.emplace_back().key = k;
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+        slot.emplace(out[i].key, i);
+    for (const auto& k : run.keys())
+        if (slot.emplace(k, out.size()).second) out.emplace_back().key = k;
+    auto firstOf = [&](const RankReader& rank) {
+        auto it = fromRecord.find(rank.rank());
+        return it == fromRecord.end() ? std::size_t(0) : std::min(it->second, rank.recordCount());
+    };
     std::uint64_t total = 0, done = 0;
     for (const auto& r : run.ranks())
-        total += r.recordCount();
+        total += r.recordCount() - firstOf(r);
 
     RecordView view;
     std::vector<ColumnFacts> facts;
     for (const auto& rank : run.ranks()) {
-        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+        for (std::size_t i = firstOf(rank); i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
                 return Status(ErrorCode::Cancelled, "key summary cancelled");
             const PartReader& part = *rank.parts()[rank.partOf(i)];
@@ -61,6 +65,9 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                     facts[c] = {col.check(), col.isEmpty(), col.wireDtype, col.shape,
                                 col.data.size()};
                 }
+                // Decoding touched the record's tags and the kernel mapped the cached pages
+                // around them: they leave this process (they stay in the page cache).
+                part.file().release(e.offset - 4, e.length + 4);
             }
             const auto& keys = part.keys();
             for (std::size_t c = 0; c < facts.size() && c < keys.size(); ++c) {
@@ -91,7 +98,22 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
         }
     }
     reportProgress(progress, total, total, "reading columns");
+    return Status::ok();
+}
+
+} // namespace
+
+Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
+                                              const ProgressCallback& progress,
+                                              const ColumnFactsSource& factsSource) {
+    std::vector<KeySummary> out;
+    XT_RETURN_IF_ERROR(accumulate(out, run, {}, diag, progress, factsSource));
     return out;
+}
+
+Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,
+                          const std::map<int, std::size_t>& fromRecord, Diagnostics& diag) {
+    return accumulate(keys, run, fromRecord, diag, {}, {});
 }
 
 } // namespace xt::xdl

@@ -7,6 +7,7 @@
 #include "core/base/progress.h"
 #include "core/xdl/trace_reader.h"
 
+#include <map>
 #include <optional>
 
 namespace xt::xdl {
@@ -39,5 +40,9 @@ using ColumnFactsSource =
 Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
                                               const ProgressCallback& progress = {},
                                               const ColumnFactsSource& facts = {});
+// Extends `keys` (summarizeKeys of an earlier, shorter state of a growing run) with the records
+// of `run` from fromRecord[rank] on (ranks not listed: from 0). Keys first seen are appended.
+Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,
+                          const std::map<int, std::size_t>& fromRecord, Diagnostics& diag);
 
 } // namespace xt::xdl

@@ -43,6 +43,11 @@ IndexState RecordIndex::takeState() {
     return s;
 }
 
+IndexState RecordIndex::state() const {
+    RecordIndex copy = *this;
+    return copy.takeState();
+}
+
 bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const {
     if (pos == bytes.size()) return true; // a clean end of file
     if (pos > bytes.size()) return false;

@@ -48,6 +48,8 @@ public:
     static RecordIndex restore(std::string file, IndexState state, IndexOptions options = {});
     // The state, moved out (the index is left empty).
     IndexState takeState();
+    // A copy of the state (to seed the index of a newer view of the same, grown file).
+    IndexState state() const;
 
     // Indexes the complete messages in fileBytes[scannedTo(), end). Call again with a longer
     // span when the file has grown. Returns Cancelled when progress asks to stop (the index

@@ -38,7 +38,8 @@ struct RunFollower::Impl {
     mutable std::mutex mutex; // guards reader, diag, lastIndex
     RunReader reader;
     Diagnostics diag;
-    std::map<int, std::int64_t> lastIndex; // highest part index opened per rank
+    std::map<int, std::int64_t> lastIndex;       // highest part index opened per rank
+    std::map<int, Clock::time_point> lastGrowth; // when each rank last grew
     std::uint64_t generation = 0;
 
     int inotifyFd = -1;
@@ -87,12 +88,16 @@ struct RunFollower::Impl {
     FollowUpdate refresh() {
         std::size_t recordsBefore = totalRecords(reader);
         std::size_t finalisedBefore = finalisedParts(reader);
+        const std::uint64_t diagBefore = diag.total();
+        const auto now = Clock::now();
         FollowUpdate u;
         for (auto& rank : reader.ranks()) {
             auto r = rank.refresh(diag);
             if (!r)
                 diag.add(codes::kRefreshFailed, directory, Diagnostic::kNoOffset, -1,
                          "rank " + std::to_string(rank.rank()) + ": " + r.status().message());
+            else if (*r || !lastGrowth.count(rank.rank()))
+                lastGrowth[rank.rank()] = now;
         }
         ReaderOptions readerOptions = options.reader;
         readerOptions.live = true;
@@ -122,6 +127,11 @@ struct RunFollower::Impl {
                 parts.push_back(std::move(*opened));
                 ranks.insert(it, RankReader(f.rank, std::move(parts), diag));
             }
+            lastGrowth[f.rank] = now;
+        }
+        for (const auto& rank : reader.ranks()) {
+            if (rank.parts().empty() || now - lastGrowth[rank.rank()] < options.idleAfter) continue;
+            rank.parts().back()->finishIdle(diag);
         }
         std::size_t recordsAfter = totalRecords(reader);
         std::size_t finalisedAfter = finalisedParts(reader);
@@ -129,6 +139,8 @@ struct RunFollower::Impl {
         u.newRecords = recordsAfter > recordsBefore ? recordsAfter - recordsBefore : 0;
         u.finalisedParts = finalisedAfter > finalisedBefore ? finalisedAfter - finalisedBefore : 0;
         u.rankCount = reader.ranks().size();
+        u.newDiagnostics = static_cast<std::size_t>(diag.total() - diagBefore);
+        u.finalised = allPartsFinalised(reader);
         return u;
     }
 
@@ -174,7 +186,8 @@ struct RunFollower::Impl {
             {
                 std::lock_guard lock(mutex);
                 u = refresh();
-                if (u.newRecords || u.newParts || u.finalisedParts) u.generation = ++generation;
+                if (u.newRecords || u.newParts || u.finalisedParts || u.newDiagnostics)
+                    u.generation = ++generation;
             }
             lastRefresh = Clock::now();
             nextPeriodic = lastRefresh + period;
@@ -183,6 +196,16 @@ struct RunFollower::Impl {
         }
     }
 };
+
+bool allPartsFinalised(const RunReader& run) {
+    bool any = false;
+    for (const auto& rank : run.ranks())
+        for (const auto& p : rank.parts()) {
+            if (p->part().metaState != MetaState::Finalised) return false;
+            any = true;
+        }
+    return any;
+}
 
 RunFollower::RunFollower(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 

@@ -3,7 +3,8 @@
 // ranks) and metas being finalised, extends the RunReader's indexes and reports what changed
 // through a coalesced callback (at most one call per minInterval, 25 Hz by default). inotify is
 // used where available, with a periodic rescan as a safety net; otherwise the directory is
-// polled. A trailing partial record is ignored until it completes.
+// polled. A trailing partial record is ignored until it completes, and reported (once, as a
+// located diagnostic) only when its part is finalised or has not grown for idleAfter.
 //
 // Thread-safety: the follower owns the RunReader. Read it only inside withReader(), which holds
 // the follower's lock (the watcher remaps files while refreshing, so views into the reader must
@@ -29,18 +30,26 @@ struct FollowUpdate {
     std::size_t newParts = 0;       // part files picked up since the previous update
     std::size_t finalisedParts = 0; // parts whose meta was filled since the previous update
     std::size_t rankCount = 0;
+    std::size_t newDiagnostics = 0; // e.g. a partial record reported once its part went idle
+    bool finalised = false;         // every part's meta is finalised (the writers closed)
 };
 
 struct FollowOptions {
     std::chrono::milliseconds minInterval{40};      // coalescing: at most 25 updates per second
     std::chrono::milliseconds pollInterval{100};    // without inotify
     std::chrono::milliseconds rescanInterval{1000}; // with inotify, a rescan in case of misses
+    // An unfinalised part that has not grown for this long is idle: its trailing partial record
+    // (a writer killed mid-record) is reported. Growth after that is still picked up.
+    std::chrono::milliseconds idleAfter{10000};
     bool useInotify = true;
     ReaderOptions reader; // `live` is forced on
     // Called on each part file found, before it is opened: a remote mirror gives its sparse
     // copies their URL and range fetcher here.
     std::function<void(PartFile&)> preparePart;
 };
+
+// Whether every part of `run` has a finalised meta (false when it has no part): its writers closed.
+bool allPartsFinalised(const RunReader& run);
 
 class RunFollower {
 public:

@@ -6,6 +6,11 @@
 
 namespace xt::xdl {
 
+namespace {
+// How far an index scan runs ahead of the pages it releases.
+constexpr std::uint64_t kReleaseEvery = 32ull << 20;
+} // namespace
+
 std::string describeLocation(const PartReader& part, const RecordEntry& e) {
     return part.part().displayPath() + ":" + std::to_string(e.offset - 4);
 }
@@ -42,7 +47,20 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
             RecordIndex::restore(reader->m_part.displayPath(), std::move(*seed), options.index);
     const std::uint64_t from = reader->m_index.scannedTo();
     XT_RETURN_IF_ERROR(reader->ensure(from, reader->m_part.size - from));
-    XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
+    // The scan touches every record, and the kernel maps the cached pages around each touch:
+    // pages the scan has passed leave this process (they stay in the page cache), so opening a
+    // large part does not leave it resident.
+    std::uint64_t releasedTo = from;
+    const ProgressCallback scanProgress = [&](const ProgressReport& r) {
+        if (r.done >= releasedTo + kReleaseEvery) {
+            reader->m_file.release(releasedTo, r.done - releasedTo);
+            releasedTo = r.done;
+        }
+        return reportProgress(progress, r.done, r.total, r.stage);
+    };
+    XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, scanProgress));
+    reader->m_file.release(releasedTo,
+                           reader->m_part.size - std::min(releasedTo, reader->m_part.size));
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
     return reader;

@@ -36,6 +36,9 @@ public:
                                                     const ReaderOptions& options = {});
     // Picks up appended bytes and a meta written since the last call. True when anything changed.
     Result<bool> refresh(Diagnostics& diag);
+    // Live runs: the writer looks gone (no growth for a while), so a trailing incomplete record
+    // is reported now (once per position). Records completed later are still picked up.
+    void finishIdle(Diagnostics& diag) { m_index.finish(bytes(), diag); }
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }

@@ -8,6 +8,7 @@
 #include "widgets/compare_dialog.h"
 #include "widgets/compare_view.h"
 #include "widgets/export_dialog.h"
+#include "widgets/job_tracker.h"
 #include "widgets/main_window.h"
 
 #include "offscreen_app.h"
@@ -531,7 +532,7 @@ TEST(Hdf5ExportDialog, WritesWhatTheSourceHoldsAndCancelLeavesNothing) {
 
     // Cancelled before the worker runs (every pool thread is held): no file, no temporary.
     const std::string cancelled = dir.file("out/cancelled.h5");
-    QThreadPool* pool = QThreadPool::globalInstance();
+    QThreadPool* pool = jobPool(); // where the GUI's jobs run
     QSemaphore release;
     const int held = pool->maxThreadCount();
     for (int i = 0; i < held; ++i)

@@ -480,6 +480,7 @@ TEST(RunLoader, OpensHdfsUrlsThroughTheMirror) {
     EXPECT_EQ(run.reader->ranks()[0].recordCount(), 6u);
     EXPECT_NE(run.reader->files().directory.find(cache.str()), std::string::npos);
     EXPECT_EQ(run.seriesOf("layer/w").size(), 2u);
+    EXPECT_EQ(run.sourceUrl, server.url("/exp"));
 
     // The namenode gone, the mirror still opens, with an "offline" diagnostic.
     server.stop();

@@ -3,6 +3,8 @@
 #include "core/analysis/cpu_kernels.h"
 #include "core/analysis/tensor_kernels.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <limits>
@@ -76,6 +78,35 @@ TEST(CpuKernels, Float32OnEdgesMatchesScalarRule) {
         for (float x : v)
             ++want[std::size_t(slotOf(bp, double(x)))];
         EXPECT_EQ(got, want) << "bins " << layout.bins;
+    }
+}
+
+// Vectors of eight equal float32 values a few ulps around each edge: each vector takes the
+// single-precision path as a whole, so the test reaches the rule that trusts the float estimate
+// away from a boundary without the edge table, as well as the corrected path near it.
+TEST(CpuKernels, Float32NearEdgesInWholeVectorsMatchesScalarRule) {
+    for (const BinLayout& layout :
+         {BinLayout{4096, -5.0, 5.0}, BinLayout{1000, 100.0, 101.0}, BinLayout{65536, -3.0, 1e4},
+          BinLayout{3, 1e-3, 2e-3}, BinLayout{777, 123.456, 124.987}, BinLayout{333, -0.1, 0.3}}) {
+        const BinParams bp = BinParams::from(layout);
+        std::vector<float> v;
+        const auto edges = layout.edges();
+        const std::size_t every = std::max<std::size_t>(1, edges.size() / 1500);
+        for (std::size_t k = 0; k < edges.size(); k += every)
+            for (int d = -48; d <= 48; d += (d > -4 && d < 4) ? 1 : 5) {
+                float x = float(edges[k]);
+                for (int i = 0; i < std::abs(d); ++i)
+                    x = std::nextafter(x, d < 0 ? -1e30f : 1e30f);
+                v.insert(v.end(), 8, x);
+            }
+        std::vector<std::uint32_t> got(std::size_t(layout.bins) + kExtraSlots);
+        std::vector<std::uint32_t> want(got.size());
+        bestKernels().histogram(xdl::Dtype::Float, reinterpret_cast<const std::uint8_t*>(v.data()),
+                                v.size(), bp, got.data());
+        for (float x : v)
+            ++want[std::size_t(slotOf(bp, double(x)))];
+        EXPECT_EQ(got, want) << "bins " << layout.bins << " on [" << layout.lo << ", " << layout.hi
+                             << "]";
     }
 }
 

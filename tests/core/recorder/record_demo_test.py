@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 out = sys.argv[1]
 xtrace = os.environ["XTRACE"]
@@ -56,4 +57,17 @@ subprocess.check_call([xtrace, "record-demo", small, "--ranks", "2", "--steps", 
 info = json.loads(subprocess.check_output([xtrace, "info", "--json", small]))
 assert info["runs"][0]["records"] == 20 and len(info["runs"][0]["ranks"]) == 2
 assert subprocess.call([xtrace, "record-demo", small, "--ranks", "0"]) == 1
+
+# --live: paced by the rate, stamped with the system clock.
+live = out + "/live"
+started = time.time()
+subprocess.check_call([xtrace, "record-demo", live, "--live", "--rate", "100", "--steps", "30",
+                       "--ranks", "2"])
+took = time.time() - started
+assert took >= 29 / 100, took
+info = json.loads(subprocess.check_output([xtrace, "info", "--json", live]))
+run = info["runs"][0]
+assert run["records"] == 60 and info["diagnostics"]["errors"] == 0, run["records"]
+ts = run["timestamp"]
+assert started * 1000 - 1000 <= ts[0] <= ts[1] <= time.time() * 1000, (started, ts)
 print("record-demo: ok")

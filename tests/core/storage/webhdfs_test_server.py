@@ -13,6 +13,9 @@ from urllib.parse import urlsplit, parse_qs, unquote
 STATE = {"faults": [], "counts": {}, "last_query": {}, "served": {}, "ranges": {},
          "no_fileid": False, "last_seen": time.time()}
 LOCK = threading.Lock()
+# Signalled when a read finishes: stats=1 waits for reads in flight, so that a client which has
+# already received every byte never sees a count that its last read has not yet been added to.
+DONE = threading.Condition(LOCK)
 ROOT = "."
 
 
@@ -195,20 +198,21 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             f.seek(off)
             sent = 0
-            # Counted before each chunk is written: a client that has its bytes and asks for
-            # stats=1 at once must see them counted.
             with LOCK:
-                rng = [off, 0]
-                STATE["ranges"].setdefault(hpath, []).append(rng)
-            while sent < todo:
-                chunk = f.read(min(1 << 20, todo - sent))
-                if not chunk:
-                    break
+                STATE["inflight"] = STATE.get("inflight", 0) + 1
+            try:
+                while sent < todo:
+                    chunk = f.read(min(1 << 20, todo - sent))
+                    if not chunk:
+                        break
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+            finally:
                 with LOCK:
-                    STATE["served"][hpath] = STATE["served"].get(hpath, 0) + len(chunk)
-                    rng[1] += len(chunk)
-                self.wfile.write(chunk)
-                sent += len(chunk)
+                    STATE["served"][hpath] = STATE["served"].get(hpath, 0) + sent
+                    STATE["ranges"].setdefault(hpath, []).append([off, sent])
+                    STATE["inflight"] -= 1
+                    DONE.notify_all()
             if fault and fault["kind"] == "drop":
                 self.wfile.flush()
                 self.close_connection = True
@@ -221,8 +225,11 @@ class Handler(BaseHTTPRequestHandler):
         clear=1: no faults, zero counts and byte counts. no_fileid=0|1.
         require_negotiate=0|1: namenode requests without SPNEGO get 401 Negotiate.
         stats=1: request counts, last queries, bytes served per file ("served") and the
-        [offset, bytes] of each read per file ("ranges"). shutdown=1: stop."""
+        [offset, bytes] of each read per file ("ranges"), once the reads in flight have ended
+        (at most 5 s). shutdown=1: stop."""
         with LOCK:
+            if "stats" in q:
+                DONE.wait_for(lambda: STATE.get("inflight", 0) == 0, timeout=5)
             if "clear" in q:
                 STATE["faults"] = []
                 STATE["counts"] = {}
