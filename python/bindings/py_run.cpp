@@ -6,6 +6,7 @@
 #include "core/analysis/run_compare.h"
 #include "core/analysis/step_histogram.h"
 #include "core/base/diagnostic_codes.h"
+#include "core/open/open_plan.h"
 #include "core/storage/hdfs_mirror.h"
 #include "core/summary/run_summary.h"
 #include "core/xdl/key_summary.h"
@@ -48,7 +49,14 @@ Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& opti
         }
         local = remote->localPaths();
     }
-    auto found = xdl::discoverRuns(local, diag);
+    // Sorted as xtrace and the viewer sort paths (core/open): a timeline is not a run.
+    auto plan = open::planOpen(local);
+    if (!plan) return plan.status();
+    if (plan->runPaths().empty() && !plan->traces().empty())
+        return Status(ErrorCode::InvalidArgument,
+                      path + " is a timeline (" + open::traceKindName(plan->traces()[0].kind) +
+                          "), not an XDL run: open it with xtview.timeline()");
+    auto found = xdl::discoverRuns(plan->runPaths(), diag);
     if (!found)
         return remote ? Status(found.status().code(), remote->toUrls(found.status().message()))
                       : found.status();

@@ -29,7 +29,8 @@ def open(path: Union[str, "os.PathLike[str]"], *, summary_dir: Optional[str] = N
     default ~/.cache/xtview/summaries) are opened from it without a scan.
 
     Raises NotFoundError (no such path, no run in it), InvalidArgumentError (several runs:
-    the message lists them), CorruptError, ReadError."""
+    the message lists them; a timeline file, which xtview.timeline opens), CorruptError,
+    ReadError."""
     return Run(_core.Run(os.fspath(path), os.fspath(summary_dir or ""),
                          os.fspath(mirror_dir or "")))
 
