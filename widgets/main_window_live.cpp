@@ -49,7 +49,7 @@ void MainWindow::createLiveActions() {
     m_live->setTimes(times);
     connect(m_live, &LiveRuns::runExtended, this, &MainWindow::onRunExtended);
     connect(m_live, &LiveRuns::diagnosticsFound, this, [this](const Diagnostics& d) {
-        m_diagModel->addDiagnostics(d);
+        m_diagModel->appendDiagnostics(d);
         m_statusLabel->setText(
             tr("%n new diagnostic(s) in a followed run", nullptr, int(d.total())));
     });
@@ -77,7 +77,7 @@ void MainWindow::createLiveActions() {
 
 void MainWindow::onRunExtended(const RunSnapshot& before, const RunSnapshot& after,
                                const Diagnostics& diagnostics) {
-    if (!diagnostics.empty()) m_diagModel->addDiagnostics(diagnostics);
+    if (!diagnostics.empty()) m_diagModel->appendDiagnostics(diagnostics);
     const auto runs = m_runModel->runs();
     if (std::find(runs.begin(), runs.end(), before) == runs.end()) return;
     m_live->replaced(before, after);

@@ -1,5 +1,6 @@
 #include "app/xtrace/cli_util.h"
 
+#include "core/open/open_plan.h"
 #include "core/storage/remote_runs.h"
 
 #include <chrono>
@@ -96,7 +97,18 @@ int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
                          "xtrace: warning: %s is offline (%s); using what the local mirror %s "
                          "holds\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
-    auto runs = xdl::discoverRuns(g_remote->localPaths(), diag);
+    // Timeline files are named and left out; what is left goes to the XDL reader.
+    auto sorted = open::planOpen(g_remote->localPaths());
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", shown(sorted.status().message()).c_str());
+        return kExitUnreadable;
+    }
+    for (const auto& t : sorted->traces())
+        std::fprintf(stderr, "xtrace: %s is a timeline (%s), not an XDL run: see xtrace timeline\n",
+                     shown(t.path).c_str(), open::traceKindName(t.kind));
+    const std::vector<std::string> local = sorted->runPaths();
+    if (local.empty()) return kExitUnreadable;
+    auto runs = xdl::discoverRuns(local, diag);
     if (!runs) {
         std::fprintf(stderr, "xtrace: %s\n", shown(runs.status().message()).c_str());
         return kExitUnreadable;
@@ -128,6 +140,29 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
     return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
         return summary::openRun(files, summary::StoreOptions{}, diag, cb);
     });
+}
+
+int resolveTimeline(const std::string& path, std::string& local) {
+    ProgressBar bar;
+    auto sorted = open::planOpen({path}, {bar.callback(), {}});
+    bar.finish();
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
+        return kExitUnreadable;
+    }
+    for (const auto& st : sorted->mirrored)
+        if (st.offline)
+            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    const auto traces = sorted->traces();
+    if (traces.size() > 1) {
+        std::fprintf(stderr, "xtrace: %s holds %zu timeline files; name one of them\n",
+                     path.c_str(), traces.size());
+        return kExitUsage;
+    }
+    // Anything else goes to the importer, which says what it cannot read.
+    local = traces.empty() ? sorted->inputs.front().local : traces.front().path;
+    return kExitOk;
 }
 
 void printDiagnostics(const Diagnostics& diag) {

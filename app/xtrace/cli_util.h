@@ -34,9 +34,10 @@ private:
     long long m_lastDrawMs = 0;
 };
 
-// Discovers every run under `paths`. On failure prints the reason to stderr and returns the exit
-// status to use (kExitUnreadable); else kExitOk. hdfs:// URLs are mirrored sparsely: their parts
-// carry their URL and fetch the byte ranges they read (storage::RemoteRuns).
+// Discovers every run under `paths` (core/open sorts them: timeline files are named on stderr and
+// left out). On failure prints the reason to stderr and returns the exit status to use
+// (kExitUnreadable); else kExitOk. hdfs:// URLs are mirrored sparsely: their parts carry their
+// URL and fetch the byte ranges they read (storage::RemoteRuns).
 int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
                   std::vector<xdl::RunFiles>& found);
 // Discovers and opens every run under `paths` (exit status as discoverPaths).
@@ -46,6 +47,10 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
 // statistics then come from the summaries (the same values, without reading tensors).
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<summary::OpenedRun>& runs);
+
+// The local timeline file `path` names (a URL through the mirror; a directory holding exactly
+// one). Returns kExitOk, or prints why not and returns the exit status to use.
+int resolveTimeline(const std::string& path, std::string& local);
 
 // The remote runs discoverPaths mirrored; null before it ran.
 storage::RemoteRuns* remoteRuns();

@@ -1,7 +1,7 @@
 // xtrace stats PATH [--key REGEX] [--rank R] [--backend auto|cpu|cuda] [--format jsonl|csv]
-// [--follow]: one line per (rank, key, record) with the statistics of CONTRACTS.md. --follow
-// keeps printing the rows of records as they are committed, until SIGINT or until every part's
-// meta is finalised.
+// [--follow]: one line per (rank, key, record) with the statistics of
+// core/analysis/tensor_stats.h. --follow keeps printing the rows of records as they are
+// committed, until SIGINT or until every part's meta is finalised.
 #include "app/xtrace/analysis_options.h"
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"

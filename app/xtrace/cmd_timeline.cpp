@@ -1,22 +1,21 @@
-// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--steps-csv OUT]
-// [--chrome-compatible-flows]`: Chrome-trace import report, op summary and step breakdown. The
-// --json shape is a contract (CONTRACTS.md).
+// `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--chrome-compatible-flows]`:
+// Chrome-trace import report and op summary. The --json shape is a contract (README "timeline
+// --summary --json").
+#include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
 #include "core/export/op_summary_csv.h"
-#include "core/timeline/chrome_trace_reader.h"
+#include "core/open/trace_import.h"
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/step_breakdown.h"
-#include "core/timeline/step_stats_reader.h"
 
 #include <fmt/core.h>
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -206,14 +205,12 @@ int runTimeline(const TimelineArgs& a) {
             return true;
         };
     }
-    // A binary TensorFlow RunMetadata / StepStats goes through the TF timeline semantics.
-    char first = 0;
-    std::ifstream(a.file, std::ios::binary).read(&first, 1);
-    auto store = looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(a.file, opts)
-                                                                 : importChromeTrace(a.file, opts);
+    std::string local;
+    if (const int rc = resolveTimeline(a.file, local); rc != kExitOk) return rc;
+    auto store = open::importTimeline(local, opts);
     if (!store) {
         std::fprintf(stderr, "xtrace timeline: %s\n", store.status().toString().c_str());
-        return 2;
+        return kExitUnreadable;
     }
     // A few located examples on stderr; the full counts are in the report.
     const Diagnostics& diags = store->report().diagnostics;
@@ -257,7 +254,7 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
         "Chrome trace (.json/.json.gz/.gz/.zip) or TensorFlow RunMetadata/StepStats (.pb) summary");
     cmd->add_option("FILE", args->file, "trace file")->required();
     cmd->add_flag("--summary", args->summary, "op table, step breakdown and counter peaks");
-    cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");
+    cmd->add_flag("--json", args->json, "machine-readable output (shape in the README)");
     cmd->add_option("--top", args->top, "rows of the op table (default 10)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--csv", args->csv,

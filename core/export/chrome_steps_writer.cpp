@@ -34,9 +34,7 @@ void metadataEvent(AtomicFile& out, int pid, const char* name, const char* key, 
 Result<ChromeStepsReport> writeChromeSteps(const std::vector<xdl::RunReader>& runs,
                                            const std::string& outPath,
                                            const ProgressCallback& progress) {
-    auto file = AtomicFile::create(outPath);
-    if (!file) return file.status();
-    AtomicFile& out = *file;
+    XT_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::create(outPath));
     ChromeStepsReport report;
     std::uint64_t total = 0, done = 0;
     for (const auto& run : runs)

@@ -129,10 +129,9 @@ std::string stepBreakdownCsv(const std::vector<timeline::StepBreakdown>& steps) 
 
 namespace {
 Status writeAll(const std::string& path, const std::string& text) {
-    auto f = AtomicFile::create(path);
-    if (!f) return f.status();
-    f->write(text);
-    return f->commit();
+    XT_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
+    f.write(text);
+    return f.commit();
 }
 } // namespace
 

@@ -611,9 +611,7 @@ std::string HdfsMirror::toUrls(std::string text) const {
 }
 
 Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const ProgressCallback& cb) {
-    auto parsed = parseHdfsUrl(urlText);
-    if (!parsed) return parsed.status();
-    const HdfsUrl url = *parsed;
+    XT_ASSIGN_OR_RETURN(const HdfsUrl url, parseHdfsUrl(urlText));
     const std::string& cacheDir = m_options.cacheDir;
     std::error_code ec;
     fs::create_directories(cacheDir, ec);
@@ -785,10 +783,9 @@ Result<std::vector<std::string>> mirrorPaths(const std::vector<std::string>& pat
             continue;
         }
         if (!mirror) mirror.emplace(options);
-        auto st = mirror->mirror(p, cb);
-        if (!st) return st.status();
-        out.push_back(st->localPath);
-        if (statuses) statuses->push_back(std::move(*st));
+        XT_ASSIGN_OR_RETURN(MirrorStatus st, mirror->mirror(p, cb));
+        out.push_back(st.localPath);
+        if (statuses) statuses->push_back(std::move(st));
     }
     return out;
 }

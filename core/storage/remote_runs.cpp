@@ -1,5 +1,7 @@
 #include "core/storage/remote_runs.h"
 
+#include "core/base/diagnostic_codes.h"
+
 namespace xt::storage {
 
 Result<RemoteRuns> RemoteRuns::open(const std::vector<std::string>& paths, MirrorOptions options,
@@ -26,8 +28,8 @@ void RemoteRuns::attach(xdl::RunFiles& files, Diagnostics& diag) const {
         for (auto& part : rank.parts) {
             Status st = m_mirror->attach(part);
             if (!st)
-                diag.add(Severity::Error, "unreadable-part", part.displayPath(),
-                         Diagnostic::kNoOffset, -1, st.message());
+                diag.add(codes::kUnreadablePart, part.displayPath(), Diagnostic::kNoOffset, -1,
+                         st.message());
         }
 }
 

@@ -1,5 +1,6 @@
 #include "core/summary/summary_store.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/base/mapped_file.h"
 #include "core/summary/summary_builder.h"
 
@@ -133,7 +134,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
         auto bytes = readWhole(path);
         if (!bytes) {
             if (bytes.status().code() != ErrorCode::NotFound)
-                diag.add(Severity::Warning, "summary-unreadable", path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kSummaryUnreadable, path, Diagnostic::kNoOffset, -1,
                          bytes.status().message());
             continue;
         }
@@ -141,8 +142,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
         auto parsed = parseSummary(*bytes, path, &at);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
-            diag.add(version ? Severity::Info : Severity::Warning,
-                     version ? "summary-unsupported" : "summary-corrupt", path, at, -1,
+            diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,
                      parsed.status().message() + "; the summary is rebuilt");
             continue;
         }
@@ -185,7 +185,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             why = "the part shrank from " + std::to_string(id.size) + " to " +
                   std::to_string(now.size) + " bytes";
         }
-        diag.add(Severity::Info, "summary-stale", path, Diagnostic::kNoOffset, -1,
+        diag.add(codes::kSummaryStale, path, Diagnostic::kNoOffset, -1,
                  "stale summary of " + part.path + ": " + why + "; it is rebuilt");
     }
     return out;
@@ -208,7 +208,7 @@ std::string saveWhere(const PartSummary& s, const xdl::PartFile& part, const Sto
         if (st) return t;
         reasons += (reasons.empty() ? "" : "; ") + st.message();
     }
-    diag.add(Severity::Warning, "summary-not-saved", part.path, Diagnostic::kNoOffset, -1,
+    diag.add(codes::kSummaryNotSaved, part.path, Diagnostic::kNoOffset, -1,
              "the summary could not be saved: " + reasons);
     return {};
 }

@@ -1,5 +1,6 @@
 #include "core/timeline/step_stats_reader.h"
 
+#include "core/base/byte_format.h"
 #include "core/base/json_writer.h"
 #include "core/timeline/json_kernel.h"
 #include "step_stats.pb.h"
@@ -93,8 +94,9 @@ struct Tensor {
 } // namespace
 
 bool looksLikeStepStats(std::string_view bytes) {
-    // Both messages start with field 1, length-delimited (0x0a); JSON starts with '[' or '{'.
-    return !bytes.empty() && bytes[0] == 0x0a;
+    // Both messages start with field 1, length-delimited (0x0a), as a JSON text starting with a
+    // line feed does: sniffBytes tells them apart.
+    return sniffBytes(bytes, bytes.size()) == ByteFormat::Protobuf;
 }
 
 Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStatsLimits& limits) {

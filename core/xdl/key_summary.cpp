@@ -1,26 +1,29 @@
 #include "core/xdl/key_summary.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <unordered_map>
 
 namespace xt::xdl {
 
 namespace {
-const char* problemCode(ColumnProblem p) {
+const DiagnosticCode& problemCode(ColumnProblem p) {
     switch (p) {
     case ColumnProblem::UnknownDtype:
-        return "unknown-dtype";
+        return codes::kUnknownDtype;
     case ColumnProblem::BadShape:
-        return "bad-shape";
+        return codes::kBadShape;
     case ColumnProblem::RankTooLarge:
-        return "rank-too-large";
+        return codes::kRankTooLarge;
     case ColumnProblem::SizeMismatch:
-        return "size-mismatch";
+        return codes::kSizeMismatch;
     case ColumnProblem::None:
         break;
     }
-    return "bad-column";
+    return codes::kBadColumn;
 }
+
 // Counts the records of `run` from fromRecord[rank] on into `out` (keys missing are appended).
 Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                   const std::map<int, std::size_t>& fromRecord, Diagnostics& diag,
@@ -51,9 +54,8 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                 Status st = part.ensure(e.offset, e.length);
                 if (st) st = decodeRecord(part.message(e), view);
                 if (!st) { // IoError: the bytes of a remote part could not be fetched
-                    diag.add(Severity::Error,
-                             st.code() == ErrorCode::IoError ? "unavailable-record"
-                                                             : "malformed-record",
+                    diag.add(st.code() == ErrorCode::IoError ? codes::kUnavailableRecord
+                                                             : codes::kMalformedRecord,
                              part.part().path, e.offset - 4, recordNo, st.message());
                     continue;
                 }
@@ -73,8 +75,7 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                 const ColumnFacts& col = facts[c];
                 if (col.problem != ColumnProblem::None) {
                     ++s.damagedRecords;
-                    diag.add(Severity::Error, problemCode(col.problem), part.part().path,
-                             e.offset - 4, recordNo,
+                    diag.add(problemCode(col.problem), part.part().path, e.offset - 4, recordNo,
                              "key '" + keys[c] + "': " + columnProblemName(col.problem) +
                                  " (dtype " + std::to_string(col.wireDtype) + ", shape " +
                                  col.shape.toString() + ", " + std::to_string(col.dataBytes) +

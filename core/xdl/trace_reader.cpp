@@ -1,5 +1,7 @@
 #include "core/xdl/trace_reader.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::xdl {
@@ -36,11 +38,10 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
                                                          Diagnostics& diag,
                                                          const ProgressCallback& progress,
                                                          const ReaderOptions& options) {
-    auto file = MappedFile::open(part.path);
-    if (!file) return file.status();
-    part.size = file->size();
-    if (!seed) file->adviseSequential(); // a seeded index reads only the tail, if anything
-    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(*file), options));
+    XT_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(part.path));
+    part.size = file.size();
+    if (!seed) file.adviseSequential(); // a seeded index reads only the tail, if anything
+    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(file), options));
     if (seed && seed->scannedTo <= reader->m_part.size)
         reader->m_index =
             RecordIndex::restore(reader->m_part.displayPath(), std::move(*seed), options.index);
@@ -74,8 +75,7 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
         fromRecords = MetaInfo{r.front().lstep, r.back().lstep,      r.front().gstep,
                                r.back().gstep,  r.front().timestamp, r.back().timestamp};
     if (!(fromRecords == m_part.meta))
-        diag.add(Severity::Warning, "meta-mismatch", m_part.displayPath() + ".meta",
-                 Diagnostic::kNoOffset, -1,
+        diag.add(codes::kMetaMismatch, m_part.displayPath() + ".meta", Diagnostic::kNoOffset, -1,
                  "meta says gstep " + std::to_string(m_part.meta.gstepBegin) + ".." +
                      std::to_string(m_part.meta.gstepEnd) + ", lstep " +
                      std::to_string(m_part.meta.lstepBegin) + ".." +
@@ -92,10 +92,8 @@ Status PartReader::ensure(std::uint64_t offset, std::uint64_t length) const {
 }
 
 Result<bool> PartReader::refresh(Diagnostics& diag) {
-    auto grown = m_file.refresh();
-    if (!grown) return grown.status();
-    if (*grown)
-        XT_RETURN_IF_ERROR(ensure(m_index.scannedTo(), m_file.size() - m_index.scannedTo()));
+    XT_ASSIGN_OR_RETURN(const bool grown, m_file.refresh());
+    if (grown) XT_RETURN_IF_ERROR(ensure(m_index.scannedTo(), m_file.size() - m_index.scannedTo()));
     MetaState before = m_part.metaState;
     Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll
     readMeta(m_part, metaDiag);
@@ -105,7 +103,7 @@ Result<bool> PartReader::refresh(Diagnostics& diag) {
     XT_RETURN_IF_ERROR(m_index.extend(bytes(), diag));
     if (m_keys.empty() && m_index.hasHeader()) setKeys(m_index.keys());
     finishIfComplete(diag);
-    return *grown || before != m_part.metaState || records != m_index.records().size();
+    return grown || before != m_part.metaState || records != m_index.records().size();
 }
 
 void PartReader::setKeys(std::vector<std::string> keys) {
@@ -148,8 +146,7 @@ void RankReader::rebuild(Diagnostics& diag) {
         std::uint32_t columns = p->index().records().front().columnCount;
         if (donor && donor->keys().size() == columns) {
             p->setKeys(donor->keys());
-            diag.add(Severity::Info, "keys-borrowed", p->part().displayPath(),
-                     Diagnostic::kNoOffset, -1,
+            diag.add(codes::kKeysBorrowed, p->part().displayPath(), Diagnostic::kNoOffset, -1,
                      "key names taken from " + donor->part().displayPath());
         } else {
             std::vector<std::string> names;
@@ -172,11 +169,11 @@ void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
         const RecordEntry& e = entry(i);
         const PartReader& part = *m_parts[partOf(i)];
         if (e.gstep < 0 || e.lstep < 0)
-            diag.add(Severity::Info, "negative-step", part.part().displayPath(), e.offset - 4,
+            diag.add(codes::kNegativeStep, part.part().displayPath(), e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
         if (i > 0 && e.gstep < entry(i - 1).gstep)
-            diag.add(Severity::Warning, "steps-backwards", part.part().displayPath(), e.offset - 4,
+            diag.add(codes::kStepsBackwards, part.part().displayPath(), e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "rank " + std::to_string(m_rank) + ": gstep goes back from " +
                          std::to_string(entry(i - 1).gstep) + " to " + std::to_string(e.gstep) +
@@ -241,7 +238,7 @@ void RankReader::forEachTensor(
                 const PartReader& part = *m_parts[partOf(i)];
                 // IoError: the bytes of a remote part could not be fetched.
                 const bool unavailable = t.status().code() == ErrorCode::IoError;
-                diag.add(Severity::Error, unavailable ? "unavailable-record" : "bad-column",
+                diag.add(unavailable ? codes::kUnavailableRecord : codes::kBadColumn,
                          part.part().displayPath(), e.offset - 4,
                          static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                          t.status().message());
@@ -263,9 +260,8 @@ Result<bool> RankReader::refresh(Diagnostics& diag) {
     std::size_t before = recordCount();
     bool changed = false;
     for (auto& p : m_parts) {
-        auto r = p->refresh(diag);
-        if (!r) return r.status();
-        changed = changed || *r;
+        XT_ASSIGN_OR_RETURN(const bool grew, p->refresh(diag));
+        changed = changed || grew;
     }
     if (changed) {
         rebuild(diag);
@@ -296,8 +292,8 @@ Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
             done += p.size;
             if (!part) {
                 if (part.status().code() == ErrorCode::Cancelled) return part.status();
-                diag.add(Severity::Error, "unreadable-part", p.displayPath(), Diagnostic::kNoOffset,
-                         -1, part.status().message());
+                diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
+                         part.status().message());
                 continue;
             }
             parts.push_back(std::move(*part));

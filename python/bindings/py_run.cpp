@@ -5,6 +5,8 @@
 #include "core/analysis/non_finite.h"
 #include "core/analysis/run_compare.h"
 #include "core/analysis/step_histogram.h"
+#include "core/base/diagnostic_codes.h"
+#include "core/open/open_plan.h"
 #include "core/storage/hdfs_mirror.h"
 #include "core/summary/run_summary.h"
 #include "core/xdl/key_summary.h"
@@ -42,12 +44,19 @@ Result<xdl::RunFiles> locateRun(const std::string& path, const OpenOptions& opti
             if (options.strictRemote)
                 return Status(ErrorCode::IoError,
                               st.url + " cannot be read (" + st.offlineReason + ")");
-            diag.add(Severity::Warning, "remote-offline", st.url, Diagnostic::kNoOffset, -1,
+            diag.add(codes::kRemoteOffline, st.url, Diagnostic::kNoOffset, -1,
                      "offline (" + st.offlineReason + "); using the local mirror " + st.localPath);
         }
         local = remote->localPaths();
     }
-    auto found = xdl::discoverRuns(local, diag);
+    // Sorted as xtrace and the viewer sort paths (core/open): a timeline is not a run.
+    auto plan = open::planOpen(local);
+    if (!plan) return plan.status();
+    if (plan->runPaths().empty() && !plan->traces().empty())
+        return Status(ErrorCode::InvalidArgument,
+                      path + " is a timeline (" + open::traceKindName(plan->traces()[0].kind) +
+                          "), not an XDL run: open it with xtview.timeline()");
+    auto found = xdl::discoverRuns(plan->runPaths(), diag);
     if (!found)
         return remote ? Status(found.status().code(), remote->toUrls(found.status().message()))
                       : found.status();
@@ -196,7 +205,7 @@ public:
                     failed = opened.status();
                 if (opened && options.strictRemote) // a part that cannot be read fails a task
                     for (const auto& d : m_diag.items())
-                        if (d.code == "unreadable-part") {
+                        if (d.code == codes::kUnreadablePart.name) {
                             failed = Status(ErrorCode::IoError, d.file + ": " + d.message);
                             break;
                         }

@@ -1,5 +1,6 @@
 #include "python/bindings/py_timeline.h"
 
+#include "core/open/open_plan.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/step_breakdown.h"
@@ -30,20 +31,44 @@ bool endsWith(const std::string& s, std::string_view suffix) {
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+Status stepStatsUnsupported(const std::string& path) {
+    return Status(ErrorCode::Unsupported,
+                  path + ": TensorFlow RunMetadata/StepStats files are read by `xtrace timeline` "
+                         "and the viewer, not by the Python module (it loads no protobuf "
+                         "runtime); export a Chrome trace instead");
+}
+
+// The local file `path` names, sorted by core/open as xtrace and the viewer sort it: a URL
+// through the HDFS mirror (its offline note in `opened`), a directory holding one timeline file
+// that file. A StepStats file, by name or by content, is refused: its reader needs the protobuf
+// runtime, which this module does not load (it would clash with TensorFlow's or
+// python3-protobuf's). Anything else goes to the Chrome importer, which says what it cannot read.
+std::string localTimeline(const std::string& path, Diagnostics& opened) {
+    if (endsWith(path, ".pb") || endsWith(path, ".pbtxt")) raise(stepStatsUnsupported(path));
+    Result<open::OpenPlan> planned = Status(ErrorCode::Internal, "not run");
+    {
+        pyb::gil_scoped_release nogil;
+        planned = open::planOpen({path});
+    }
+    open::OpenPlan plan = take(std::move(planned));
+    opened = std::move(plan.diagnostics);
+    const std::vector<open::TraceFile> traces = plan.traces();
+    if (traces.size() > 1)
+        raise(Status(ErrorCode::InvalidArgument, path + " holds " + std::to_string(traces.size()) +
+                                                     " timeline files; name one of them"));
+    if (traces.empty()) return plan.inputs.front().local;
+    if (traces.front().kind == open::TraceKind::StepStats) raise(stepStatsUnsupported(path));
+    return traces.front().path;
+}
+
 class PyTimeline {
 public:
     explicit PyTimeline(const std::string& path) : m_path(path) {
-        // The TensorFlow RunMetadata / StepStats reader needs the protobuf runtime, which this
-        // module does not load (it would clash with TensorFlow's or python3-protobuf's).
-        if (endsWith(path, ".pb") || endsWith(path, ".pbtxt"))
-            raise(Status(ErrorCode::Unsupported,
-                         path + ": TensorFlow RunMetadata/StepStats files are read by `xtrace "
-                                "timeline` and the viewer, not by the Python module (it loads no "
-                                "protobuf runtime); export a Chrome trace instead"));
+        const std::string local = localTimeline(path, m_opened);
         Result<TraceStore> store = Status(ErrorCode::Internal, "not run");
         {
             pyb::gil_scoped_release nogil;
-            store = importChromeTrace(path);
+            store = importChromeTrace(local);
         }
         m_store = std::make_unique<TraceStore>(take(std::move(store)));
     }
@@ -56,15 +81,19 @@ public:
         for (const auto& [ph, n] : r.phases)
             phases[pyb::str(ph)] = n;
         pyb::dict warnings;
-        for (const auto& [code, n] : r.diagnostics.countsByCode())
-            warnings[pyb::str(code)] = n;
+        for (const Diagnostics* d : {&m_opened, &r.diagnostics})
+            for (const auto& [code, n] : d->countsByCode())
+                warnings[pyb::str(code)] = n;
+        pyb::list diagnostics = diagnosticTexts(m_opened);
+        for (const auto& text : diagnosticTexts(r.diagnostics))
+            diagnostics.append(text);
         const std::int64_t span =
             m_store->beginTime() == kNoTime ? 0 : m_store->endTime() - m_store->beginTime();
         return pyb::dict(
             "events"_a = r.events, "phases"_a = phases, "processes"_a = m_store->processes().size(),
             "threads"_a = m_store->threads().size(), "flows"_a = m_store->flows().size(),
             "counters"_a = m_store->counters().size(), "span_us"_a = micros(span),
-            "warnings"_a = warnings, "diagnostics"_a = diagnosticTexts(r.diagnostics));
+            "warnings"_a = warnings, "diagnostics"_a = diagnostics);
     }
 
     // name[, category], count, total_us, self_us, avg_us, min_us, max_us: `xtrace timeline --csv`
@@ -135,6 +164,7 @@ public:
 
 private:
     std::string m_path;
+    Diagnostics m_opened; // hdfs-offline when a URL was read from a stale mirror
     std::unique_ptr<TraceStore> m_store;
 };
 

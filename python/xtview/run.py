@@ -10,7 +10,7 @@ from . import _core
 
 __all__ = ["open", "Run", "Histogram", "STATS_COLUMNS"]
 
-# The fields of `xtrace stats` (CONTRACTS.md), in order.
+# The fields of `xtrace stats`, in order.
 STATS_COLUMNS = ["rank", "key", "gstep", "lstep", "timestamp", "count", "nan", "inf", "zeros",
                  "min", "max", "mean", "std", "l2"]
 FIRST_NONFINITE_COLUMNS = ["key", "rank", "gstep", "kind", "lstep", "elements"]
@@ -29,7 +29,8 @@ def open(path: Union[str, "os.PathLike[str]"], *, summary_dir: Optional[str] = N
     default ~/.cache/xtview/summaries) are opened from it without a scan.
 
     Raises NotFoundError (no such path, no run in it), InvalidArgumentError (several runs:
-    the message lists them), CorruptError, ReadError."""
+    the message lists them; a timeline file, which xtview.timeline opens), CorruptError,
+    ReadError."""
     return Run(_core.Run(os.fspath(path), os.fspath(summary_dir or ""),
                          os.fspath(mirror_dir or "")))
 
@@ -61,7 +62,7 @@ class Histogram(tuple):
 
 
 class Run:
-    """One XDL run (see xtview.open). Statistics follow CONTRACTS.md and come from the parts'
+    """One XDL run (see xtview.open). Statistics are those of `xtrace stats` and come from the parts'
     stored summaries where they are valid, else from the tensors (the same values)."""
 
     def __init__(self, core: "_core.Run") -> None:

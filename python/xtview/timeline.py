@@ -18,7 +18,9 @@ STEP_COLUMNS = ["name", "start_us", "dur_us", "bottleneck", "device_compute_us",
 
 def timeline(path: Union[str, "os.PathLike[str]"]) -> "Timeline":
     """Imports a Chrome trace (.json, .json.gz, .gz, .zip; Chrome Trace Event Format, array or
-    object form) as `xtrace timeline` does. TensorFlow RunMetadata/StepStats (.pb) files are not
+    object form) as `xtrace timeline` does; the path is sorted as xtrace and the viewer sort it
+    (a directory holding one trace file opens that file, an hdfs:// URL is read through the
+    local mirror, whose offline note is among report()["diagnostics"]). TensorFlow RunMetadata/StepStats (.pb) files are not
     read here (they need a protobuf runtime, which this module never loads): UnsupportedError.
     Raises NotFoundError, CorruptError, UnsupportedError with the located reason."""
     return Timeline(_core.Timeline(os.fspath(path)))

@@ -280,7 +280,7 @@ if shared and os.path.isdir(shared):
     traces.append(os.path.join(shared, "corpus/chrome/kineto/"
                                "samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz"))
 else:
-    print("note: ../shared absent; the corpus trace is skipped")
+    print("note: the shared corpus is absent; the corpus trace is skipped")
 
 
 def read_cli_csv(path):
@@ -302,6 +302,15 @@ for t in traces:
 assert list(xtview.timeline(trace).op_summary(by_category=True).columns[:2]) == ["name",
                                                                                   "category"]
 expect(xtview.NotFoundError, lambda: xtview.timeline(os.path.join(work, "none.json")))
+# Paths are sorted as xtrace and the viewer sort them (core/open): a timeline is not a run, and a
+# directory holding one trace opens that trace.
+expect(xtview.InvalidArgumentError, lambda: xtview.open(trace), "is a timeline", "timeline()")
+one_trace = os.path.join(work, "one-trace")
+os.makedirs(one_trace)
+shutil.copy(trace, os.path.join(one_trace, "profile.json"))
+assert xtview.timeline(one_trace).report()["events"] == xtview.timeline(trace).report()["events"]
+shutil.copy(trace, os.path.join(one_trace, "second.json"))
+expect(xtview.InvalidArgumentError, lambda: xtview.timeline(one_trace), "2 timeline files")
 expect(xtview.UnsupportedError, lambda: xtview.timeline(os.path.join(work, "run.pb")), "protobuf")
 
 # ---- no protobuf runtime in the module, and no clash with python3-protobuf ----

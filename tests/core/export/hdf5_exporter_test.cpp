@@ -1,4 +1,4 @@
-// HDF5 export: the CONTRACTS.md layout, re-read value by value through the HDF5 C API.
+// HDF5 export: the layout of README "HDF5 layout", re-read value by value through the HDF5 C API.
 #include "core/export/hdf5_exporter.h"
 #include "core/xdl/file_series_writer.h"
 #include "xdl_test_util.h"
