@@ -392,6 +392,17 @@ TEST(ChromeTraceReader, GzipInMemoryAndConcatenatedMembers) {
     EXPECT_EQ(st.sliceCount(), 2u);
 }
 
+TEST(ChromeTraceReader, GzipWithoutALimitInflatesPastItsFirstMegabytes) {
+    // TraceBytes' default limit is "none" (UINT64_MAX): the buffer must still grow.
+    std::string json = "[";
+    for (int i = 0; i < 200000; ++i)
+        json += R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},)";
+    json.back() = ']';
+    auto bytes = TraceBytes::fromMemory(gzip(json));
+    ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+    EXPECT_EQ(bytes->text(), json);
+}
+
 TEST(ChromeTraceReader, ProgressAndCancel) {
     std::string big = "[";
     for (int i = 0; i < 60000; ++i)
