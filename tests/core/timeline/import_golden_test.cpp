@@ -1,6 +1,6 @@
 // Every file of the shared Chrome-trace corpus imports to exactly the store it imported to when
 // this table was recorded: counts, sums and a hash over every table of the store and of its
-// report (tests/core/timeline/store_digest.h). On a mismatch the test prints the rows it got.
+// report (tests/support/store_digest.h). On a mismatch the test prints the rows it got.
 #include "core/timeline/chrome_trace_reader.h"
 #include "store_digest.h"
 
