@@ -7,7 +7,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QTemporaryDir>
 #include <fstream>
 
 namespace xt::widgets {
@@ -67,22 +66,13 @@ Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressC
 }
 
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCallback& progress) {
-    QTemporaryDir dir;
-    if (!dir.isValid()) return Status(ErrorCode::IoError, "cannot create a temporary directory");
-    const std::string file = dir.filePath(QStringLiteral("steps.json")).toStdString();
-    // writeChromeSteps takes readers by value and RunReader is move-only: reopen the run's
-    // files (the record index only; no tensor data is read).
+    // Reopen the run's files (the record index only; no tensor data is read): a snapshot that
+    // a follower of the live run does not change while the steps are built.
     Diagnostics diag;
     auto reopened = xdl::RunReader::open(run.files(), diag, progress);
     if (!reopened) return reopened.status();
-    std::vector<xdl::RunReader> runs;
-    runs.push_back(std::move(reopened.value()));
-    auto written = writeChromeSteps(runs, file, progress);
-    if (!written) return written.status();
-    auto layer =
-        finish(timeline::importChromeTrace(file, {progress}),
-               QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
-    return layer;
+    return finish(xdlStepsTrace(reopened.value(), progress),
+                  QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
 }
 
 bool looksLikeTimelineFile(const QString& path) {
