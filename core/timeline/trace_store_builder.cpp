@@ -75,13 +75,6 @@ std::uint64_t TraceStoreBuilder::idKey(std::string_view t) {
     return (2ull << 62) | intern(t);
 }
 
-void TraceStoreBuilder::countPhase(std::string_view phase) {
-    if (phase.size() == 1)
-        ++m_phaseCounts[static_cast<unsigned char>(phase[0])];
-    else
-        ++m_otherPhases[std::string(phase)];
-}
-
 bool TraceStoreBuilder::admit(StringId pid, StringId tid, bool threaded) {
     if (!m_processByPid.count(pid) && m_processes.size() >= m_options.maxProcesses) {
         warn("too-many-processes",
@@ -109,8 +102,7 @@ std::uint32_t TraceStoreBuilder::process(StringId pid) {
     return it->second;
 }
 
-std::uint32_t TraceStoreBuilder::thread(StringId pid, StringId tid) {
-    if (pid == m_lastPid && tid == m_lastTid) return m_lastThread;
+std::uint32_t TraceStoreBuilder::findThread(StringId pid, StringId tid) {
     const std::uint64_t key = (std::uint64_t(pid) << 32) | tid;
     auto it = m_threadByKey.find(key);
     std::uint32_t idx;
@@ -146,22 +138,9 @@ void TraceStoreBuilder::setThreadSortIndex(std::uint32_t thread, std::int64_t so
     m_threads[thread].sortIndex = sortIndex;
 }
 
-namespace {
-SliceRecord record(const SliceEvent& s, std::uint32_t order) {
-    const std::uint8_t flow = (s.flowIn ? kFlowIn : 0) | (s.flowOut ? kFlowOut : 0);
-    return SliceRecord{s.ts, s.dur, s.name, s.cat, s.args, order, s.bindId, flow};
-}
-} // namespace
-
-void TraceStoreBuilder::addComplete(std::uint32_t thread, const SliceEvent& s) {
-    seeTime(s.ts);
-    seeTime(s.ts + s.dur);
-    m_threads[thread].slices.complete(record(s, order()));
-}
-
 void TraceStoreBuilder::addBegin(std::uint32_t thread, const SliceEvent& s) {
     seeTime(s.ts);
-    m_threads[thread].slices.begin(record(s, order()), m_offset);
+    m_threads[thread].slices.begin(sliceRecord(s), m_offset);
 }
 
 void TraceStoreBuilder::addEnd(std::uint32_t thread, std::int64_t ts) {

@@ -68,14 +68,21 @@ public:
     }
     // One input event, and its phase as written ("X"; any text).
     void countEvent() { ++m_report.events; }
-    void countPhase(std::string_view phase);
+    void countPhase(std::string_view phase) {
+        if (phase.size() == 1)
+            ++m_phaseCounts[static_cast<unsigned char>(phase[0])];
+        else
+            ++m_otherPhases[std::string(phase)];
+    }
 
     // Whether an event of `pid` (and of `tid` when `threaded`) fits ImportOptions::maxProcesses
     // and maxThreads; when not it is counted ("too-many-processes", "too-many-threads").
     bool admit(StringId pid, StringId tid, bool threaded);
     // Index of the process / thread, created on first use.
     std::uint32_t process(StringId pid);
-    std::uint32_t thread(StringId pid, StringId tid);
+    std::uint32_t thread(StringId pid, StringId tid) {
+        return pid == m_lastPid && tid == m_lastTid ? m_lastThread : findThread(pid, tid);
+    }
     void setProcessName(std::uint32_t process, StringId name);
     void setProcessLabels(std::uint32_t process, StringId labels);
     void setProcessSortIndex(std::uint32_t process, std::int64_t sortIndex);
@@ -88,9 +95,13 @@ public:
         if (m_store.m_end == kNoTime || t > m_store.m_end) m_store.m_end = t;
     }
 
-    void addComplete(std::uint32_t thread, const SliceEvent& s); // X
-    void addBegin(std::uint32_t thread, const SliceEvent& s);    // B
-    void addEnd(std::uint32_t thread, std::int64_t ts);          // E: closes the latest B
+    void addComplete(std::uint32_t thread, const SliceEvent& s) { // X
+        seeTime(s.ts);
+        seeTime(s.ts + s.dur);
+        m_threads[thread].slices.complete(sliceRecord(s));
+    }
+    void addBegin(std::uint32_t thread, const SliceEvent& s); // B
+    void addEnd(std::uint32_t thread, std::int64_t ts);       // E: closes the latest B
     // i / I / R / n: `thread` is kNoIndex unless in.scope is Thread; in.process and in.thread
     // are set here.
     void addInstant(std::uint32_t process, std::uint32_t thread, Instant in);
@@ -144,6 +155,11 @@ private:
     class SliceLookup;
 
     std::uint32_t order() const { return static_cast<std::uint32_t>(m_record); }
+    SliceRecord sliceRecord(const SliceEvent& s) const {
+        const std::uint8_t flow = (s.flowIn ? kFlowIn : 0) | (s.flowOut ? kFlowOut : 0);
+        return SliceRecord{s.ts, s.dur, s.name, s.cat, s.args, order(), s.bindId, flow};
+    }
+    std::uint32_t findThread(StringId pid, StringId tid);
     ImportWarn warnFn();
     DisplayOrder displayOrder() const;
     void layoutThreads(const DisplayOrder& o, std::int64_t traceEnd,
