@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""A tiny training loop recorded with xtrecorder: a two-layer MLP fitting a noisy sine.
+"""A tiny training loop recorded with xtview.recorder (also importable as `xtrecorder`): a
+two-layer MLP fitting a noisy sine.
 
 Uses PyTorch when it can be imported, else numpy (same model, hand-written gradients). Records
 weights, gradients, an activation summary, the loss and the learning rate each step, and the
 configuration once. Run it, then look at the result:
 
-    XT_RECORDER_LIB=build/core/recorder/libxtrecorder.so PYTHONPATH=python \
+    XT_RECORDER_LIB=build/release/core/recorder/libxtrecorder.so PYTHONPATH=python \
         python3 examples/record_training_loop.py /tmp/mlp_run --steps 200
     xtrace info /tmp/mlp_run
+    PYTHONPATH=build/release/python python3 -c \
+        "import xtview; print(xtview.open('/tmp/mlp_run').stats(key='loss'))"
 """
 
 import argparse
@@ -16,7 +19,7 @@ import time
 
 import numpy as np
 
-import xtrecorder
+from xtview import recorder
 
 
 def numpy_loop(rec, steps, seed):
@@ -102,7 +105,7 @@ def main():
     backend = "torch" if torch is not None else "numpy"
     config = {"model": "mlp-1-32-1", "lr": 0.05, "steps": args.steps, "seed": args.seed,
               "backend": backend}
-    with xtrecorder.Recorder(args.output_dir, every_n_steps=args.every) as rec:
+    with recorder.Recorder(args.output_dir, every_n_steps=args.every) as rec:
         # Activations are large; record their mean over the batch (axis 0).
         rec.set_summary("fc1/activation", lambda a: a.mean(axis=0))
         rec.trace_once_text("config", json.dumps(config, sort_keys=True))

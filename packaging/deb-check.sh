@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the given .deb files with apt-get, runs the installed programs from /usr/bin (xtrace
 # --version, record-demo + info, xtview --version offscreen), uses the SDK from the system paths
-# (pkg-config, CMake package file, Python module), then removes the packages again, also on
+# (pkg-config, CMake package file), imports the Python package from dist-packages (DataFrames of
+# the demo run, a recording through xtrecorder), then removes the packages again, also on
 # failure. Run as root or with sudo. Used by .ci/run after packaging/package.sh.
 # usage: packaging/deb-check.sh DEB...
 set -euo pipefail
@@ -53,19 +54,44 @@ if [[ " ${names[*]} " == *" xtview-recorder-dev "* ]]; then
 int main(void) { puts(xt_status_name(XT_NO_SPACE)); return 0; }
 C
   "$work/c_api"
-  /usr/bin/python3 - "$work/py" <<'PY'
+fi
+
+if [[ " ${names[*]} " == *" python3-xtview "* ]]; then
+  echo "deb-check: the Python package from dist-packages"
+  dpkg -L python3-xtview | grep -q '^/usr/lib/python3/dist-packages/xtview/_core\..*\.so$'
+  /usr/bin/python3 - "$work/x" <<'PY'
+import sys
+import xtview
+assert xtview.__file__.startswith("/usr/lib/python3/dist-packages/xtview/"), xtview.__file__
+run = xtview.open(sys.argv[1])
+df = run.stats()
+assert list(df.columns) == ["rank", "key", "gstep", "lstep", "timestamp", "count", "nan", "inf",
+                            "zeros", "min", "max", "mean", "std", "l2"], df.columns
+assert len(df) > 0 and set(df["rank"]) == set(run.ranks), df
+assert "libprotobuf" not in open("/proc/self/maps").read(), "xtview loaded a protobuf runtime"
+try:
+    import xtview.dask  # noqa: F401  (needs python3-dask and python3-distributed)
+except ImportError as e:
+    print("xtview.dask not importable here:", e)
+print("python package:", xtview.__file__, f"{len(df)} stats rows of {run.label}")
+PY
+  if [[ " ${names[*]} " == *" xtview-recorder-dev "* ]]; then
+    /usr/bin/python3 - "$work/py" <<'PY'
 import sys
 import numpy as np
 import xtrecorder
+import xtview
 rec = xtrecorder.Recorder(sys.argv[1])
 for step in range(3):
     rec.trace("w", np.arange(4, dtype=np.float32) * step)
     rec.commit_step(step)
 rec.close()
 print("python module:", xtrecorder.__file__, "library:", xtrecorder.load_library()._name)
+assert len(xtview.open(sys.argv[1]).stats()) == 3
 PY
-  xtrace info "$work/py" > "$work/py.txt"
-  grep -q "3 record(s)" "$work/py.txt" || { cat "$work/py.txt"; exit 1; }
+    xtrace info "$work/py" > "$work/py.txt"
+    grep -q "3 record(s)" "$work/py.txt" || { cat "$work/py.txt"; exit 1; }
+  fi
 fi
 
 echo "deb-check: removing ${names[*]}"
@@ -76,7 +102,7 @@ for n in "${names[@]}"; do
     echo "deb-check: $n still installed" >&2; exit 1
   fi
 done
-for f in /usr/bin/xtrace /usr/bin/xtview; do
+for f in /usr/bin/xtrace /usr/bin/xtview /usr/lib/python3/dist-packages/xtview; do
   [ ! -e "$f" ] || { echo "deb-check: $f still there after removal" >&2; exit 1; }
 done
 echo "deb-check: OK"

@@ -14,6 +14,7 @@ packages=(
   xvfb xauth
   dpkg-dev desktop-file-utils appstream shared-mime-info
   python3 python3-numpy python3-protobuf python3-h5py
+  pybind11-dev python3-dev python3-pandas python3-dask python3-distributed
 )
 
 missing=()

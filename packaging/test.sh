@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian 12 machine, builds, and runs the tests (ctest).
 # release / debug / asan: the whole suite (asan: ASan + UBSan, GUI tests offscreen, LSan
-# suppressions in tests/sanitizers/lsan.supp). tsan: only the recorder and follower tests, the
-# code with threads of its own (see docs/HARDENING.md).
+# suppressions in tests/sanitizers/lsan.supp). tsan: the tests of the code with threads of its
+# own: the recorder and follower, the HDFS mirror poller, the parallel analysis (CPU backend,
+# engine, the application's shared backend) and the job state the GUI shares with its workers
+# (see docs/HARDENING.md).
 # usage: packaging/test.sh [release|debug|asan|tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +13,8 @@ if [ "$preset" = tsan ]; then
   bash packaging/install-deps.sh
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j "$(nproc)" \
-    --target test_recorder test_follower test_recorder_webhdfs test_recorder_c
+    --target test_recorder test_follower test_recorder_webhdfs test_recorder_c test_storage \
+             test_analysis test_base
 else
   bash packaging/build.sh "$preset"
 fi

@@ -1,7 +1,9 @@
 #include "widgets/compare_view.h"
 
+#include "widgets/app_backend.h"
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
+#include "widgets/plot_palette.h"
 #include "widgets/table_columns.h"
 #include "widgets/text_format.h"
 
@@ -695,7 +697,9 @@ void CompareView::startHistograms() {
             }
             auto hists = std::make_shared<std::pair<analysis::Histogram, analysis::Histogram>>(
                 analysis::Histogram(*layout), analysis::Histogram(*layout));
-            auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+            // The application's backend: chosen from the size of the open runs, so a device
+            // that serves the other jobs serves these two tensors too.
+            auto backend = appBackend().get();
             for (int i = 0; i < 2; ++i) {
                 const Side& s = i == 0 ? a : b;
                 analysis::Histogram& h = i == 0 ? hists->first : hists->second;
@@ -797,27 +801,8 @@ void CompareView::changeEvent(QEvent* e) {
 }
 
 void CompareView::applyPalette() {
-    const QPalette p = palette();
-    const QColor fg = p.color(QPalette::Text);
-    QColor grid = fg;
-    grid.setAlpha(40);
-    m_plot->setBackground(p.brush(QPalette::Base));
-    for (QCPAxisRect* r : {m_curves, m_delta, m_histA, m_histB}) {
-        r->setBackground(p.brush(QPalette::Base));
-        for (QCPAxis* a : r->axes()) {
-            a->setBasePen(QPen(fg));
-            a->setTickPen(QPen(fg));
-            a->setSubTickPen(QPen(fg));
-            a->setTickLabelColor(fg);
-            a->setLabelColor(fg);
-            a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        }
-    }
-    m_title->setTextColor(fg);
-    m_plot->legend->setBrush(p.brush(QPalette::Base));
-    m_plot->legend->setTextColor(fg);
-    m_plot->legend->setBorderPen(QPen(grid));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_title->setTextColor(palette().color(QPalette::Text));
+    applyPlotPalette(m_plot, palette());
 }
 
 } // namespace xt::widgets

@@ -15,8 +15,8 @@ void DiagnosticsModel::setDiagnostics(const Diagnostics& diag) {
     std::uint64_t stored = m_items.size();
     if (diag.total() > stored) {
         Diagnostic d;
-        d.severity = Severity::Info;
-        d.code = "not-shown";
+        d.severity = codes::kNotShown.severity;
+        d.code = codes::kNotShown.name;
         d.message = std::to_string(diag.total() - stored) +
                     " more diagnostics of the same kinds were counted but not stored";
         m_items.push_back(std::move(d));
@@ -24,20 +24,20 @@ void DiagnosticsModel::setDiagnostics(const Diagnostics& diag) {
     endResetModel();
 }
 
-void DiagnosticsModel::addMessage(Severity severity, const QString& code, const QString& message) {
+void DiagnosticsModel::addMessage(const DiagnosticCode& code, const QString& message) {
     beginInsertRows({}, int(m_items.size()), int(m_items.size()));
     Diagnostic d;
-    d.severity = severity;
-    d.code = code.toStdString();
+    d.severity = code.severity;
+    d.code = code.name;
     d.message = message.toStdString();
     m_items.push_back(std::move(d));
-    if (severity == Severity::Error) ++m_errors;
+    if (code.severity == Severity::Error) ++m_errors;
     endInsertRows();
 }
 
-void DiagnosticsModel::addDiagnostics(const Diagnostics& diag) {
+void DiagnosticsModel::appendDiagnostics(const Diagnostics& diag) {
     if (diag.items().empty()) return;
-    beginInsertRows({}, int(m_items.size()), int(m_items.size() + diag.items().size()) - 1);
+    beginInsertRows({}, int(m_items.size()), int(m_items.size() + diag.items().size() - 1));
     m_items.insert(m_items.end(), diag.items().begin(), diag.items().end());
     m_errors += diag.errorCount();
     endInsertRows();

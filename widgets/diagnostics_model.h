@@ -2,7 +2,7 @@
 // Diagnostics of the loaded runs as a table: severity, reason code, file, byte offset, record
 // and message. Counts of diagnostics that were not stored are shown as a last summary row.
 
-#include "core/base/diagnostics.h"
+#include "core/base/diagnostic_codes.h"
 
 #include <QAbstractTableModel>
 
@@ -25,9 +25,10 @@ public:
     explicit DiagnosticsModel(QObject* parent = nullptr);
     void setDiagnostics(const Diagnostics& diag);
     // Adds one message (e.g. a failed job), keeping the existing rows.
-    void addMessage(Severity severity, const QString& code, const QString& message);
-    // Appends the stored diagnostics of `diag` (background work after a load).
-    void addDiagnostics(const Diagnostics& diag);
+    void addMessage(const DiagnosticCode& code, const QString& message);
+    // Appends the stored items of `diag` (setDiagnostics replaces them; background work after a
+    // load adds to them).
+    void appendDiagnostics(const Diagnostics& diag);
     std::uint64_t errorCount() const { return m_errors; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -32,8 +32,7 @@ Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& 
         completed = c.after;
     }
     const LoadedRun& run = completed ? *completed : loaded;
-    auto file = AtomicFile::create(path);
-    if (!file) return file.status();
+    XT_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(path));
     std::uint64_t total = 0, rows = 0;
     for (const auto& s : run.series)
         total += s.records.size();
@@ -44,15 +43,15 @@ Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& 
             appendStatsCsvRow(buf, s.rank, s.key, r);
             ++rows;
             if (buf.size() > (1u << 20)) {
-                file->write(buf);
+                file.write(buf);
                 buf.clear();
                 if (!reportProgress(progress, rows, total, "writing CSV"))
                     return Status(ErrorCode::Cancelled, "export cancelled"); // temp file removed
             }
         }
     }
-    file->write(buf);
-    XT_RETURN_IF_ERROR(file->commit());
+    file.write(buf);
+    XT_RETURN_IF_ERROR(file.commit());
     reportProgress(progress, total, total, "writing CSV");
     return rows;
 }

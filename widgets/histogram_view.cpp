@@ -1,6 +1,9 @@
 #include "widgets/histogram_view.h"
 
+#include "core/analysis/key_stats.h"
+#include "widgets/app_backend.h"
 #include "widgets/axis_ticks.h"
+#include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -149,7 +152,9 @@ void HistogramView::startMatrixJob(bool approximate) {
                 m = analysis::sketchStepHistograms(*reader, *run->summaries, key, options, {});
                 if (!m.isOk()) return out; // no sketches: the exact matrix comes next
             } else {
-                auto backend = analysis::selectBackend(analysis::BackendChoice::Auto).backend;
+                analysis::KeyStatsOptions work;
+                work.rank = rank;
+                auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
                 Diagnostics diag;
                 m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
                                              ctx.callback(), run->summaries.get());
@@ -287,29 +292,9 @@ void HistogramView::changeEvent(QEvent* e) {
 }
 
 void HistogramView::applyPalette() {
-    const QPalette p = palette();
-    const QColor fg = p.color(QPalette::Text);
-    QColor grid = fg;
-    grid.setAlpha(40);
-    for (QCustomPlot* plot : {m_heatmap, m_stepPlot}) {
-        plot->setBackground(p.brush(QPalette::Base));
-        for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
-            a->setBasePen(QPen(fg));
-            a->setTickPen(QPen(fg));
-            a->setSubTickPen(QPen(fg));
-            a->setTickLabelColor(fg);
-            a->setLabelColor(fg);
-            a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        }
-    }
-    QCPAxis* a = m_colorScale->axis();
-    a->setBasePen(QPen(fg));
-    a->setTickPen(QPen(fg));
-    a->setSubTickPen(QPen(fg));
-    a->setTickLabelColor(fg);
-    a->setLabelColor(fg);
-    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
-    m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
+    applyPlotPalette(m_heatmap, palette());
+    applyPlotPalette(m_stepPlot, palette());
+    applyAxisPalette(m_colorScale->axis(), palette());
 }
 
 } // namespace xt::widgets

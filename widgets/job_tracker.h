@@ -3,34 +3,25 @@
 // thread pool through QtConcurrent; starting a new job cancels the previous one (its atomic
 // flag is set, so core's ProgressCallback returns false) and drops its result. The continuation
 // runs on the GUI thread only for the newest job. Progress is published through atomics and
-// read by the GUI with a timer, so a busy worker never floods the event loop.
+// read by the GUI with a timer, so a busy worker never floods the event loop. The tracker's own
+// members are used on the GUI thread only; what the worker shares is the JobContext.
 
-#include "core/base/progress.h"
+#include "core/base/job_progress.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QtConcurrent>
-#include <atomic>
 #include <memory>
-#include <mutex>
 
 namespace xt::widgets {
 
-// Shared between one job and the GUI.
-class JobContext {
+// Shared between one job and the GUI: core's JobProgress (the thread-safe part, tested under
+// TSan without Qt) with the stage as a QString.
+class JobContext : public JobProgress {
 public:
-    std::atomic<bool> cancelled{false};
-    std::atomic<std::uint64_t> done{0}, total{0};
-
-    // A ProgressCallback that publishes progress and stops when cancelled.
-    ProgressCallback callback();
-    QString stage() const;
-    void setStage(const QString& s);
-
-private:
-    mutable std::mutex m_mutex;
-    QString m_stage;
+    QString stage() const { return QString::fromStdString(stageText()); }
+    void setStage(const QString& s) { setStageText(s.toStdString()); }
 };
 
 class JobTracker : public QObject {

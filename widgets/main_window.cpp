@@ -1,9 +1,11 @@
 #include "widgets/main_window.h"
 
+#include "core/demo/demo_run.h"
 #include "widgets/about_dialog.h"
+#include "widgets/app_backend.h"
 #include "widgets/plot_export.h"
-#include "widgets/table_columns.h"
 #include "widgets/ranks_timeline.h"
+#include "widgets/table_columns.h"
 #include "widgets/timeline_page.h"
 
 #include <QAction>
@@ -58,8 +60,9 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
           settingsFile.isEmpty()
               ? std::make_unique<QSettings>(QStringLiteral("xtview"), QStringLiteral("xtview"))
               : std::make_unique<QSettings>(settingsFile, QSettings::IniFormat)),
-      m_loadJobs(new JobTracker(this)), m_completeJobs(new JobTracker(this)),
-      m_keyJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
+      m_loadJobs(new JobTracker(this)), m_openJobs(new JobTracker(this)),
+      m_completeJobs(new JobTracker(this)), m_keyJobs(new JobTracker(this)),
+      m_demoJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
       m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
       m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
     setObjectName(QStringLiteral("MainWindow"));
@@ -112,17 +115,19 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, [this] {
+        m_pendingOpens.clear();
+        m_openJobs->cancel();
         m_loadJobs->cancel();
         m_completeJobs->cancel();
         m_keyJobs->cancel();
-        if (m_demoProcess) m_demoProcess->kill();
+        m_demoJobs->cancel();
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             page->cancel();
         m_statusLabel->setText(tr("Cancelled"));
     });
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
-    for (JobTracker* jobs : {m_loadJobs, m_completeJobs, m_keyJobs})
+    for (JobTracker* jobs : {m_loadJobs, m_openJobs, m_completeJobs, m_keyJobs, m_demoJobs})
         connect(jobs, &JobTracker::runningChanged, this, &MainWindow::updateBusyIndicators);
 
     resize(1400, 900);
@@ -133,14 +138,11 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    m_openJobs->cancel();
     m_loadJobs->cancel();
     m_completeJobs->cancel();
     m_keyJobs->cancel();
-    if (m_demoProcess) {
-        m_demoProcess->disconnect(this);
-        m_demoProcess->kill();
-        m_demoProcess->waitForFinished(2000);
-    }
+    m_demoJobs->cancel();
 }
 
 QWidget* MainWindow::createStartPage() {
@@ -160,7 +162,7 @@ QWidget* MainWindow::createStartPage() {
     sub->setWordWrap(true);
     auto* demo = new QPushButton(tr("Open the demo run"), box);
     demo->setToolTip(tr("Writes a small simulated training run (4 ranks, drifting weights, a NaN) "
-                        "with xtrace record-demo and opens it"));
+                        "and opens it"));
     auto* open = new QPushButton(tr("Open files..."), box);
     auto* openDir = new QPushButton(tr("Open run directory..."), box);
     auto* buttons = new QHBoxLayout;
@@ -368,26 +370,76 @@ KeyView* MainWindow::currentKeyView() const {
 }
 
 void MainWindow::openPaths(const QStringList& all) {
-    QStringList paths, timelines;
+    QStringList inputs;
     for (const QString& p : all) {
+        // A directory or pattern of Chrome / Kineto traces only: the ranks of one job.
         if (const QStringList ranks = rankTraceFiles(p); !ranks.isEmpty()) {
             openRanksTimeline(ranks);
             addRecent({p});
             continue;
         }
-        (looksLikeTimelineFile(p) ? timelines : paths) << p;
+        inputs << p;
     }
-    if (!timelines.isEmpty()) {
-        openTimelineFiles(timelines);
-        addRecent(timelines);
+    if (inputs.isEmpty()) return;
+    m_pendingOpens << inputs;
+    if (!m_openJobs->isRunning()) startNextOpen();
+}
+
+void MainWindow::startNextOpen() {
+    if (m_pendingOpens.isEmpty()) return;
+    const QStringList inputs = m_pendingOpens.takeFirst();
+    std::vector<std::string> paths;
+    for (const QString& p : inputs)
+        paths.push_back(p.toStdString());
+    m_statusLabel->setText(tr("Opening %1...").arg(inputs.join(QStringLiteral(", "))));
+    m_openJobs->startJob(
+        [paths](JobContext& ctx) {
+            return open::planOpen(paths, {ctx.callback(), {}});
+        },
+        [this, inputs](Result<open::OpenPlan> plan) {
+            onPlanned(inputs, std::move(plan));
+            startNextOpen();
+        });
+}
+
+void MainWindow::onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan) {
+    addRecent(inputs);
+    if (!plan && plan.status().code() == ErrorCode::Cancelled) {
+        m_statusLabel->setText(tr("Cancelled"));
+        return;
     }
-    if (paths.isEmpty()) return;
-    for (const QString& p : paths) {
+    if (!plan) {
+        m_loadedOnce = true;
+        m_diagModel->addMessage(codes::kOpenFailed,
+                                QString::fromStdString(plan.status().toString()));
+        m_statusLabel->setText(
+            tr("Could not open: %1").arg(QString::fromStdString(plan.status().message())));
+        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
+        emit loadFinished();
+        return;
+    }
+    m_diagModel->appendDiagnostics(plan->diagnostics);
+    QStringList timelines;
+    for (const auto& t : plan->traces())
+        timelines << QString::fromStdString(t.path);
+    openTimelineFiles(timelines);
+    bool runs = false;
+    for (const auto& in : plan->inputs) {
+        if (!in.runs) continue;
+        // The input as given (an hdfs:// URL stays one, so a reload fetches what was appended).
+        const QString p = QString::fromStdString(in.input);
         const QString abs = QFileInfo(p).exists() ? QFileInfo(p).absoluteFilePath() : p;
         if (!m_paths.contains(abs)) m_paths << abs;
+        runs = true;
     }
-    addRecent(paths);
-    startLoad();
+    if (runs) {
+        startLoad();
+    } else if (timelines.isEmpty()) {
+        m_loadedOnce = true;
+        m_statusLabel->setText(
+            tr("No run or timeline in %1").arg(inputs.join(QStringLiteral(", "))));
+        emit loadFinished();
+    }
 }
 
 void MainWindow::reload() {
@@ -435,11 +487,17 @@ void MainWindow::startLoad() {
 
 void MainWindow::onLoaded(LoadResult result) {
     m_loadedOnce = true;
+    // The size of what is open decides the application's analysis backend (chosen by the first
+    // job that asks, off the GUI thread).
+    std::uint64_t workBytes = 0;
+    for (const RunSnapshot& run : result.runs)
+        workBytes += analysis::estimateWorkBytes(*run->reader, {});
+    appBackend().noteWork(workBytes);
     m_diagModel->setDiagnostics(result.diagnostics);
     if (result.cancelled) {
         m_statusLabel->setText(tr("Loading cancelled"));
     } else if (!result.status.isOk()) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("open-failed"),
+        m_diagModel->addMessage(codes::kOpenFailed,
                                 QString::fromStdString(result.status.toString()));
         m_statusLabel->setText(
             tr("Could not open: %1").arg(QString::fromStdString(result.status.message())));
@@ -520,13 +578,13 @@ void MainWindow::ensureKeySeries(const QString& key) {
 }
 
 void MainWindow::onRunCompleted(CompleteResult result) {
-    if (!result.diagnostics.empty()) m_diagModel->addDiagnostics(result.diagnostics);
+    if (!result.diagnostics.empty()) m_diagModel->appendDiagnostics(result.diagnostics);
     const auto& runs = m_runModel->runs();
     const bool stillOpen = std::find(runs.begin(), runs.end(), result.before) != runs.end();
     if (result.after && stillOpen) {
         replaceRun(result.before, result.after);
     } else if (!result.status.isOk() && result.status.code() != ErrorCode::Cancelled) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("statistics-failed"),
+        m_diagModel->addMessage(codes::kStatisticsFailed,
                                 QString::fromStdString(result.status.toString()));
     }
     if (result.status.code() != ErrorCode::Cancelled) completeNextRun();
@@ -637,8 +695,8 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 }
 
 bool MainWindow::isBusy() const {
-    if (m_loadJobs->isRunning() || m_completeJobs->isRunning() || m_keyJobs->isRunning() ||
-        m_demoProcess)
+    if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
+        m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning())
         return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
@@ -651,8 +709,10 @@ bool MainWindow::isBusy() const {
 
 void MainWindow::updateProgress() {
     auto ctx = m_loadJobs->current();
+    if (!ctx) ctx = m_openJobs->current();
     if (!ctx) ctx = m_keyJobs->current();
     if (!ctx) ctx = m_completeJobs->current();
+    if (!ctx) ctx = m_demoJobs->current();
     if (!ctx)
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
@@ -673,62 +733,36 @@ QString MainWindow::demoDirectory() {
            QStringLiteral("/demo");
 }
 
-QString MainWindow::xtraceExecutable() {
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate :
-         {dir + QStringLiteral("/xtrace"), dir + QStringLiteral("/../xtrace/xtrace")})
-        if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
-    return {};
-}
-
 void MainWindow::openDemoRun() {
     const QString dir = demoDirectory();
     if (QDir(dir).exists() && !QDir(dir).isEmpty()) {
         openPaths({dir});
         return;
     }
-    if (m_demoProcess) return;
-    const QString xtrace = xtraceExecutable();
-    if (xtrace.isEmpty()) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("demo-unavailable"),
-                                tr("the xtrace executable was not found next to xtview (%1)")
-                                    .arg(QCoreApplication::applicationDirPath()));
-        m_statusLabel->setText(tr("Cannot write the demo run: xtrace not found"));
-        findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
-        return;
-    }
+    if (m_demoJobs->isRunning()) return;
+    // Written next to its final place and renamed when complete, so an interrupted write never
+    // leaves a half demo to be opened later.
     const QString partial = dir + QStringLiteral(".partial");
-    QDir(partial).removeRecursively();
-    QDir().mkpath(QFileInfo(partial).absolutePath());
-    auto* proc = new QProcess(this);
-    m_demoProcess = proc;
-    proc->setProcessChannelMode(QProcess::MergedChannels);
-    m_statusLabel->setText(tr("Writing the demo run with xtrace record-demo..."));
-    m_progress->setRange(0, 0);
-    m_progress->setFormat(tr("demo"));
-    m_progress->show();
-    m_cancel->show();
-    connect(proc, &QProcess::finished, this,
-            [this, proc, dir, partial](int code, QProcess::ExitStatus st) {
-                proc->deleteLater();
-                m_demoProcess = nullptr;
-                m_progress->hide();
-                m_cancel->hide();
-                if (st != QProcess::NormalExit || code != 0) {
-                    m_diagModel->addMessage(
-                        Severity::Error, QStringLiteral("demo-failed"),
-                        tr("xtrace record-demo failed (exit %1): %2")
-                            .arg(code)
-                            .arg(QString::fromLocal8Bit(proc->readAll()).trimmed()));
-                    m_statusLabel->setText(tr("Writing the demo run failed"));
-                    QDir(partial).removeRecursively();
-                    return;
-                }
-                QDir(dir).removeRecursively();
-                QDir().rename(partial, dir);
-                openPaths({dir});
-            });
-    proc->start(xtrace, {QStringLiteral("record-demo"), partial});
+    m_statusLabel->setText(tr("Writing the demo run..."));
+    m_demoJobs->startJob(
+        [partial](JobContext& ctx) -> Status {
+            QDir(partial).removeRecursively();
+            demo::DemoOptions options;
+            options.dir = partial.toStdString();
+            auto written = demo::writeDemoRun(options, ctx.callback());
+            if (!written) QDir(partial).removeRecursively();
+            return written.status();
+        },
+        [this, dir, partial](const Status& st) {
+            if (!st) {
+                m_diagModel->addMessage(codes::kDemoFailed, QString::fromStdString(st.toString()));
+                m_statusLabel->setText(tr("Writing the demo run failed"));
+                return;
+            }
+            QDir(dir).removeRecursively();
+            QDir().rename(partial, dir);
+            openPaths({dir});
+        });
 }
 
 void MainWindow::addRecent(const QStringList& paths) {
@@ -867,7 +901,7 @@ TimelinePage* MainWindow::newTimelinePage(const QString& title) {
         }
     });
     connect(page, &TimelinePage::loadFailed, this, [this](const QString& message) {
-        m_diagModel->addMessage(Severity::Error, QStringLiteral("timeline-open-failed"), message);
+        m_diagModel->addMessage(codes::kTimelineOpenFailed, message);
         m_statusLabel->setText(tr("Could not open timeline: %1").arg(message));
     });
     const int i = m_tabs->addTab(page, title);
@@ -902,8 +936,8 @@ void MainWindow::showStepTimeline() {
 }
 
 void MainWindow::updateBusyIndicators() {
-    bool running = m_loadJobs->isRunning() || m_completeJobs->isRunning() ||
-                   m_keyJobs->isRunning() || m_demoProcess;
+    bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() ||
+                   m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning();
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

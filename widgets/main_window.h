@@ -2,9 +2,10 @@
 // The xtview main window: run browser, key tree (regex filter), meta summary, value inspector
 // and diagnostics docks around plot tabs, with a start page when nothing is open. Loading runs
 // off the GUI thread through a JobTracker (progress and cancel in the status bar); the demo run
-// is written by the `xtrace` executable next to this one. Layout, recent files and options are
-// kept in QSettings.
+// is written by core/demo, off the GUI thread too. Layout, recent files and options are kept
+// in QSettings.
 
+#include "core/open/open_plan.h"
 #include "widgets/compare_view.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/job_tracker.h"
@@ -16,7 +17,6 @@
 
 #include <QMainWindow>
 #include <QPointer>
-#include <QProcess>
 #include <QSettings>
 #include <QTimer>
 
@@ -43,9 +43,9 @@ public:
     explicit MainWindow(const QString& settingsFile = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Adds paths (files, run directories, globs) to the open set and (re)loads in background.
-    // Timeline files (looksLikeTimelineFile: Chrome JSON / gzip / zip, TF StepStats .pb) open
-    // in a new timeline tab instead.
+    // Sorts paths (files, directories, globs, hdfs:// URLs; core/open's planOpen) in background:
+    // XDL runs join the open set, which is (re)loaded; timeline files (Chrome traces, TF
+    // StepStats) open in a new timeline tab. Calls are handled in order.
     void openPaths(const QStringList& paths);
     // Opens timeline files as layers of one new timeline tab, loaded in background.
     TimelinePage* openTimelineFiles(const QStringList& files);
@@ -56,7 +56,7 @@ public:
     // in a new one.
     void showStepTimeline();
     TimelinePage* currentTimelinePage() const;
-    // Writes the built-in demo run with `xtrace record-demo` (if not cached) and opens it.
+    // Writes the built-in demo run (core/demo; once, into demoDirectory()) and opens it.
     void openDemoRun();
     void reload();
     // The key whose statistics a run without summaries computes first (the command line's
@@ -89,9 +89,8 @@ public:
     // The current run's per-record statistics as CSV, written in the background.
     void exportStatisticsCsv(const QString& path);
     CompareView* currentCompareView() const;
-    // Where the demo run is cached and the xtrace executable used to write it.
+    // Where the demo run is cached.
     static QString demoDirectory();
-    static QString xtraceExecutable();
 
 signals:
     void loadFinished();
@@ -105,6 +104,8 @@ private:
     void createActions();
     void createDocks();
     QWidget* createStartPage();
+    void startNextOpen();
+    void onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan);
     void startLoad();
     void onLoaded(LoadResult result);
     // Background statistics: the next run without complete statistics is summarised; a key
@@ -138,12 +139,14 @@ private:
 
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
-    JobTracker* m_completeJobs; // completeRun of one run at a time
-    JobTracker* m_keyJobs;      // addKeySeries of the key just shown (newest wins)
+    JobTracker* m_openJobs;            // planOpen of the oldest pending openPaths call
+    QList<QStringList> m_pendingOpens; // openPaths calls not sorted yet, oldest first
+    JobTracker* m_completeJobs;        // completeRun of one run at a time
+    JobTracker* m_keyJobs;             // addKeySeries of the key just shown (newest wins)
     QStringList m_paths;
     QString m_firstKey;
     bool m_loadedOnce = false;
-    QPointer<QProcess> m_demoProcess;
+    JobTracker* m_demoJobs;
 
     RunBrowserModel* m_runModel;
     KeyTreeModel* m_keyModel;

@@ -68,8 +68,7 @@ CompareView* MainWindow::openCompare(const CompareRequest& r) {
     m_tabs->setCurrentIndex(i);
     connect(view, &CompareView::compared, this, [this, view] {
         if (!view->error().isEmpty()) {
-            m_diagModel->addMessage(Severity::Error, QStringLiteral("compare-failed"),
-                                    view->error());
+            m_diagModel->addMessage(codes::kCompareFailed, view->error());
             findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
         }
         m_statusLabel->setText(tr("Compared %1").arg(view->title()));
@@ -114,8 +113,7 @@ Hdf5ExportDialog* MainWindow::showExportHdf5Dialog() {
         if (ok) {
             m_statusLabel->setText(tr("Exported to HDF5"));
         } else {
-            m_diagModel->addMessage(Severity::Error, QStringLiteral("export-failed"),
-                                    dialog->errorText());
+            m_diagModel->addMessage(codes::kExportFailed, dialog->errorText());
             m_statusLabel->setText(tr("HDF5 export failed"));
         }
     });
@@ -136,7 +134,7 @@ void MainWindow::exportStatisticsCsv(const QString& path) {
                 m_statusLabel->setText(tr("Wrote %1 statistics rows to %2").arg(*r).arg(path));
                 return;
             }
-            m_diagModel->addMessage(Severity::Error, QStringLiteral("export-failed"),
+            m_diagModel->addMessage(codes::kExportFailed,
                                     tr("statistics CSV %1: %2")
                                         .arg(path, QString::fromStdString(r.status().toString())));
             m_statusLabel->setText(tr("Writing the statistics CSV failed"));

@@ -5,12 +5,8 @@
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -164,50 +160,19 @@ QVariant OpSummaryDiffModel::headerData(int section, Qt::Orientation o, int role
 }
 
 OpSummaryDiffPanel::OpSummaryDiffPanel(QWidget* parent)
-    : QWidget(parent), m_model(new OpSummaryDiffModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)), m_view(new QTableView(this)),
-      m_filter(new QLineEdit(this)), m_byCategory(new QCheckBox(tr("Group by category"), this)),
-      m_summary(new QLabel(this)), m_export(new QPushButton(tr("Export CSV..."), this)),
-      m_jobs(new JobTracker(this)) {
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(OpSummaryDiffModel::SortRole);
-    m_proxy->setFilterKeyColumn(OpSummaryDiffModel::NameColumn);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_view->setModel(m_proxy);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    // Regression first: the proxy's sort is stable, so ties keep the core diff's order.
-    m_view->horizontalHeader()->setSortIndicator(OpSummaryDiffModel::TotalDeltaColumn,
-                                                 Qt::DescendingOrder);
-    m_view->setSortingEnabled(true);
-    m_view->setColumnHidden(OpSummaryDiffModel::CategoryColumn, true);
-    m_view->setTextElideMode(Qt::ElideMiddle);
+    : TablePanel(new OpSummaryDiffModel,
+                 {OpSummaryDiffModel::NameColumn, OpSummaryDiffModel::CategoryColumn,
+                  OpSummaryDiffModel::SortRole, OpSummaryDiffModel::TotalDeltaColumn,
+                  tr("Export trace diff"), QStringLiteral("trace_diff.csv")},
+                 parent),
+      m_model(static_cast<OpSummaryDiffModel*>(m_proxy->sourceModel())),
+      m_summary(new QLabel(this)) {
+    // Regression first (the initial sort): the proxy's sort is stable, so ties keep the core
+    // diff's order.
     fitColumnsToContents(m_view, OpSummaryDiffModel::NameColumn);
-    m_filter->setPlaceholderText(tr("Filter ops"));
-    m_filter->setClearButtonEnabled(true);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-    auto* top = new QHBoxLayout;
-    top->addWidget(m_filter, 1);
-    top->addWidget(m_byCategory);
-    top->addWidget(m_export);
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(2, 2, 2, 2);
-    lay->addLayout(top);
-    lay->addWidget(m_summary);
-    lay->addWidget(m_view, 1);
-
-    connect(m_filter, &QLineEdit::textChanged, m_proxy,
-            &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_byCategory, &QCheckBox::toggled, this, [this](bool on) {
-        m_view->setColumnHidden(OpSummaryDiffModel::CategoryColumn, !on);
-        recompute();
-    });
-    connect(m_export, &QPushButton::clicked, this, &OpSummaryDiffPanel::exportWithDialog);
+    m_layout->insertWidget(1, m_summary);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
         emit nameActivated(i.siblingAtColumn(OpSummaryDiffModel::NameColumn).data().toString());
     });
@@ -249,14 +214,6 @@ void OpSummaryDiffPanel::setLabels(const QString& a, const QString& b) {
     updateLabels();
 }
 
-void OpSummaryDiffPanel::setGroupByCategory(bool on) {
-    m_byCategory->setChecked(on);
-}
-
-bool OpSummaryDiffPanel::groupByCategory() const {
-    return m_byCategory->isChecked();
-}
-
 void OpSummaryDiffPanel::recompute() {
     if (!m_a || !m_b) {
         m_jobs->cancel();
@@ -268,26 +225,15 @@ void OpSummaryDiffPanel::recompute() {
     timeline::OpDiffOptions o = m_options;
     o.byCategory = m_byCategory->isChecked();
     auto a = m_a, b = m_b;
-    if (a->sliceCount() + (a == b ? 0 : b->sliceCount()) <= m_backgroundSlices) {
-        m_jobs->cancel();
-        m_rowsByCategory = o.byCategory;
-        m_model->setDiff(timeline::diffOpSummaries(*a, *b, o));
-        updateLabels();
-        emit diffReady();
-        return;
-    }
-    m_jobs->startJob(
-        [a, b, o](JobContext& ctx) {
-            ctx.setStage(QStringLiteral("op summary diff"));
-            return timeline::diffOpSummaries(*a, *b, o);
-        },
+    computeRows(
+        a->sliceCount() + (a == b ? 0 : b->sliceCount()), QStringLiteral("op summary diff"),
+        [a, b, o] { return timeline::diffOpSummaries(*a, *b, o); },
         [this, byCategory = o.byCategory](OpDiff d) {
             m_rowsByCategory = byCategory;
             m_model->setDiff(std::move(d));
             updateLabels();
             emit diffReady();
         });
-    updateLabels();
 }
 
 QString OpSummaryDiffPanel::summaryText() const {
@@ -321,18 +267,9 @@ void OpSummaryDiffPanel::updateLabels() {
 Status OpSummaryDiffPanel::exportCsv(const QString& path) const {
     OpDiff shown = m_model->diff();
     shown.rows.clear();
-    for (int r = 0; r < m_proxy->rowCount(); ++r)
-        shown.rows.push_back(
-            m_model->diff().rows[std::size_t(m_proxy->mapToSource(m_proxy->index(r, 0)).row())]);
+    for (const std::size_t r : shownSourceRows())
+        shown.rows.push_back(m_model->diff().rows[r]);
     return writeOpDiffCsv(path.toStdString(), shown, m_rowsByCategory);
-}
-
-void OpSummaryDiffPanel::exportWithDialog() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export trace diff"), QStringLiteral("trace_diff.csv"), tr("CSV files (*.csv)"));
-    if (path.isEmpty()) return;
-    const Status st = exportCsv(path);
-    if (!st) QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(st.toString()));
 }
 
 } // namespace xt::widgets

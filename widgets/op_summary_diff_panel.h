@@ -2,25 +2,20 @@
 // Trace diff panel: the op summary diff of two traces, or of two time windows (steps) of one
 // trace (core/timeline/op_summary_diff.h). OpSummaryDiffModel is the table (baseline A and
 // candidate B count / total / avg / self with deltas, relative change; deltas red when slower,
-// green when faster; ops on one side only marked), sorted by regression first; the panel adds a
-// filter, "group by category", a summary line and CSV export. Big diffs run in the background.
+// green when faster; ops on one side only marked), sorted by regression first; the panel is a
+// TablePanel (filter, "group by category", CSV export, big diffs in the background) with a
+// summary line above the table.
 
 #include "core/base/status.h"
 #include "core/timeline/op_summary_diff.h"
 #include "core/timeline/trace_store.h"
-#include "widgets/job_tracker.h"
+#include "widgets/table_panel.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
-#include <QWidget>
 #include <memory>
 
-class QCheckBox;
 class QLabel;
-class QLineEdit;
-class QPushButton;
-class QSortFilterProxyModel;
-class QTableView;
 
 namespace xt::widgets {
 
@@ -65,7 +60,7 @@ private:
     timeline::OpDiff m_diff;
 };
 
-class OpSummaryDiffPanel : public QWidget {
+class OpSummaryDiffPanel : public TablePanel {
     Q_OBJECT
 public:
     explicit OpSummaryDiffPanel(QWidget* parent = nullptr);
@@ -81,43 +76,27 @@ public:
                   std::shared_ptr<const timeline::TraceStore> b, const QString& stepB);
     // Names shown for the two sides ("A"/"B" by default), e.g. file names.
     void setLabels(const QString& a, const QString& b);
-    void setGroupByCategory(bool on);
-    bool groupByCategory() const;
 
     const timeline::OpDiff& diff() const { return m_model->diff(); }
     const std::vector<timeline::OpDiffRow>& rows() const { return m_model->diff().rows; }
     OpSummaryDiffModel* model() const { return m_model; }
-    QSortFilterProxyModel* proxy() const { return m_proxy; }
-    QTableView* view() const { return m_view; }
     QString summaryText() const;
-    bool isBusy() const { return m_jobs->isRunning(); }
-    // Diffs of stores with more slices than this (together) run in the background (200000).
-    void setBackgroundThreshold(std::size_t slices) { m_backgroundSlices = slices; }
-    // Writes the rows as shown (filtered and sorted) with core/export/op_summary_csv.h.
-    Status exportCsv(const QString& path) const;
+    Status exportCsv(const QString& path) const override;
 
 signals:
     void nameActivated(const QString& name); // double-click
     void diffReady();
 
-private:
-    void recompute();
-    void updateLabels();
-    void exportWithDialog();
+protected:
+    void recompute() override;
+    void updateLabels() override;
 
+private:
     std::shared_ptr<const timeline::TraceStore> m_a, m_b;
     timeline::OpDiffOptions m_options;
-    bool m_rowsByCategory = false;
     QString m_labelA = QStringLiteral("A"), m_labelB = QStringLiteral("B");
-    std::size_t m_backgroundSlices = 200000;
     OpSummaryDiffModel* m_model;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_view;
-    QLineEdit* m_filter;
-    QCheckBox* m_byCategory;
     QLabel* m_summary;
-    QPushButton* m_export;
-    JobTracker* m_jobs;
 };
 
 } // namespace xt::widgets

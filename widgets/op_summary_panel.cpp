@@ -5,12 +5,9 @@
 #include "widgets/trace_time_format.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -104,59 +101,26 @@ QVariant OpSummaryModel::headerData(int section, Qt::Orientation o, int role) co
 }
 
 OpSummaryPanel::OpSummaryPanel(QWidget* parent)
-    : QWidget(parent), m_model(new OpSummaryModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_view(new QTableView(this)), m_filter(new QLineEdit(this)),
-      m_byCategory(new QCheckBox(tr("Group by category"), this)), m_scope(new QLabel(this)),
-      m_totals(new QLabel(this)), m_export(new QPushButton(tr("Export CSV..."), this)),
-      m_jobs(new JobTracker(this)) {
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(OpSummaryModel::SortRole);
-    m_proxy->setFilterKeyColumn(OpSummaryModel::NameColumn);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_view->setModel(m_proxy);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    m_view->horizontalHeader()->setSortIndicator(OpSummaryModel::TotalColumn, Qt::DescendingOrder);
-    m_view->setSortingEnabled(true);
-    m_view->setColumnHidden(OpSummaryModel::CategoryColumn, true);
-    m_view->setTextElideMode(Qt::ElideMiddle);
+    : TablePanel(new OpSummaryModel,
+                 {OpSummaryModel::NameColumn, OpSummaryModel::CategoryColumn,
+                  OpSummaryModel::SortRole, OpSummaryModel::TotalColumn, tr("Export op summary"),
+                  QStringLiteral("op_summary.csv")},
+                 parent),
+      m_model(static_cast<OpSummaryModel*>(m_proxy->sourceModel())), m_scope(new QLabel(this)),
+      m_totals(new QLabel(this)) {
     fitColumnsToContents(m_view, OpSummaryModel::NameColumn);
-
-    m_filter->setPlaceholderText(tr("Filter ops"));
-    m_filter->setClearButtonEnabled(true);
     m_scope->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-    auto* top = new QHBoxLayout;
-    top->addWidget(m_filter, 1);
-    top->addWidget(m_byCategory);
-    top->addWidget(m_export);
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_scope, 1);
     bottom->addWidget(m_totals);
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(2, 2, 2, 2);
-    lay->addLayout(top);
-    lay->addWidget(m_view, 1);
-    lay->addLayout(bottom);
+    m_layout->addLayout(bottom);
 
-    connect(m_filter, &QLineEdit::textChanged, m_proxy,
-            &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_filter, &QLineEdit::textChanged, this, &OpSummaryPanel::updateLabels);
-    connect(m_byCategory, &QCheckBox::toggled, this, [this](bool on) {
-        m_view->setColumnHidden(OpSummaryModel::CategoryColumn, !on);
-        recompute();
-    });
-    connect(m_export, &QPushButton::clicked, this, &OpSummaryPanel::exportWithDialog);
     connect(m_view, &QTableView::doubleClicked, this,
             [this](const QModelIndex& i) { emit nameActivated(nameAt(i)); });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& i) {
                 if (i.isValid()) emit nameSelected(nameAt(i));
             });
-    connect(m_jobs, &JobTracker::runningChanged, this, &OpSummaryPanel::updateLabels);
     updateLabels();
 }
 
@@ -185,14 +149,6 @@ void OpSummaryPanel::clearRange() {
     recompute();
 }
 
-void OpSummaryPanel::setGroupByCategory(bool on) {
-    m_byCategory->setChecked(on);
-}
-
-bool OpSummaryPanel::groupByCategory() const {
-    return m_byCategory->isChecked();
-}
-
 void OpSummaryPanel::recompute() {
     if (!m_store) {
         m_jobs->cancel();
@@ -206,26 +162,15 @@ void OpSummaryPanel::recompute() {
     o.t0 = m_t0;
     o.t1 = m_t1;
     auto store = m_store;
-    if (store->sliceCount() <= m_backgroundSlices) {
-        m_jobs->cancel();
-        m_rowsByCategory = o.byCategory;
-        m_model->setRows(store, timeline::opSummary(*store, o));
-        updateLabels();
-        emit summaryReady();
-        return;
-    }
-    m_jobs->startJob(
-        [store, o](JobContext& ctx) {
-            ctx.setStage(QStringLiteral("op summary"));
-            return timeline::opSummary(*store, o);
-        },
+    computeRows(
+        store->sliceCount(), QStringLiteral("op summary"),
+        [store, o] { return timeline::opSummary(*store, o); },
         [this, store, byCategory = o.byCategory](std::vector<OpStat> rows) {
             m_rowsByCategory = byCategory;
             m_model->setRows(store, std::move(rows));
             updateLabels();
             emit summaryReady();
         });
-    updateLabels();
 }
 
 QString OpSummaryPanel::scopeText() const {
@@ -256,19 +201,9 @@ void OpSummaryPanel::updateLabels() {
 Status OpSummaryPanel::exportCsv(const QString& path) const {
     if (!m_model->store()) return Status(ErrorCode::InvalidArgument, "no op summary to export");
     std::vector<OpStat> shown;
-    shown.reserve(std::size_t(m_proxy->rowCount()));
-    for (int r = 0; r < m_proxy->rowCount(); ++r)
-        shown.push_back(
-            m_model->rows()[std::size_t(m_proxy->mapToSource(m_proxy->index(r, 0)).row())]);
+    for (const std::size_t r : shownSourceRows())
+        shown.push_back(m_model->rows()[r]);
     return writeOpSummaryCsv(path.toStdString(), *m_model->store(), shown, m_rowsByCategory);
-}
-
-void OpSummaryPanel::exportWithDialog() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export op summary"), QStringLiteral("op_summary.csv"), tr("CSV files (*.csv)"));
-    if (path.isEmpty()) return;
-    const Status st = exportCsv(path);
-    if (!st) QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(st.toString()));
 }
 
 } // namespace xt::widgets

@@ -1,26 +1,20 @@
 #pragma once
 // Op summary panel of the timeline page (key_averages of the whole trace or of a selected time
 // range): OpSummaryModel is the table (name, category, count, total, self, avg, min, max, times
-// with units, numbers under SortRole for the proxy), OpSummaryPanel adds a filter box, a
-// "group by category" switch, the scope label and CSV export of the rows as shown.
-// Summaries of big traces are computed on the thread pool (JobTracker); the GUI never waits.
+// with units, numbers under SortRole for the proxy); OpSummaryPanel is a TablePanel (filter,
+// "group by category", CSV export of the rows as shown, big traces summarised in the background)
+// with the scope and totals below the table.
 
 #include "core/base/status.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/trace_store.h"
-#include "widgets/job_tracker.h"
+#include "widgets/table_panel.h"
 
 #include <QAbstractTableModel>
-#include <QWidget>
 #include <memory>
 #include <vector>
 
-class QCheckBox;
 class QLabel;
-class QLineEdit;
-class QPushButton;
-class QSortFilterProxyModel;
-class QTableView;
 
 namespace xt::widgets {
 
@@ -60,7 +54,7 @@ private:
     std::vector<timeline::OpStat> m_rows;
 };
 
-class OpSummaryPanel : public QWidget {
+class OpSummaryPanel : public TablePanel {
     Q_OBJECT
 public:
     explicit OpSummaryPanel(QWidget* parent = nullptr);
@@ -69,46 +63,30 @@ public:
     // Slices starting in [t0, t1) (store nanoseconds); clearRange() goes back to the whole trace.
     void setRange(qint64 t0, qint64 t1);
     void clearRange();
-    void setGroupByCategory(bool on);
-    bool groupByCategory() const;
 
     // The summary shown (model order: total time, largest first).
     const std::vector<timeline::OpStat>& rows() const { return m_model->rows(); }
     OpSummaryModel* model() const { return m_model; }
-    QSortFilterProxyModel* proxy() const { return m_proxy; }
-    QTableView* view() const { return m_view; }
-    QLineEdit* filterEdit() const { return m_filter; }
     QString scopeText() const;
-    bool isBusy() const { return m_jobs->isRunning(); }
-    // Traces with more slices than this are summarised in the background (default 200000).
-    void setBackgroundThreshold(std::size_t slices) { m_backgroundSlices = slices; }
-    // Writes the rows as shown (filtered and sorted) with core/export/op_summary_csv.h.
-    Status exportCsv(const QString& path) const;
+    Status exportCsv(const QString& path) const override;
 
 signals:
     void nameActivated(quint32 nameId); // double-click
     void nameSelected(quint32 nameId);  // current row changed
     void summaryReady();                // the rows were replaced
 
+protected:
+    void recompute() override;
+    void updateLabels() override;
+
 private:
-    void recompute();
-    void updateLabels();
-    void exportWithDialog();
     quint32 nameAt(const QModelIndex& proxyIndex) const;
 
     std::shared_ptr<const timeline::TraceStore> m_store;
     qint64 m_t0 = timeline::kNoTime, m_t1 = timeline::kNoTime;
-    bool m_rowsByCategory = false; // how the shown rows were computed
-    std::size_t m_backgroundSlices = 200000;
     OpSummaryModel* m_model;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_view;
-    QLineEdit* m_filter;
-    QCheckBox* m_byCategory;
     QLabel* m_scope;
     QLabel* m_totals;
-    QPushButton* m_export;
-    JobTracker* m_jobs;
 };
 
 } // namespace xt::widgets

@@ -16,7 +16,7 @@ struct RenderPlotRequest {
     int width = 1200, height = 700;
 };
 
-// Exit status as CONTRACTS.md: 0 written, 1 usage error, 2 unreadable input. Messages go to
+// Exit status as xtrace's: 0 written, 1 usage error, 2 unreadable input. Messages go to
 // stderr.
 int renderPlot(const RenderPlotRequest& request);
 

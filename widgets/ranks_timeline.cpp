@@ -1,5 +1,6 @@
 #include "widgets/ranks_timeline.h"
 
+#include "core/open/trace_kind.h"
 #include "core/timeline/rank_session.h"
 #include "core/timeline/step_breakdown.h"
 #include "core/xdl/run_discovery.h"
@@ -34,7 +35,7 @@ QStringList rankTraceFiles(const QString& path) {
     QStringList out;
     for (const std::string& f : *files) {
         const QString q = QString::fromStdString(f);
-        if (looksLikeTimelineFile(q)) out << QFileInfo(q).absoluteFilePath();
+        if (open::isTimeline(open::detectTraceKind(f))) out << QFileInfo(q).absoluteFilePath();
     }
     return out;
 }

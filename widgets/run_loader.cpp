@@ -1,6 +1,7 @@
 #include "widgets/run_loader.h"
 
 #include "core/analysis/backend.h"
+#include "core/base/diagnostic_codes.h"
 #include "core/storage/hdfs_mirror.h"
 
 #include <algorithm>
@@ -53,7 +54,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     auto keys = summary::summarizeKeys(*run->reader, *summaries, diag, progress);
     if (!keys.isOk()) {
         if (isCancelled(keys.status())) return keys.status();
-        diag.add(Severity::Error, "summary-failed", files.label(), Diagnostic::kNoOffset, -1,
+        diag.add(codes::kSummaryFailed, files.label(), Diagnostic::kNoOffset, -1,
                  keys.status().toString());
     } else {
         run->keys = std::move(keys.value());
@@ -75,7 +76,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     auto series = statistics(*run, std::move(filter), run->backend, diag, progress);
     if (!series.isOk()) {
         if (isCancelled(series.status())) return series.status();
-        diag.add(Severity::Error, "statistics-failed", files.label(), Diagnostic::kNoOffset, -1,
+        diag.add(codes::kStatisticsFailed, files.label(), Diagnostic::kNoOffset, -1,
                  series.status().toString());
     } else {
         run->series = std::move(series.value());
@@ -120,7 +121,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
         }
         for (const auto& st : mirrored)
             if (st.offline)
-                diag.add(Severity::Warning, "hdfs-offline", st.url, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kHdfsOffline, st.url, Diagnostic::kNoOffset, -1,
                          "offline (" + st.offlineReason + "); showing the local mirror " +
                              st.localPath);
         auto runs = xdl::discoverRuns(*local, diag);
@@ -139,7 +140,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                     result.cancelled = true;
                     return result;
                 }
-                diag.add(Severity::Error, "open-failed", files.label(), Diagnostic::kNoOffset, -1,
+                diag.add(codes::kOpenFailed, files.label(), Diagnostic::kNoOffset, -1,
                          run.status().toString());
                 continue;
             }

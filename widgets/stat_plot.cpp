@@ -1,6 +1,7 @@
 #include "widgets/stat_plot.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/plot_palette.h"
 #include "widgets/text_format.h"
 
 #include <QApplication>
@@ -535,24 +536,7 @@ void StatPlot::changeEvent(QEvent* e) {
 }
 
 void StatPlot::applyPalette() {
-    const QPalette p = palette();
-    m_plot->setBackground(p.brush(QPalette::Base));
-    m_plot->axisRect()->setBackground(p.brush(QPalette::Base));
-    const QColor fg = p.color(QPalette::Text);
-    QColor grid = fg;
-    grid.setAlpha(40);
-    for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    m_plot->legend->setBrush(p.brush(QPalette::Base));
-    m_plot->legend->setTextColor(fg);
-    m_plot->legend->setBorderPen(QPen(grid));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    applyPlotPalette(m_plot, palette());
 }
 
 } // namespace xt::widgets

@@ -1,40 +1,14 @@
 #include "widgets/timeline_document.h"
 
 #include "core/export/chrome_steps_writer.h"
-#include "core/timeline/chrome_trace_reader.h"
+#include "core/open/trace_import.h"
 #include "core/timeline/step_breakdown.h"
-#include "core/timeline/step_stats_reader.h"
 
-#include <QFile>
 #include <QFileInfo>
-#include <fstream>
 
 namespace xt::widgets {
 
 namespace {
-
-std::string firstBytes(const std::string& path, std::size_t n) {
-    std::ifstream in(path, std::ios::binary);
-    std::string buf(n, '\0');
-    in.read(buf.data(), static_cast<std::streamsize>(n));
-    buf.resize(static_cast<std::size_t>(in.gcount()));
-    return buf;
-}
-
-bool isGzip(std::string_view b) {
-    return b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f &&
-           static_cast<unsigned char>(b[1]) == 0x8b;
-}
-bool isZip(std::string_view b) {
-    return b.substr(0, 4) == std::string_view("PK\3\4", 4);
-}
-bool isJsonStart(std::string_view b) {
-    std::size_t i = 0;
-    if (b.substr(0, 3) == "\xEF\xBB\xBF") i = 3; // UTF-8 BOM
-    while (i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
-        ++i;
-    return i < b.size() && (b[i] == '{' || b[i] == '[');
-}
 
 Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
                              const ProgressCallback& progress) {
@@ -54,41 +28,20 @@ Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
 } // namespace
 
 Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressCallback& progress,
-                                        timeline::ImportOptions opts) {
-    const std::string head = firstBytes(path, 4096);
-    if (head.empty() && !QFileInfo::exists(QString::fromStdString(path)))
-        return Status(ErrorCode::NotFound, "cannot open " + path);
+                                        timeline::ImportOptions options) {
     const QString title = QFileInfo(QString::fromStdString(path)).fileName();
-    opts.progress = progress;
-    if (!isGzip(head) && !isZip(head) && !isJsonStart(head) && timeline::looksLikeStepStats(head))
-        return finish(timeline::importStepStats(path, opts), title, progress);
-    return finish(timeline::importChromeTrace(path, opts), title, progress);
+    options.progress = progress;
+    return finish(open::importTimeline(path, options), title, progress);
 }
 
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCallback& progress) {
     // Reopen the run's files (the record index only; no tensor data is read): a snapshot that
     // a follower of the live run does not change while the steps are built.
     Diagnostics diag;
-    auto reopened = xdl::RunReader::open(run.files(), diag, progress);
-    if (!reopened) return reopened.status();
-    return finish(xdlStepsTrace(reopened.value(), progress),
+    XT_ASSIGN_OR_RETURN(const xdl::RunReader reopened,
+                        xdl::RunReader::open(run.files(), diag, progress));
+    return finish(xdlStepsTrace(reopened, progress),
                   QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
-}
-
-bool looksLikeTimelineFile(const QString& path) {
-    const QFileInfo fi(path);
-    if (!fi.isFile()) return false;
-    const QString n = fi.fileName().toLower();
-    const bool json = n.endsWith(QLatin1String(".json"));
-    const bool gz = n.endsWith(QLatin1String(".gz"));
-    const bool zip = n.endsWith(QLatin1String(".zip"));
-    const bool pb = n.endsWith(QLatin1String(".pb"));
-    if (!json && !gz && !zip && !pb) return false;
-    const std::string head = firstBytes(fi.absoluteFilePath().toStdString(), 4096);
-    if (gz) return isGzip(head);
-    if (zip) return isZip(head);
-    if (json) return isJsonStart(head);
-    return timeline::looksLikeStepStats(head);
 }
 
 } // namespace xt::widgets

@@ -1,8 +1,7 @@
 #pragma once
 // A timeline layer: one imported trace (Chrome JSON, gzip, zip or TensorFlow StepStats) with its
 // LOD index, shown by TimelineView with a time offset so several traces can be aligned. The
-// loaders run off the GUI thread; `looksLikeTimelineFile` routes opened paths between the
-// timeline tab and the XDL run loader.
+// loaders run off the GUI thread; core/open decides which paths are timelines.
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
@@ -31,9 +30,9 @@ struct TimelineLayer {
     std::vector<std::uint32_t> stepMarkers;
 };
 
-// Imports `path` (Chrome JSON in any container, detected by content, or a binary TF RunMetadata
-// / StepStats) with `options` and builds its LOD indexes. Cancelled when `progress` (which
-// replaces options.progress) returns false.
+// Imports `path` (open::importTimeline: Chrome JSON in any container or a binary TF RunMetadata /
+// StepStats, told by content) with `options` and builds its LOD indexes. Cancelled when
+// `progress` (which replaces options.progress) returns false.
 Result<TimelineLayer> loadTimelineLayer(const std::string& path,
                                         const ProgressCallback& progress = {},
                                         timeline::ImportOptions options = {});
@@ -42,9 +41,5 @@ Result<TimelineLayer> loadTimelineLayer(const std::string& path,
 // layer, built directly into a TraceStore (xdlStepsTrace).
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run,
                                    const ProgressCallback& progress = {});
-
-// Whether a path should open as a timeline: a regular file named .json, .json.gz, .gz, .zip or
-// .pb whose first bytes fit (JSON '{' / '[', gzip or zip magic, a protobuf StepStats).
-bool looksLikeTimelineFile(const QString& path);
 
 } // namespace xt::widgets

@@ -1,11 +1,13 @@
 #include "app/xtrace/cli_util.h"
 
-#include "core/storage/hdfs_mirror.h"
+#include "core/open/open_plan.h"
+#include "core/storage/remote_runs.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 namespace xt::cli {
@@ -40,29 +42,75 @@ void ProgressBar::finish() {
     m_drawn = false;
 }
 
+namespace {
+// The remote runs of this command (one command per process): their fetchers serve its reads,
+// and their mirror paths are written as URLs.
+std::optional<storage::RemoteRuns> g_remote;
+
+// Opens each run with `open`, fetches of remote bytes drawn on the same progress bar.
+template <class Run, class Open>
+int openEach(const std::vector<xdl::RunFiles>& found, std::vector<Run>& runs, const Open& open) {
+    ProgressBar bar;
+    const auto& fetch = g_remote->mirror().fetchContext();
+    fetch->setProgress(bar.callback());
+    int rc = kExitOk;
+    for (const auto& files : found) {
+        auto run = open(files, bar.callback());
+        if (!run) {
+            bar.finish();
+            std::fprintf(stderr, "xtrace: %s\n", shown(run.status().message()).c_str());
+            rc = kExitUnreadable;
+            break;
+        }
+        runs.push_back(std::move(*run));
+    }
+    fetch->setProgress({});
+    return rc;
+}
+} // namespace
+
+storage::RemoteRuns* remoteRuns() {
+    return g_remote ? &*g_remote : nullptr;
+}
+
+std::string shown(std::string text) {
+    return g_remote ? g_remote->toUrls(std::move(text)) : text;
+}
+
 int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
                   std::vector<xdl::RunFiles>& found) {
-    // hdfs:// URLs are read through the local mirror (only what changed is fetched).
-    std::vector<storage::MirrorStatus> mirrored;
-    std::vector<std::string> local;
+    // hdfs:// URLs: metas and summaries come whole, data bytes when a reader asks for them.
     {
         ProgressBar bar;
-        auto m = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(),
-                                      bar.callback(), &mirrored);
-        if (!m) {
+        auto remote = storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(),
+                                                bar.callback());
+        if (!remote) {
             bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", m.status().message().c_str());
+            std::fprintf(stderr, "xtrace: %s\n", remote.status().message().c_str());
             return kExitUnreadable;
         }
-        local = std::move(*m);
+        g_remote = std::move(*remote);
     }
-    for (const auto& st : mirrored)
+    for (const auto& st : g_remote->statuses())
         if (st.offline)
-            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+            std::fprintf(stderr,
+                         "xtrace: warning: %s is offline (%s); using what the local mirror %s "
+                         "holds\n",
                          st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    // Timeline files are named and left out; what is left goes to the XDL reader.
+    auto sorted = open::planOpen(g_remote->localPaths());
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", shown(sorted.status().message()).c_str());
+        return kExitUnreadable;
+    }
+    for (const auto& t : sorted->traces())
+        std::fprintf(stderr, "xtrace: %s is a timeline (%s), not an XDL run: see xtrace timeline\n",
+                     shown(t.path).c_str(), open::traceKindName(t.kind));
+    const std::vector<std::string> local = sorted->runPaths();
+    if (local.empty()) return kExitUnreadable;
     auto runs = xdl::discoverRuns(local, diag);
     if (!runs) {
-        std::fprintf(stderr, "xtrace: %s\n", runs.status().message().c_str());
+        std::fprintf(stderr, "xtrace: %s\n", shown(runs.status().message()).c_str());
         return kExitUnreadable;
     }
     if (runs->empty()) {
@@ -70,6 +118,8 @@ int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
         std::fprintf(stderr, "xtrace: no XDL runs found\n");
         return kExitUnreadable;
     }
+    for (auto& files : *runs)
+        g_remote->attach(files, diag);
     found = std::move(*runs);
     return kExitOk;
 }
@@ -78,39 +128,46 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<xdl::RunReader>& runs) {
     std::vector<xdl::RunFiles> found;
     if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
-    ProgressBar bar;
-    for (const auto& files : found) {
-        auto run = xdl::RunReader::open(files, diag, bar.callback());
-        if (!run) {
-            bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
-            return kExitUnreadable;
-        }
-        runs.push_back(std::move(*run));
-    }
-    return kExitOk;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return xdl::RunReader::open(files, diag, cb);
+    });
 }
 
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<summary::OpenedRun>& runs) {
     std::vector<xdl::RunFiles> found;
     if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
+    return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
+        return summary::openRun(files, summary::StoreOptions{}, diag, cb);
+    });
+}
+
+int resolveTimeline(const std::string& path, std::string& local) {
     ProgressBar bar;
-    for (const auto& files : found) {
-        auto run = summary::openRun(files, summary::StoreOptions{}, diag, bar.callback());
-        if (!run) {
-            bar.finish();
-            std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
-            return kExitUnreadable;
-        }
-        runs.push_back(std::move(*run));
+    auto sorted = open::planOpen({path}, {bar.callback(), {}});
+    bar.finish();
+    if (!sorted) {
+        std::fprintf(stderr, "xtrace: %s\n", sorted.status().message().c_str());
+        return kExitUnreadable;
     }
+    for (const auto& st : sorted->mirrored)
+        if (st.offline)
+            std::fprintf(stderr, "xtrace: warning: %s is offline (%s); using the local mirror %s\n",
+                         st.url.c_str(), st.offlineReason.c_str(), st.localPath.c_str());
+    const auto traces = sorted->traces();
+    if (traces.size() > 1) {
+        std::fprintf(stderr, "xtrace: %s holds %zu timeline files; name one of them\n",
+                     path.c_str(), traces.size());
+        return kExitUsage;
+    }
+    // Anything else goes to the importer, which says what it cannot read.
+    local = traces.empty() ? sorted->inputs.front().local : traces.front().path;
     return kExitOk;
 }
 
 void printDiagnostics(const Diagnostics& diag) {
     for (const auto& d : diag.items())
-        std::fprintf(stderr, "%s\n", d.toString().c_str());
+        std::fprintf(stderr, "%s\n", shown(d.toString()).c_str());
     if (diag.total() > diag.items().size())
         std::fprintf(stderr, "(%llu more diagnostics not shown)\n",
                      static_cast<unsigned long long>(diag.total() - diag.items().size()));

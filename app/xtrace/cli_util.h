@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace xt::storage {
+class RemoteRuns;
+}
+
 namespace xt::cli {
 
 inline constexpr int kExitOk = 0;
@@ -30,8 +34,10 @@ private:
     long long m_lastDrawMs = 0;
 };
 
-// Discovers every run under `paths` (hdfs:// URLs through the local mirror). On failure prints
-// the reason to stderr and returns the exit status to use (kExitUnreadable); else kExitOk.
+// Discovers every run under `paths` (core/open sorts them: timeline files are named on stderr and
+// left out). On failure prints the reason to stderr and returns the exit status to use
+// (kExitUnreadable); else kExitOk. hdfs:// URLs are mirrored sparsely: their parts carry their
+// URL and fetch the byte ranges they read (storage::RemoteRuns).
 int discoverPaths(const std::vector<std::string>& paths, Diagnostics& diag,
                   std::vector<xdl::RunFiles>& found);
 // Discovers and opens every run under `paths` (exit status as discoverPaths).
@@ -42,7 +48,18 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
              std::vector<summary::OpenedRun>& runs);
 
-// Prints diagnostics to stderr: each stored one, then a count of any not shown.
+// The local timeline file `path` names (a URL through the mirror; a directory holding exactly
+// one). Returns kExitOk, or prints why not and returns the exit status to use.
+int resolveTimeline(const std::string& path, std::string& local);
+
+// The remote runs discoverPaths mirrored; null before it ran.
+storage::RemoteRuns* remoteRuns();
+
+// `text` (a path or a message) with the HDFS mirror copies of the runs openRuns opened written as
+// their URLs: remote runs are shown by the URLs users gave, never by mirror paths.
+std::string shown(std::string text);
+
+// Prints diagnostics to stderr (paths as shown()): each stored one, then a count of any not shown.
 void printDiagnostics(const Diagnostics& diag);
 
 // "2026-11-22 03:04:05.678Z" for milliseconds since the epoch.

@@ -70,10 +70,11 @@ void addDumpCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--rank", opts->rank, "worker rank (default: the lowest)");
     cmd->callback([opts, &exitCode] {
         Diagnostics diag;
-        std::vector<xdl::RunReader> runs;
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        std::vector<summary::OpenedRun> opened; // no scan of summarised parts: one tensor read
+        if ((exitCode = openRuns({opts->path}, diag, opened)) != kExitOk) return;
         printDiagnostics(diag);
-        for (const auto& run : runs) {
+        for (const auto& o : opened) {
+            const xdl::RunReader& run = o.reader;
             for (const auto& rank : run.ranks()) {
                 if (opts->rank && rank.rank() != *opts->rank) continue;
                 std::optional<std::size_t> found;
@@ -89,7 +90,7 @@ void addDumpCommand(CLI::App& app, int& exitCode) {
                 }
                 if (!found) {
                     if (!problem.isOk()) {
-                        std::fprintf(stderr, "xtrace: %s\n", problem.message().c_str());
+                        std::fprintf(stderr, "xtrace: %s\n", shown(problem.message()).c_str());
                         exitCode = kExitUnreadable;
                         return;
                     }

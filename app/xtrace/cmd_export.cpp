@@ -1,5 +1,5 @@
 // xtrace export PATH (--hdf5 OUT.h5 | --csv OUT.csv) [--key REGEX]: a run's tensors and
-// statistics to HDF5 (the CONTRACTS.md layout), or its per-record statistics to CSV.
+// statistics to HDF5 (the layout of README "HDF5 layout"), or its per-record statistics to CSV.
 #include "app/xtrace/analysis_options.h"
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
@@ -63,7 +63,7 @@ void addExportCommand(CLI::App& app, int& exitCode) {
     };
     auto opts = std::make_shared<Opts>();
     cmd->add_option("PATH", opts->path, "data file, run directory or glob pattern")->required();
-    auto* h5 = cmd->add_option("--hdf5", opts->hdf5, "HDF5 output file (layout in CONTRACTS.md)");
+    auto* h5 = cmd->add_option("--hdf5", opts->hdf5, "HDF5 output file (layout in the README)");
     auto* csv = cmd->add_option("--csv", opts->csv, "CSV output file of per-record statistics");
     h5->excludes(csv);
     cmd->add_option("--key", opts->key, "only keys matching this regex (anchor with ^...$)");

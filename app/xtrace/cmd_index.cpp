@@ -3,6 +3,7 @@
 // summaries instead of every byte. One line per part, in part order, then a total.
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
+#include "core/storage/remote_runs.h"
 #include "core/summary/run_summary.h"
 
 #include <chrono>
@@ -14,10 +15,6 @@ namespace xt::cli {
 
 namespace {
 
-bool isRemote(const std::string& path) {
-    return path.starts_with("hdfs://") || path.starts_with("webhdfs://");
-}
-
 struct PartResult {
     bool done = false;
     Status failure;
@@ -25,18 +22,51 @@ struct PartResult {
 };
 
 std::string describe(const xdl::PartFile& part, const PartResult& r) {
-    if (!r.failure) return fmt::format("failed    {}: {}", part.path, r.failure.message());
+    if (!r.failure)
+        return shown(fmt::format("failed    {}: {}", part.displayPath(), r.failure.message()));
     const auto& s = *r.loaded.summary;
     std::string line =
         fmt::format("{:<9} {}  ({} record(s), {})", summary::summaryOriginName(r.loaded.origin),
-                    part.path, s.recordCount(), formatBytes(s.identity.size));
+                    part.displayPath(), s.recordCount(), formatBytes(s.identity.size));
     if (!r.loaded.savedTo.empty())
         line += " -> " + r.loaded.savedTo;
     else if (r.loaded.origin == summary::SummaryOrigin::Loaded)
         line += " from " + r.loaded.loadedFrom;
     else
         line += " -> not saved";
-    return line;
+    return shown(line);
+}
+
+// Uploads the summaries of remote parts beside them on HDFS ({part}.xts), except those read from
+// there and still valid. A refusal (permissions) is reported, not a failure of the command: the
+// summaries stay in the local cache.
+void publish(const std::vector<const xdl::PartFile*>& parts,
+             const std::vector<PartResult>& results) {
+    storage::RemoteRuns* remote = remoteRuns();
+    std::size_t published = 0, current = 0, refused = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const xdl::PartFile& part = *parts[i];
+        const PartResult& r = results[i];
+        if (part.source.empty() || !r.failure || !remote) continue;
+        if (!summary::needsPublishing(part, r.loaded)) {
+            ++current;
+            continue;
+        }
+        const std::string url = summary::besidePath(part.source);
+        Status st = remote->upload(url, summary::serializeSummary(*r.loaded.summary));
+        if (st) {
+            ++published;
+            fmt::print("published {}\n", url);
+        } else if (refused++ == 0) { // the same reason, likely, for every part
+            std::fprintf(stderr,
+                         "xtrace index: warning: cannot publish %s (%s); the summaries stay in "
+                         "the local cache\n",
+                         url.c_str(), st.message().c_str());
+        }
+    }
+    fmt::print("{} summar{} published beside the run on HDFS, {} there already{}\n", published,
+               published == 1 ? "y" : "ies", current,
+               refused ? fmt::format(", {} refused", refused) : "");
 }
 
 } // namespace
@@ -62,7 +92,7 @@ void addIndexCommand(CLI::App& app, int& exitCode) {
     cmd->callback([opts, &exitCode] {
         if (opts->publish) {
             for (const auto& p : opts->paths)
-                if (!isRemote(p)) {
+                if (!storage::isHdfsUrl(p)) {
                     std::fprintf(stderr,
                                  "xtrace index: --publish is not supported for local paths (%s): "
                                  "their summaries are written beside the parts or in the cache\n",
@@ -70,10 +100,6 @@ void addIndexCommand(CLI::App& app, int& exitCode) {
                     exitCode = kExitUsage;
                     return;
                 }
-            std::fprintf(stderr, "xtrace index: --publish (uploading summaries to HDFS) is not "
-                                 "available in this version\n");
-            exitCode = kExitUsage;
-            return;
         }
         Diagnostics diag;
         std::vector<xdl::RunFiles> runs;
@@ -144,6 +170,7 @@ void addIndexCommand(CLI::App& app, int& exitCode) {
                    counts[int(summary::SummaryOrigin::Extended)],
                    counts[int(summary::SummaryOrigin::Loaded)],
                    failed ? fmt::format(", {} failed", failed) : "", formatBytes(totalBytes), secs);
+        if (opts->publish) publish(parts, results);
         printDiagnostics(diag);
         exitCode = failed ? kExitUnreadable : kExitOk;
     });

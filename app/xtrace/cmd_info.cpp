@@ -111,8 +111,9 @@ void printText(const std::vector<summary::OpenedRun>& runs,
             for (const auto& p : rank.parts()) {
                 Ranges pr = partRanges(*p);
                 fmt::print("    part {:>3}  {}  {:>9}  {} record(s)  gstep {}  meta {}\n",
-                           p->part().index, p->part().path, formatBytes(pr.bytes), pr.records,
-                           rangeText(pr.gstep), xdl::metaStateName(p->part().metaState));
+                           p->part().index, p->part().displayPath(), formatBytes(pr.bytes),
+                           pr.records, rangeText(pr.gstep),
+                           xdl::metaStateName(p->part().metaState));
             }
         }
     }
@@ -145,7 +146,8 @@ void printJson(const std::vector<summary::OpenedRun>& runs,
             total.add(rankRanges(r));
         w.beginObject()
             .field("label", run.files().label())
-            .field("directory", run.files().directory)
+            .field("directory",
+                   run.files().source.empty() ? run.files().directory : run.files().source)
             .field("prefix", run.files().prefix)
             .field("name", run.files().name);
         writeRanges(w, total);
@@ -181,7 +183,7 @@ void printJson(const std::vector<summary::OpenedRun>& runs,
             w.endArray().key("parts").beginArray();
             for (const auto& p : rank.parts()) {
                 const auto& pf = p->part();
-                w.beginObject().field("path", pf.path).field("index", pf.index);
+                w.beginObject().field("path", pf.displayPath()).field("index", pf.index);
                 writeRanges(w, partRanges(*p));
                 w.field("has_header", p->index().hasHeader())
                     .field("unindexed_tail_bytes", pf.size - p->index().scannedTo())
@@ -214,7 +216,7 @@ void printJson(const std::vector<summary::OpenedRun>& runs,
         w.beginObject()
             .field("severity", severityName(d.severity))
             .field("code", d.code)
-            .field("file", d.file);
+            .field("file", shown(d.file));
         if (d.offset != Diagnostic::kNoOffset)
             w.field("offset", d.offset);
         else
@@ -224,7 +226,7 @@ void printJson(const std::vector<summary::OpenedRun>& runs,
             w.value(d.record);
         else
             w.null();
-        w.field("message", d.message).endObject();
+        w.field("message", shown(d.message)).endObject();
     }
     w.endArray().endObject().endObject();
     std::fputs(w.str().c_str(), stdout);
@@ -254,7 +256,7 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
         for (const auto& run : runs) {
             auto k = summary::summarizeKeys(run.reader, run.summaries, diag, bar.callback());
             if (!k) {
-                std::fprintf(stderr, "xtrace: %s\n", k.status().message().c_str());
+                std::fprintf(stderr, "xtrace: %s\n", shown(k.status().message()).c_str());
                 exitCode = kExitUnreadable;
                 return;
             }

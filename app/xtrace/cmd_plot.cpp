@@ -1,11 +1,13 @@
 // xtrace plot PATH... --key K [--stat mean,min,max,...] [--rank R] [--size WxH] --out FILE:
 // draws the statistics of one key to PNG, PDF or SVG. xtrace links no Qt, so the drawing is
-// done by `xtview --render-plot` (offscreen, no window), found next to this executable.
+// done by `xtview --render-plot` (offscreen, no window): the program named by $XT_XTVIEW, else
+// the xtview next to this executable.
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -24,8 +26,11 @@ struct PlotOptions {
     int rank = -1;
 };
 
-// xtview in the same directory (installed layout) or in the build tree's app/xtview.
+// $XT_XTVIEW when set, else xtview in the same directory (installed layout) or in the build
+// tree's app/xtview.
 std::string findXtview() {
+    if (const char* env = std::getenv("XT_XTVIEW"); env && *env)
+        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec) return {};
@@ -38,8 +43,8 @@ std::string findXtview() {
 int runPlot(const PlotOptions& o) {
     const std::string xtview = findXtview();
     if (xtview.empty()) {
-        std::fprintf(stderr, "xtrace plot: the xtview executable was not found next to xtrace; "
-                             "plotting needs a build with the GUI (XT_GUI=ON)\n");
+        std::fprintf(stderr, "xtrace plot: the xtview executable was not found (XT_XTVIEW, or next "
+                             "to xtrace); plotting needs a build with the GUI (XT_GUI=ON)\n");
         return kExitUsage;
     }
     std::vector<std::string> args = {xtview, "--render-plot", "--key", o.key, "--out", o.out};

@@ -1,5 +1,5 @@
 // xtrace stats PATH [--key REGEX] [--rank R] [--backend auto|cpu|cuda] [--format jsonl|csv]:
-// one line per (rank, key, record) with the statistics of CONTRACTS.md.
+// one line per (rank, key, record) with the statistics of core/analysis/tensor_stats.h.
 #include "app/xtrace/analysis_options.h"
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"

@@ -1,21 +1,21 @@
 // `xtrace timeline FILE [--summary] [--json] [--top N] [--csv OUT] [--chrome-compatible-flows]`:
-// Chrome-trace import report and op summary. The --json shape is a contract (CONTRACTS.md).
+// Chrome-trace import report and op summary. The --json shape is a contract (README "timeline
+// --summary --json").
+#include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
 #include "core/export/op_summary_csv.h"
-#include "core/timeline/chrome_trace_reader.h"
+#include "core/open/trace_import.h"
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
 #include "core/timeline/step_breakdown.h"
-#include "core/timeline/step_stats_reader.h"
 
 #include <fmt/core.h>
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -30,7 +30,8 @@ struct TimelineArgs {
     bool summary = false;
     bool json = false;
     std::size_t top = 10;
-    std::string csv; // every op of every track (thread and async lanes), as CSV
+    std::string csv;      // every op of every track (thread and async lanes), as CSV
+    std::string stepsCsv; // the step breakdown, as CSV
     bool chromeCompatibleFlows = false;
 };
 
@@ -204,14 +205,12 @@ int runTimeline(const TimelineArgs& a) {
             return true;
         };
     }
-    // A binary TensorFlow RunMetadata / StepStats goes through the TF timeline semantics.
-    char first = 0;
-    std::ifstream(a.file, std::ios::binary).read(&first, 1);
-    auto store = looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(a.file, opts)
-                                                                 : importChromeTrace(a.file, opts);
+    std::string local;
+    if (const int rc = resolveTimeline(a.file, local); rc != kExitOk) return rc;
+    auto store = open::importTimeline(local, opts);
     if (!store) {
         std::fprintf(stderr, "xtrace timeline: %s\n", store.status().toString().c_str());
-        return 2;
+        return kExitUnreadable;
     }
     // A few located examples on stderr; the full counts are in the report.
     const Diagnostics& diags = store->report().diagnostics;
@@ -227,6 +226,13 @@ int runTimeline(const TimelineArgs& a) {
     if (warnings > shown) std::fprintf(stderr, "... more warnings, counted by reason below\n");
     if (!a.csv.empty()) {
         const Status st = writeOpSummaryCsv(a.csv, *store, opSummary(*store), false);
+        if (!st) {
+            std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
+            return 2;
+        }
+    }
+    if (!a.stepsCsv.empty()) {
+        const Status st = writeStepBreakdownCsv(a.stepsCsv, stepBreakdown(*store));
         if (!st) {
             std::fprintf(stderr, "xtrace timeline: %s\n", st.toString().c_str());
             return 2;
@@ -248,7 +254,7 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
         "Chrome trace (.json/.json.gz/.gz/.zip) or TensorFlow RunMetadata/StepStats (.pb) summary");
     cmd->add_option("FILE", args->file, "trace file")->required();
     cmd->add_flag("--summary", args->summary, "op table, step breakdown and counter peaks");
-    cmd->add_flag("--json", args->json, "machine-readable output (see CONTRACTS.md)");
+    cmd->add_flag("--json", args->json, "machine-readable output (shape in the README)");
     cmd->add_option("--top", args->top, "rows of the op table (default 10)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--csv", args->csv,
@@ -256,6 +262,8 @@ void addTimelineCommand(CLI::App& app, int& exitCode) {
     cmd->add_flag("--chrome-compatible-flows", args->chromeCompatibleFlows,
                   "drop flow steps and ends that come before their start, as chrome://tracing "
                   "does (default: draw them as arrows back in time)");
+    cmd->add_option("--steps-csv", args->stepsCsv,
+                    "write the step breakdown (time per category of every step) as CSV");
     cmd->callback([args, &exitCode] { exitCode = runTimeline(*args); });
 }
 

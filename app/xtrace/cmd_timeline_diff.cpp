@@ -1,21 +1,20 @@
 // `xtrace timeline-diff BASE CAND [--step-a NAME] [--step-b NAME] [--by-category] [--top N]
 // [--sort KEY] [--json] [--csv OUT]`: the op summary diff of two Chrome traces (or of two steps
 // of one trace), regressions first. The --json shape is documented in README ("timeline-diff").
+#include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 
 #include "core/base/json_writer.h"
 #include "core/export/op_summary_csv.h"
-#include "core/timeline/chrome_trace_reader.h"
+#include "core/open/trace_import.h"
 #include "core/timeline/op_summary_diff.h"
 #include "core/timeline/step_breakdown.h"
-#include "core/timeline/step_stats_reader.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,13 +38,6 @@ struct DiffArgs {
 
 double us(std::int64_t ns) {
     return static_cast<double>(ns) / 1000.0;
-}
-
-Result<TraceStore> loadTrace(const std::string& path) {
-    char first = 0;
-    std::ifstream(path, std::ios::binary).read(&first, 1);
-    return looksLikeStepStats(std::string_view(&first, 1)) ? importStepStats(path)
-                                                           : importChromeTrace(path);
 }
 
 // "3" -> "ProfilerStep#3"; anything else is the marker's full name.
@@ -150,7 +142,10 @@ int runDiff(const DiffArgs& args) {
         std::fprintf(stderr, "xtrace timeline-diff: unknown --sort '%s'\n", args.sort.c_str());
         return 1;
     }
-    auto a = loadTrace(args.base);
+    std::string localA, localB;
+    if (const int rc = resolveTimeline(args.base, localA); rc != kExitOk) return rc;
+    if (const int rc = resolveTimeline(args.cand, localB); rc != kExitOk) return rc;
+    auto a = open::importTimeline(localA);
     if (!a) {
         std::fprintf(stderr, "xtrace timeline-diff: %s\n", a.status().toString().c_str());
         return 2;
@@ -159,7 +154,7 @@ int runDiff(const DiffArgs& args) {
     std::optional<Result<TraceStore>> bOwned;
     const TraceStore* b = &*a;
     if (args.cand != args.base) {
-        bOwned.emplace(loadTrace(args.cand));
+        bOwned.emplace(open::importTimeline(localB));
         if (!*bOwned) {
             std::fprintf(stderr, "xtrace timeline-diff: %s\n", bOwned->status().toString().c_str());
             return 2;

@@ -1,7 +1,7 @@
 #pragma once
 // Sub-commands of `xtrace`. Each add*Command registers its sub-command on `app`; when the
 // sub-command runs it stores its exit status in `exitCode`: 0 success, 1 usage error,
-// 2 unreadable input (see CONTRACTS.md). Data goes to stdout, diagnostics to stderr.
+// 2 unreadable input (as the README says). Data goes to stdout, diagnostics to stderr.
 
 #include <CLI/CLI.hpp>
 

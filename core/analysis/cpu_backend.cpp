@@ -1,6 +1,7 @@
 #include "core/analysis/cpu_backend.h"
 
 #include "core/analysis/cpu_kernels.h"
+#include "core/analysis/parallel_loop.h"
 #include "core/analysis/tensor_kernels.h"
 
 #include <algorithm>
@@ -10,9 +11,6 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <type_traits>
 
 namespace xt::analysis {
@@ -37,15 +35,15 @@ std::vector<WorkItem> splitWork(std::span<const xdl::TensorView> batch) {
 } // namespace
 
 struct CpuBackend::Impl {
-    explicit Impl(int threads) : arena(threads > 0 ? threads : tbb::task_arena::automatic) {}
-    tbb::task_arena arena;
+    explicit Impl(int threads) : loop(threads) {}
+    ParallelLoop loop;
 };
 
 CpuBackend::CpuBackend(int threads) : m_impl(std::make_unique<Impl>(threads)) {}
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::description() const {
-    return "cpu (" + std::to_string(m_impl->arena.max_concurrency()) + " threads, " +
+    return "cpu (" + std::to_string(m_impl->loop.slots()) + " threads, " +
            kernels::bestKernels().name + " kernels)";
 }
 
@@ -56,10 +54,8 @@ Status CpuBackend::computeStats(std::span<const xdl::TensorView> batch,
     try {
         const std::vector<WorkItem> items = splitWork(batch);
         std::vector<StatsAccumulator> partial(items.size());
-        m_impl->arena.execute([&] {
-            tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t i) {
-                partial[i] = chunkStats(batch[items[i].tensor], items[i].chunk);
-            });
+        m_impl->loop.run(items.size(), [&](std::size_t i, unsigned) {
+            partial[i] = chunkStats(batch[items[i].tensor], items[i].chunk);
         });
         // Fixed merge order (tensorStats's): the result does not depend on scheduling.
         std::size_t i = 0;
@@ -88,22 +84,19 @@ Status CpuBackend::histogram(std::span<const xdl::TensorView> batch, const BinLa
             h = Histogram(layout);
         const std::vector<WorkItem> items = splitWork(batch);
         std::vector<std::mutex> locks(batch.size());
-        tbb::enumerable_thread_specific<std::vector<std::uint32_t>> scratch(
-            [&] { return std::vector<std::uint32_t>(slots, 0); });
-        m_impl->arena.execute([&] {
-            tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t i) {
-                const WorkItem& w = items[i];
-                const xdl::TensorView& t = batch[w.tensor];
-                const std::size_t begin = w.chunk * kStatsChunk;
-                if (begin >= t.size()) return;
-                auto& counts = scratch.local();
-                std::fill(counts.begin(), counts.end(), 0);
-                kernels::bestKernels().histogram(
-                    t.dtype(), t.bytes().data() + begin * xdl::elementSize(t.dtype()),
-                    std::min(kStatsChunk, t.size() - begin), bp, counts.data());
-                std::lock_guard lock(locks[w.tensor]); // integer sums: order-independent
-                addSlotsTo(out[w.tensor], counts.data());
-            });
+        std::vector<std::vector<std::uint32_t>> scratch(m_impl->loop.slots());
+        m_impl->loop.run(items.size(), [&](std::size_t i, unsigned thread) {
+            const WorkItem& w = items[i];
+            const xdl::TensorView& t = batch[w.tensor];
+            const std::size_t begin = w.chunk * kStatsChunk;
+            if (begin >= t.size()) return;
+            auto& counts = scratch[thread];
+            counts.assign(slots, 0);
+            kernels::bestKernels().histogram(
+                t.dtype(), t.bytes().data() + begin * xdl::elementSize(t.dtype()),
+                std::min(kStatsChunk, t.size() - begin), bp, counts.data());
+            std::lock_guard lock(locks[w.tensor]); // integer sums: order-independent
+            addSlotsTo(out[w.tensor], counts.data());
         });
     } catch (const std::exception& e) {
         return Status(ErrorCode::Internal, std::string("cpu histogram failed: ") + e.what());

@@ -1,5 +1,6 @@
 #include "core/analysis/key_stats.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/summary/run_summary.h"
 
 #include <string>
@@ -117,8 +118,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                     if (cols[c] < 0) continue;
                     const summary::ColumnSummary& col = columns[c];
                     if (col.state == summary::ColumnState::Damaged) {
-                        diag.add(Severity::Warning, "damaged-column", part.part().path,
-                                 e.offset - 4, std::int64_t(rec),
+                        diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
+                                 std::int64_t(rec),
                                  "key '" + part.keys()[c] +
                                      "': " + columnProblemName(xdl::ColumnProblem(col.problem)));
                         continue;
@@ -134,8 +135,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             read.back().end = e.offset + e.length;
             Status st = rank.decode(rec, view);
             if (!st) {
-                diag.add(Severity::Warning, "damaged-record", part.part().path, e.offset - 4,
-                         std::int64_t(rec), st.message());
+                diag.add(codes::kDamagedRecord, part.part().path, e.offset - 4, std::int64_t(rec),
+                         st.message());
                 continue;
             }
             for (std::size_t c = 0; c < view.columns.size() && c < cols.size(); ++c) {
@@ -143,7 +144,7 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                 const xdl::ColumnView& col = view.columns[c];
                 const xdl::ColumnProblem problem = col.check();
                 if (problem != xdl::ColumnProblem::None) {
-                    diag.add(Severity::Warning, "damaged-column", part.part().path, e.offset - 4,
+                    diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
                              std::int64_t(rec),
                              "key '" + part.keys()[c] + "': " + columnProblemName(problem));
                     continue;

@@ -1,12 +1,14 @@
 #include "core/analysis/run_compare.h"
 
+#include "core/analysis/parallel_loop.h"
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <set>
-#include <tbb/parallel_for.h>
 
 namespace xt::analysis {
 
@@ -55,8 +57,7 @@ std::map<std::int64_t, SideRecord> collect(const xdl::RankReader& rank, const st
         const std::int64_t step = alignedStep(e.gstep, e.lstep, align, origin);
         if (!out.try_emplace(step, SideRecord{record, t}).second) {
             const auto& part = *rank.parts()[rank.partOf(record)];
-            diag.add(Severity::Warning, "duplicate-step", part.part().path, e.offset - 4,
-                     std::int64_t(record),
+            diag.add(codes::kDuplicateStep, part.part().path, e.offset - 4, std::int64_t(record),
                      std::string("run ") + side + ", key '" + key + "': step " +
                          std::to_string(step) + " recorded again; the first record is compared");
         }
@@ -140,6 +141,7 @@ Result<RunDiff> compareRanks(const xdl::RankReader& a, const xdl::RankReader& b,
 
     const std::int64_t originA = stepOrigin(a, options.align);
     const std::int64_t originB = stepOrigin(b, options.align);
+    ParallelLoop loop; // every core
     try {
         for (std::size_t ki = 0; ki < common.size(); ++ki) {
             const std::string& key = common[ki];
@@ -159,7 +161,7 @@ Result<RunDiff> compareRanks(const xdl::RankReader& a, const xdl::RankReader& b,
             }
             for (const auto& [step, rec] : sb)
                 if (!sa.count(step)) kd.stepsOnlyB.push_back(step);
-            tbb::parallel_for(std::size_t(0), pairs.size(), [&](std::size_t i) {
+            loop.run(pairs.size(), [&](std::size_t i, unsigned) {
                 kd.steps[i] = compareTensors(kd.steps[i].step, pairs[i].first->tensor,
                                              pairs[i].second->tensor, options);
             });

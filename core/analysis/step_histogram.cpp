@@ -159,17 +159,16 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     rangeStats.finite = range.finite;
     rangeStats.min = range.min;
     rangeStats.max = range.max;
-    auto layout = makeBinLayout(options, rangeStats);
-    if (!layout) return layout.status();
+    XT_ASSIGN_OR_RETURN(const BinLayout layout, makeBinLayout(options, rangeStats));
 
     std::map<std::int64_t, Histogram> rows;
     std::vector<Histogram> hists;
     XT_RETURN_IF_ERROR(
         forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
-            hists.assign(b.size(), Histogram(*layout));
-            XT_RETURN_IF_ERROR(backend.histogram(b, *layout, hists));
+            hists.assign(b.size(), Histogram(layout));
+            XT_RETURN_IF_ERROR(backend.histogram(b, layout, hists));
             for (std::size_t i = 0; i < b.size(); ++i) {
-                auto it = rows.try_emplace(gsteps[offset + i], *layout).first;
+                auto it = rows.try_emplace(gsteps[offset + i], layout).first;
                 it->second.merge(hists[i]);
                 done += b[i].bytes().size();
             }
@@ -180,8 +179,8 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
         }));
 
     HistogramMatrix m;
-    m.layout = *layout;
-    m.total = Histogram(*layout);
+    m.layout = layout;
+    m.total = Histogram(layout);
     for (auto& [g, h] : rows) {
         m.steps.push_back(g);
         m.total.merge(h);

@@ -1,5 +1,5 @@
 #pragma once
-// Statistics of one tensor, as defined in CONTRACTS.md (`xtrace stats`): element counts, and
+// Statistics of one tensor (the columns of `xtrace stats`, README "stats"): element counts, and
 // min/max/mean/std (population)/l2 over the FINITE elements in double precision.
 
 #include <cmath>

@@ -1,5 +1,9 @@
 #include "core/base/diagnostics.h"
 
+#include "core/base/diagnostic_codes.h"
+
+#include <algorithm>
+
 namespace xt {
 
 const char* severityName(Severity s) {
@@ -38,6 +42,25 @@ void Diagnostics::add(Diagnostic d) {
 void Diagnostics::add(Severity s, std::string code, std::string file, std::uint64_t offset,
                       std::int64_t record, std::string message) {
     add(Diagnostic{s, std::move(code), std::move(file), offset, record, std::move(message)});
+}
+
+void Diagnostics::add(const DiagnosticCode& code, std::string file, std::uint64_t offset,
+                      std::int64_t record, std::string message) {
+    add(Diagnostic{code.severity, code.name, std::move(file), offset, record, std::move(message)});
+}
+
+std::span<const DiagnosticCode> allDiagnosticCodes() {
+#define XT_LIST_DIAGNOSTIC_CODE(id, name, severity, description) codes::id,
+    static constexpr DiagnosticCode kAll[] = {XT_DIAGNOSTIC_CODES(XT_LIST_DIAGNOSTIC_CODE)};
+#undef XT_LIST_DIAGNOSTIC_CODE
+    return kAll;
+}
+
+const DiagnosticCode* findDiagnosticCode(std::string_view name) {
+    const auto all = allDiagnosticCodes();
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const DiagnosticCode& c) { return name == c.name; });
+    return it == all.end() ? nullptr : &*it;
 }
 
 void Diagnostics::merge(const Diagnostics& other) {

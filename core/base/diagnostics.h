@@ -14,6 +14,8 @@ namespace xt {
 enum class Severity { Info, Warning, Error };
 const char* severityName(Severity s);
 
+struct DiagnosticCode; // core/base/diagnostic_codes.h
+
 struct Diagnostic {
     static constexpr std::uint64_t kNoOffset = std::numeric_limits<std::uint64_t>::max();
 
@@ -33,6 +35,10 @@ public:
     explicit Diagnostics(std::size_t maxStoredPerCode = 50) : m_maxPerCode(maxStoredPerCode) {}
 
     void add(Diagnostic d);
+    // A declared code (codes::k...) with its declared severity.
+    void add(const DiagnosticCode& code, std::string file, std::uint64_t offset,
+             std::int64_t record, std::string message);
+    // A code by name; it must be declared in diagnostic_codes.h all the same.
     void add(Severity s, std::string code, std::string file, std::uint64_t offset,
              std::int64_t record, std::string message);
     void merge(const Diagnostics& other);

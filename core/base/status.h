@@ -78,3 +78,15 @@ private:
         ::xt::Status xt_status_ = (expr);                                                          \
         if (!xt_status_.isOk()) return xt_status_;                                                 \
     } while (0)
+
+// `XT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));`: evaluates the Result `expr` once;
+// returns its Status from the enclosing function when it failed, else moves its value into `lhs`
+// (a declaration or an existing variable). One statement; not for the body of an unbraced if.
+#define XT_ASSIGN_OR_RETURN(lhs, expr)                                                             \
+    XT_ASSIGN_OR_RETURN_IMPL_(XT_STATUS_CONCAT_(xt_result_, __LINE__), lhs, expr)
+#define XT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                                                  \
+    auto tmp = (expr);                                                                             \
+    if (!tmp.isOk()) return tmp.status();                                                          \
+    lhs = std::move(tmp).value()
+#define XT_STATUS_CONCAT_(a, b) XT_STATUS_CONCAT_IMPL_(a, b)
+#define XT_STATUS_CONCAT_IMPL_(a, b) a##b

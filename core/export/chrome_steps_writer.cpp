@@ -1,5 +1,6 @@
 #include "core/export/chrome_steps_writer.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/base/json_writer.h"
 #include "core/export/atomic_file.h"
 #include "core/timeline/trace_store_builder.h"
@@ -77,7 +78,7 @@ Status emitSteps(const std::vector<const xdl::RunReader*>& runs, StepsSink& sink
                 s.restarted = i > 0 && !s.complete;
                 if (s.complete) s.startUs = msToUs(rank.entry(i - 1).timestamp);
                 ++(s.complete ? report.steps : report.instants);
-                s.part = &rank.parts()[rank.partOf(i)]->part().path;
+                s.part = &rank.parts()[rank.partOf(i)]->part().displayPath();
                 sink.step(s);
                 sink.recordBytes(pid, s.endUs, s.entry->length);
             }
@@ -188,8 +189,7 @@ public:
         }
         const std::int64_t dur = s.endUs - s.startUs;
         if (!inRange(dur) || dur < 0)
-            m_b.warn("bad-dur", "X event with a negative or huge \"dur\": zero length",
-                     Severity::Info);
+            m_b.warn(codes::kBadDur, "X event with a negative or huge \"dur\": zero length");
         else
             e.dur = dur * 1000;
         m_b.addComplete(m_b.thread(pid, tid), e);
@@ -215,7 +215,7 @@ private:
     }
     bool time(std::int64_t us, std::int64_t& ns) {
         if (!inRange(us)) {
-            m_b.warn("ts-out-of-range", "\"ts\" is not a time within +-4.6e15 us");
+            m_b.warn(codes::kTsOutOfRange, "\"ts\" is not a time within +-4.6e15 us");
             return false;
         }
         ns = us * 1000;
@@ -240,16 +240,15 @@ private:
 Result<ChromeStepsReport> writeChromeSteps(const std::vector<xdl::RunReader>& runs,
                                            const std::string& outPath,
                                            const ProgressCallback& progress) {
-    auto file = AtomicFile::create(outPath);
-    if (!file) return file.status();
+    XT_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::create(outPath));
     std::vector<const xdl::RunReader*> list;
     for (const auto& run : runs)
         list.push_back(&run);
     ChromeStepsReport report;
-    JsonSink sink(*file);
+    JsonSink sink(out);
     XT_RETURN_IF_ERROR(emitSteps(list, sink, progress, report));
     sink.end();
-    XT_RETURN_IF_ERROR(file->commit());
+    XT_RETURN_IF_ERROR(out.commit());
     return report;
 }
 

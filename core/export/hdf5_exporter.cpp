@@ -1,5 +1,6 @@
 #include "core/export/hdf5_exporter.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/export/atomic_file.h"
 
 #include <algorithm>
@@ -199,9 +200,7 @@ public:
         : m_plan(std::move(plan)), m_backend(backend) {}
 
     Status create(hid_t rankGroup, const std::string& path, int deflate) {
-        auto g = ensureGroups(rankGroup, path);
-        if (!g) return g.status();
-        m_group = std::move(*g);
+        XT_ASSIGN_OR_RETURN(m_group, ensureGroups(rankGroup, path));
         XT_RETURN_IF_ERROR(writeStringAttr(m_group.get(), "key", m_plan.key));
         m_valueDtype = m_plan.mixedDtypes ? xdl::Dtype::Double : m_plan.dtype;
         if (m_plan.mixedDtypes)
@@ -243,14 +242,10 @@ public:
                         std::vector<hsize_t> d) -> Status {
             std::vector<hsize_t> c = d;
             c[0] = std::clamp<hsize_t>(c[0], 1, 1 << 16);
-            auto r = dataset(name, type, d, c);
-            if (!r) return r.status();
-            out = std::move(*r);
+            XT_ASSIGN_OR_RETURN(out, dataset(name, type, d, c));
             return Status::ok();
         };
-        auto v = dataset("values", vt.file.get(), dims, chunk);
-        if (!v) return v.status();
-        m_values = std::move(*v);
+        XT_ASSIGN_OR_RETURN(m_values, dataset("values", vt.file.get(), dims, chunk));
         XT_RETURN_IF_ERROR(make(m_gstep, "gstep", H5T_STD_I64LE, {m_plan.rows}));
         XT_RETURN_IF_ERROR(make(m_lstep, "lstep", H5T_STD_I64LE, {m_plan.rows}));
         XT_RETURN_IF_ERROR(make(m_timestamp, "timestamp", H5T_STD_I64LE, {m_plan.rows}));
@@ -447,7 +442,7 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
     std::vector<std::string> sources;
     for (const auto& r : run.ranks())
         for (const auto& p : r.parts())
-            sources.push_back(p->part().path);
+            sources.push_back(p->part().displayPath());
     XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
 
     std::unique_ptr<analysis::Backend> ownBackend;
@@ -473,13 +468,17 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue; // reported by the index already
+            if (Status st = rank.decode(i, view); !st) {
+                // Bytes of a remote part that cannot be fetched: no export with rows missing.
+                if (st.code() == ErrorCode::IoError) return st;
+                continue; // damage: reported by the index already
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& key = part.keys()[c];
                 const auto& col = view.columns[c];
                 if (!wanted(key) || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
-                    diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4, -1,
+                    diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;
@@ -523,7 +522,10 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
             const auto& part = *rank.parts()[rank.partOf(i)];
-            if (!rank.decode(i, view)) continue;
+            if (Status st = rank.decode(i, view); !st) {
+                if (st.code() == ErrorCode::IoError) return st;
+                continue;
+            }
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& col = view.columns[c];
                 auto it = writers.find(part.keys()[c]);

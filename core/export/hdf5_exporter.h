@@ -1,6 +1,6 @@
 #pragma once
-// Exports one XDL run to HDF5 with the layout in CONTRACTS.md, readable with h5py, pandas or
-// MATLAB without this project:
+// Exports one XDL run to HDF5 with this layout (README "HDF5 layout"), readable with h5py, pandas
+// or MATLAB without this project:
 //   /                      attrs producer="xtview", layout_version=1, run, sources
 //   /rank{R}/meta          compound, one row per part file
 //   /rank{R}/{key}/        "/" in a key nests groups; attr `key` holds the original name

@@ -102,12 +102,36 @@ std::string opDiffCsv(const OpDiff& diff, bool withCategory) {
     return out;
 }
 
+std::string stepBreakdownCsv(const std::vector<timeline::StepBreakdown>& steps) {
+    std::string out = "name,start_us,dur_us,bottleneck";
+    for (std::size_t c = 0; c < timeline::kStepCategoryCount; ++c) {
+        out += ',';
+        out += timeline::stepCategoryName(static_cast<timeline::StepCategory>(c));
+        out += "_us";
+    }
+    out += '\n';
+    for (const auto& s : steps) {
+        appendCsvField(out, s.name);
+        out += ',';
+        appendMicros(out, s.start);
+        out += ',';
+        appendMicros(out, s.end - s.start);
+        out += ',';
+        out += timeline::stepCategoryName(s.bottleneck);
+        for (std::int64_t ns : s.ns) {
+            out += ',';
+            appendMicros(out, ns);
+        }
+        out += '\n';
+    }
+    return out;
+}
+
 namespace {
 Status writeAll(const std::string& path, const std::string& text) {
-    auto f = AtomicFile::create(path);
-    if (!f) return f.status();
-    f->write(text);
-    return f->commit();
+    XT_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
+    f.write(text);
+    return f.commit();
 }
 } // namespace
 
@@ -118,6 +142,11 @@ Status writeOpSummaryCsv(const std::string& path, const timeline::TraceStore& st
 
 Status writeOpDiffCsv(const std::string& path, const OpDiff& diff, bool withCategory) {
     return writeAll(path, opDiffCsv(diff, withCategory));
+}
+
+Status writeStepBreakdownCsv(const std::string& path,
+                             const std::vector<timeline::StepBreakdown>& steps) {
+    return writeAll(path, stepBreakdownCsv(steps));
 }
 
 } // namespace xt

@@ -1,6 +1,6 @@
 #pragma once
 // CSV of per-record statistics: one header line and one row per (rank, key, record), the columns
-// of `xtrace stats` (CONTRACTS.md). min..l2 are empty when the tensor has no finite element.
+// of `xtrace stats` (README). min..l2 are empty when the tensor has no finite element.
 
 #include "core/analysis/key_stats.h"
 

@@ -101,9 +101,9 @@ private:
 Result<std::unique_ptr<OutputSink>> openLocalFileSink(const xdl::WriterOptions& options,
                                                       const std::vector<std::string>& keys,
                                                       bool summaries) {
-    auto w = xdl::FileSeriesWriter::create(options, keys);
-    if (!w) return w.status();
-    return std::unique_ptr<OutputSink>(std::make_unique<LocalFileSink>(std::move(*w), summaries));
+    XT_ASSIGN_OR_RETURN(auto writer, xdl::FileSeriesWriter::create(options, keys));
+    return std::unique_ptr<OutputSink>(
+        std::make_unique<LocalFileSink>(std::move(writer), summaries));
 }
 
 } // namespace xt::recorder

@@ -164,11 +164,10 @@ struct Recorder::Impl {
             summarized = std::move(*s);
             v = summarized.ref();
         }
-        auto bytes = checkTensor(key, v);
-        if (!bytes) return bytes.status();
+        XT_ASSIGN_OR_RETURN(const std::size_t bytes, checkTensor(key, v));
         XT_RETURN_IF_ERROR(checkDtype(column, v.dtype));
         encoder.addColumn(v.dtype, v.shape,
-                          xdl::Bytes(static_cast<const std::uint8_t*>(v.data), *bytes));
+                          xdl::Bytes(static_cast<const std::uint8_t*>(v.data), bytes));
         return Status::ok();
     }
 
@@ -364,8 +363,7 @@ Result<std::unique_ptr<Recorder>> Recorder::create(RecorderConfig config) {
 Status Recorder::trace(std::string_view key, const TensorRef& tensor) {
     Impl& d = *m_impl;
     XT_RETURN_IF_ERROR(d.usable());
-    auto bytes = checkTensor(key, tensor);
-    if (!bytes) return bytes.status();
+    XT_RETURN_IF_ERROR(checkTensor(key, tensor).status());
     std::size_t i = 0;
     auto kind = d.kindOf(key, &i);
     if (kind && *kind != KeyKind::Tensor)
@@ -388,16 +386,15 @@ Status Recorder::trace(std::string_view key, const TensorRef& tensor) {
 Status Recorder::traceOnce(std::string_view key, const TensorRef& tensor) {
     Impl& d = *m_impl;
     XT_RETURN_IF_ERROR(d.usable());
-    auto bytes = checkTensor(key, tensor);
-    if (!bytes) return bytes.status();
+    XT_ASSIGN_OR_RETURN(const std::size_t bytes, checkTensor(key, tensor));
     std::size_t i = 0;
     if (d.kindOf(key, &i))
         return Status(ErrorCode::InvalidArgument,
                       "key '" + std::string(key) + "' is already traced");
     if (d.started) return d.refuseNewKey(key);
     OwnedTensor copy{tensor.dtype, {tensor.shape.begin(), tensor.shape.end()}, {}};
-    copy.data.resize(*bytes);
-    if (*bytes) std::memcpy(copy.data.data(), tensor.data, *bytes);
+    copy.data.resize(bytes);
+    if (bytes) std::memcpy(copy.data.data(), tensor.data, bytes);
     d.onceKeys.emplace_back(key);
     d.onceValues.push_back(std::move(copy));
     return Status::ok();

@@ -123,18 +123,16 @@ void xt_recorder_free(xt_recorder* rec) {
 xt_status xt_recorder_trace(xt_recorder* rec, const char* key, const xt_tensor* tensor) {
     return guarded(rec, [&]() -> xt::Status {
         if (!key) return {xt::ErrorCode::InvalidArgument, "key is null"};
-        auto t = fromC(tensor);
-        if (!t) return t.status();
-        return rec->recorder->trace(key, *t);
+        XT_ASSIGN_OR_RETURN(const auto t, fromC(tensor));
+        return rec->recorder->trace(key, t);
     });
 }
 
 xt_status xt_recorder_trace_once(xt_recorder* rec, const char* key, const xt_tensor* tensor) {
     return guarded(rec, [&]() -> xt::Status {
         if (!key) return {xt::ErrorCode::InvalidArgument, "key is null"};
-        auto t = fromC(tensor);
-        if (!t) return t.status();
-        return rec->recorder->traceOnce(key, *t);
+        XT_ASSIGN_OR_RETURN(const auto t, fromC(tensor));
+        return rec->recorder->traceOnce(key, t);
     });
 }
 
@@ -178,18 +176,17 @@ xt_status xt_recorder_set_summary(xt_recorder* rec, const char* key, xt_summary_
                 if (rc != 0)
                     return xt::Status(xt::ErrorCode::InvalidArgument,
                                       "summary returned " + std::to_string(rc));
-                auto ref = fromC(&out);
-                if (!ref) return ref.status();
+                XT_ASSIGN_OR_RETURN(const auto ref, fromC(&out));
                 xt::recorder::OwnedTensor owned{
-                    ref->dtype, {ref->shape.begin(), ref->shape.end()}, {}};
-                std::size_t n = xt::xdl::elementSize(ref->dtype);
-                for (std::int64_t d : ref->shape) {
+                    ref.dtype, {ref.shape.begin(), ref.shape.end()}, {}};
+                std::size_t n = xt::xdl::elementSize(ref.dtype);
+                for (std::int64_t d : ref.shape) {
                     if (d < 0) return xt::Status(xt::ErrorCode::InvalidArgument, "negative dim");
                     n *= static_cast<std::size_t>(d);
                 }
-                if (n && !ref->data)
+                if (n && !ref.data)
                     return xt::Status(xt::ErrorCode::InvalidArgument, "summary data is null");
-                const auto* p = static_cast<const std::uint8_t*>(ref->data);
+                const auto* p = static_cast<const std::uint8_t*>(ref.data);
                 owned.data.assign(p, p + n);
                 return owned;
             });

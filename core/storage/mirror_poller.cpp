@@ -42,9 +42,8 @@ Result<std::unique_ptr<MirrorPoller>> MirrorPoller::start(MirrorOptions options,
                                                           Callback callback) {
     auto impl =
         std::make_unique<Impl>(std::move(options), std::move(url), interval, std::move(callback));
-    auto first = impl->mirror.mirror(impl->url);
-    if (!first) return first.status();
-    impl->localPath = first->localPath;
+    XT_ASSIGN_OR_RETURN(const MirrorStatus first, impl->mirror.mirror(impl->url));
+    impl->localPath = first.localPath;
     std::unique_ptr<MirrorPoller> p(new MirrorPoller(std::move(impl)));
     Impl* d = p->m_impl.get();
     d->thread = std::thread([d] { d->loop(); });
@@ -66,6 +65,11 @@ void MirrorPoller::stop() {
 
 const std::string& MirrorPoller::localPath() const {
     return m_impl->localPath;
+}
+
+std::function<void(xdl::PartFile&)> MirrorPoller::preparePart() const {
+    const HdfsMirror* mirror = &m_impl->mirror;
+    return [mirror](xdl::PartFile& part) { (void)mirror->attach(part); };
 }
 
 } // namespace xt::storage

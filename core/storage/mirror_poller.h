@@ -3,6 +3,8 @@
 // bytes and new part files into the local mirror) and reports each outcome, offline state
 // included. A RunFollower (core/xdl) on the local mirror path then picks the changes up as it
 // does for any growing local run. Replaced files are re-fetched whole and renamed into place.
+// In sparse mode a refresh only grows the copies: the follower's parts, prepared by
+// preparePart(), fetch the appended bytes as they index them.
 
 #include "core/storage/hdfs_mirror.h"
 
@@ -30,6 +32,10 @@ public:
     void stop();
     // The local path to follow.
     const std::string& localPath() const;
+    // For the follower's FollowOptions::preparePart: gives the parts found under localPath()
+    // their URL and, in sparse mode, their range fetcher (HdfsMirror::attach). The poller must
+    // outlive the follower.
+    std::function<void(xdl::PartFile&)> preparePart() const;
 
 private:
     struct Impl;

@@ -1,12 +1,14 @@
 #include "core/storage/webhdfs_client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 namespace xt::storage {
 
@@ -443,16 +445,14 @@ Result<std::string> WebHdfsClient::jsonRequest(const std::string& method, const 
 
 Result<HdfsFileStatus> WebHdfsClient::getFileStatus(const HdfsUrl& url,
                                                     const ProgressCallback& cb) {
-    auto body = jsonRequest("GET", url, "GETFILESTATUS", {}, cb);
-    if (!body) return body.status();
-    return parseFileStatusResponse(*body, fmt::format("GETFILESTATUS {}", url.toString()));
+    XT_ASSIGN_OR_RETURN(const std::string body, jsonRequest("GET", url, "GETFILESTATUS", {}, cb));
+    return parseFileStatusResponse(body, fmt::format("GETFILESTATUS {}", url.toString()));
 }
 
 Result<std::vector<HdfsFileStatus>> WebHdfsClient::listStatus(const HdfsUrl& url,
                                                               const ProgressCallback& cb) {
-    auto body = jsonRequest("GET", url, "LISTSTATUS", {}, cb);
-    if (!body) return body.status();
-    return parseListStatusResponse(*body, fmt::format("LISTSTATUS {}", url.toString()));
+    XT_ASSIGN_OR_RETURN(const std::string body, jsonRequest("GET", url, "LISTSTATUS", {}, cb));
+    return parseListStatusResponse(body, fmt::format("LISTSTATUS {}", url.toString()));
 }
 
 Status WebHdfsClient::read(const HdfsUrl& url, std::uint64_t offset, std::uint64_t length,
@@ -489,9 +489,9 @@ Status WebHdfsClient::read(const HdfsUrl& url, std::uint64_t offset, std::uint64
                 return t;
             }
             if (isRedirect(resp.code)) {
-                auto loc = redirectTarget(resp.code, resp.location, what);
-                if (!loc) return loc.status();
-                t = perform("GET", *loc, {}, resp, &counting, progress);
+                XT_ASSIGN_OR_RETURN(const std::string loc,
+                                    redirectTarget(resp.code, resp.location, what));
+                t = perform("GET", loc, {}, resp, &counting, progress);
                 if (!t) {
                     retryable = resp.retryable;
                     return t;
@@ -541,9 +541,9 @@ Status WebHdfsClient::upload(const HdfsUrl& url, std::string_view op, std::strin
                                                 "(HTTP {})",
                                                 what, resp.code));
             }
-            auto loc = redirectTarget(resp.code, resp.location, what);
-            if (!loc) return loc.status();
-            t = perform(m, *loc, data, resp, nullptr, cb);
+            XT_ASSIGN_OR_RETURN(const std::string loc,
+                                redirectTarget(resp.code, resp.location, what));
+            t = perform(m, loc, data, resp, nullptr, cb);
             if (!t) {
                 // Nothing reached the datanode when the connection never opened.
                 retryable = resp.retryable && (idempotent || resp.code == 0) &&
@@ -576,22 +576,49 @@ Status WebHdfsClient::append(const HdfsUrl& url, std::string_view data,
 }
 
 Status WebHdfsClient::mkdirs(const HdfsUrl& url, const ProgressCallback& cb) {
-    auto body = jsonRequest("PUT", url, "MKDIRS", {}, cb);
+    XT_ASSIGN_OR_RETURN(const std::string body, jsonRequest("PUT", url, "MKDIRS", {}, cb));
+    XT_ASSIGN_OR_RETURN(const bool done,
+                        parseBooleanResponse(body, fmt::format("MKDIRS {}", url.toString())));
+    if (!done) return Status(ErrorCode::IoError, fmt::format("MKDIRS {}: refused", url.toString()));
+    return Status::ok();
+}
+
+Status WebHdfsClient::replace(const HdfsUrl& url, std::string_view data,
+                              const ProgressCallback& cb) {
+    static std::atomic<std::uint64_t> counter{0};
+    const auto slash = url.path.rfind('/');
+    HdfsUrl tmp = url;
+    tmp.path = fmt::format("{}/.{}.{}-{}-{}.tmp", url.path.substr(0, slash),
+                           url.path.substr(slash + 1), ::getpid(), counter++,
+                           std::chrono::steady_clock::now().time_since_epoch().count());
+    XT_RETURN_IF_ERROR(create(tmp, data, true, cb));
+    Status moved = rename(tmp, url, true, cb);
+    if (!moved) (void)remove(tmp, false, cb);
+    return moved;
+}
+
+Status WebHdfsClient::rename(const HdfsUrl& from, const HdfsUrl& to, bool overwrite,
+                             const ProgressCallback& cb) {
+    std::string extra = "destination=" + percentEncode(to.path, true);
+    if (overwrite) extra += "&renameoptions=OVERWRITE";
+    auto body = jsonRequest("PUT", from, "RENAME", extra, cb);
     if (!body) return body.status();
-    auto done = parseBooleanResponse(*body, fmt::format("MKDIRS {}", url.toString()));
+    const std::string what = fmt::format("RENAME {} to {}", from.toString(), to.path);
+    auto done = parseBooleanResponse(*body, what);
     if (!done) return done.status();
     if (!*done)
-        return Status(ErrorCode::IoError, fmt::format("MKDIRS {}: refused", url.toString()));
+        return Status(ErrorCode::IoError,
+                      fmt::format("{}: refused (no such file, or the destination exists)", what));
     return Status::ok();
 }
 
 Status WebHdfsClient::remove(const HdfsUrl& url, bool recursive, const ProgressCallback& cb) {
-    auto body =
-        jsonRequest("DELETE", url, "DELETE", recursive ? "recursive=true" : "recursive=false", cb);
-    if (!body) return body.status();
-    auto done = parseBooleanResponse(*body, fmt::format("DELETE {}", url.toString()));
-    if (!done) return done.status();
-    if (!*done)
+    XT_ASSIGN_OR_RETURN(
+        const std::string body,
+        jsonRequest("DELETE", url, "DELETE", recursive ? "recursive=true" : "recursive=false", cb));
+    XT_ASSIGN_OR_RETURN(const bool done,
+                        parseBooleanResponse(body, fmt::format("DELETE {}", url.toString())));
+    if (!done)
         return Status(ErrorCode::NotFound, fmt::format("DELETE {}: nothing there", url.toString()));
     return Status::ok();
 }

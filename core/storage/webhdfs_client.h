@@ -91,6 +91,14 @@ public:
     // APPEND, two-step like create. A data step that fails after bytes may have been written
     // is not retried (the outcome is unknown) and reports IoError saying so.
     Status append(const HdfsUrl& url, std::string_view data, const ProgressCallback& cb = {});
+    // Writes `data` to `url` so that readers see the old file or the new one, never a torn one:
+    // CREATE of a hidden temporary name in the same folder, then RENAME over `url` (the
+    // temporary file is deleted when that fails).
+    Status replace(const HdfsUrl& url, std::string_view data, const ProgressCallback& cb = {});
+    // RENAME within the same namespace (`to`'s host is not used); with `overwrite`, an existing
+    // destination file is replaced atomically (renameoptions=OVERWRITE). IoError when refused.
+    Status rename(const HdfsUrl& from, const HdfsUrl& to, bool overwrite,
+                  const ProgressCallback& cb = {});
     // MKDIRS (parents included); true when the directory exists afterwards.
     Status mkdirs(const HdfsUrl& url, const ProgressCallback& cb = {});
     // DELETE; NotFound when nothing was there.

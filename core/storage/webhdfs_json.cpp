@@ -70,9 +70,8 @@ Result<std::vector<HdfsFileStatus>> parseListStatusResponse(std::string_view bod
         return unexpected(what, body);
     std::vector<HdfsFileStatus> out;
     for (auto e : arr) {
-        auto s = fileStatusOf(e, what);
-        if (!s) return s.status();
-        out.push_back(std::move(*s));
+        XT_ASSIGN_OR_RETURN(HdfsFileStatus s, fileStatusOf(e, what));
+        out.push_back(std::move(s));
     }
     return out;
 }

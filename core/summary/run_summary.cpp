@@ -1,5 +1,7 @@
 #include "core/summary/run_summary.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -76,7 +78,7 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
             done += p.size;
             if (!part) {
                 if (part.status().code() == ErrorCode::Cancelled) return part.status();
-                diag.add(Severity::Error, "unreadable-part", p.path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
                          part.status().message());
                 continue;
             }
@@ -132,8 +134,8 @@ Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOpt
         diag.merge(diags[i]);
         if (built[i]) out.add(todo[i]->part().path, built[i]);
         if (!failures[i] && failures[i].code() != ErrorCode::Cancelled)
-            diag.add(Severity::Error, "summary-failed", todo[i]->part().path, Diagnostic::kNoOffset,
-                     -1, failures[i].message());
+            diag.add(codes::kSummaryFailed, todo[i]->part().path, Diagnostic::kNoOffset, -1,
+                     failures[i].message());
     }
     if (!finished) return Status(ErrorCode::Cancelled, "summarizing cancelled");
     return Status::ok();

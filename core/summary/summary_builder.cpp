@@ -1,6 +1,7 @@
 #include "core/summary/summary_builder.h"
 
 #include "core/analysis/tensor_kernels.h"
+#include "core/base/diagnostic_codes.h"
 
 #include <algorithm>
 #include <cstring>
@@ -65,7 +66,7 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
     if (!decoded || m_view.columns.size() != e.columnCount) {
         m_s.damagedRecords.push_back(record);
         start.push_back(start.back());
-        diag.add(Severity::Warning, "damaged-record", file, e.offset - 4, std::int64_t(record),
+        diag.add(codes::kDamagedRecord, file, e.offset - 4, std::int64_t(record),
                  decoded ? "columns do not decode" : "columns do not decode: " + decoded.message());
         return;
     }
@@ -82,7 +83,7 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
         if (problem != xdl::ColumnProblem::None) {
             cs.state = ColumnState::Damaged;
             cs.problem = std::uint8_t(problem);
-            diag.add(Severity::Warning, "damaged-column", file, e.offset - 4, std::int64_t(record),
+            diag.add(codes::kDamagedColumn, file, e.offset - 4, std::int64_t(record),
                      (c < m_s.keys.size() ? "key '" + m_s.keys[c] + "'"
                                           : "column " + std::to_string(c)) +
                          ": " + xdl::columnProblemName(problem));

@@ -1,5 +1,6 @@
 #include "core/summary/summary_store.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/base/mapped_file.h"
 #include "core/summary/summary_builder.h"
 
@@ -47,13 +48,23 @@ Status readAt(int fd, std::uint64_t offset, std::size_t n, std::vector<std::uint
     return Status::ok();
 }
 
-// The fingerprints of the first `size` bytes of the file at `path` (its head and the end of
-// that prefix), read with two small reads.
-Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const std::string& path,
+// The identity source of a part: its URL when remote, else its resolved path.
+std::string sourceOf(const xdl::PartFile& part) {
+    return part.source.empty() ? partSource(part.path) : part.source;
+}
+
+// The fingerprints of the first `size` bytes of `part` (its head and the end of that prefix),
+// read with two small reads (fetched first for a remote part).
+Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const xdl::PartFile& part,
                                                          std::uint64_t size) {
+    const std::string& path = part.path;
+    const std::size_t n = std::size_t(std::min(size, PartIdentity::kPrintBytes));
+    if (part.fetcher) {
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(0, n));
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(size - n, n));
+    }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errnoStatus("cannot open " + path, errno);
-    const std::size_t n = std::size_t(std::min(size, PartIdentity::kPrintBytes));
     std::vector<std::uint8_t> buf;
     Status st = readAt(fd, 0, n, buf, path);
     std::uint64_t head = 0, tail = 0;
@@ -118,12 +129,12 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
     Lookup out;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> nowPrints;
     for (bool beside : {true, false}) {
-        if (!beside && source.empty()) source = partSource(part.path);
+        if (!beside && source.empty()) source = sourceOf(part);
         const std::string path = beside ? besidePath(part.path) : cachePath(source, options);
         auto bytes = readWhole(path);
         if (!bytes) {
             if (bytes.status().code() != ErrorCode::NotFound)
-                diag.add(Severity::Warning, "summary-unreadable", path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kSummaryUnreadable, path, Diagnostic::kNoOffset, -1,
                          bytes.status().message());
             continue;
         }
@@ -131,8 +142,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
         auto parsed = parseSummary(*bytes, path, &at);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
-            diag.add(version ? Severity::Info : Severity::Warning,
-                     version ? "summary-unsupported" : "summary-corrupt", path, at, -1,
+            diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,
                      parsed.status().message() + "; the summary is rebuilt");
             continue;
         }
@@ -146,7 +156,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             why = "it summarises " + id.source;
         } else if (id.size == now.size) {
             if (!nowPrints) {
-                auto p = printsOf(part.path, now.size);
+                auto p = printsOf(part, now.size);
                 if (!p) return out;
                 nowPrints = *p;
             }
@@ -159,7 +169,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
                 return out;
             }
         } else if (id.size < now.size) {
-            auto p = printsOf(part.path, id.size);
+            auto p = printsOf(part, id.size);
             if (!p) return out;
             if (p->first != id.headPrint || p->second != id.tailPrint) {
                 why = "the part was rewritten (its first " + std::to_string(id.size) +
@@ -175,7 +185,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             why = "the part shrank from " + std::to_string(id.size) + " to " +
                   std::to_string(now.size) + " bytes";
         }
-        diag.add(Severity::Info, "summary-stale", path, Diagnostic::kNoOffset, -1,
+        diag.add(codes::kSummaryStale, path, Diagnostic::kNoOffset, -1,
                  "stale summary of " + part.path + ": " + why + "; it is rebuilt");
     }
     return out;
@@ -187,7 +197,9 @@ std::string saveWhere(const PartSummary& s, const xdl::PartFile& part, const Sto
                       bool foundBeside, Diagnostics& diag) {
     std::vector<std::string> targets;
     const std::string dir = fs::path(part.path).parent_path().string();
-    if ((options.writeBeside || foundBeside) && directoryWritable(dir))
+    // A remote part's copy lies in a mirror: its summary goes to the cache (publishing is
+    // explicit, `xtrace index --publish`).
+    if ((options.writeBeside || foundBeside) && part.source.empty() && directoryWritable(dir))
         targets.push_back(besidePath(part.path));
     targets.push_back(cachePath(s.identity.source, options));
     std::string reasons;
@@ -196,7 +208,7 @@ std::string saveWhere(const PartSummary& s, const xdl::PartFile& part, const Sto
         if (st) return t;
         reasons += (reasons.empty() ? "" : "; ") + st.message();
     }
-    diag.add(Severity::Warning, "summary-not-saved", part.path, Diagnostic::kNoOffset, -1,
+    diag.add(codes::kSummaryNotSaved, part.path, Diagnostic::kNoOffset, -1,
              "the summary could not be saved: " + reasons);
     return {};
 }
@@ -217,6 +229,11 @@ const char* summaryOriginName(SummaryOrigin o) {
 
 std::string besidePath(const std::string& partPath) {
     return partPath + std::string(kSuffix);
+}
+
+bool needsPublishing(const xdl::PartFile& part, const LoadedSummary& loaded) {
+    return !part.source.empty() &&
+           !(loaded.origin == SummaryOrigin::Loaded && loaded.loadedFrom == besidePath(part.path));
 }
 
 std::string cacheDirectory(const StoreOptions& options) {
@@ -244,7 +261,9 @@ std::string partSource(const std::string& partPath) {
 Result<PartIdentity> partIdentity(const std::string& path) {
     const auto now = statPart(path);
     if (!now) return errnoStatus("cannot stat " + path, errno);
-    auto prints = printsOf(path, now->size);
+    xdl::PartFile part;
+    part.path = path;
+    auto prints = printsOf(part, now->size);
     if (!prints) return prints.status();
     PartIdentity id;
     id.source = partSource(path);
@@ -306,7 +325,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
         out.summary = found.exact.summary;
         out.loadedFrom = found.exact.path;
         // `xtrace index` asks for summaries beside the parts: a cached one is copied there.
-        if (options.save && options.writeBeside && !found.exact.beside &&
+        if (options.save && options.writeBeside && !found.exact.beside && part.source.empty() &&
             directoryWritable(fs::path(part.path).parent_path().string()) &&
             saveSummary(*out.summary, besidePath(part.path)))
             out.savedTo = besidePath(part.path);
@@ -324,9 +343,14 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
     } else {
         out.origin = SummaryOrigin::Built;
     }
+    if (part.fetcher) { // a remote part: the bytes the build reads come first, in one stream
+        XT_RETURN_IF_ERROR(
+            part.fetcher->ensure(0, std::min(file->size(), PartIdentity::kPrintBytes)));
+        XT_RETURN_IF_ERROR(part.fetcher->ensure(s.scannedTo, file->size() - s.scannedTo));
+    }
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
     XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress));
-    s.identity.source = source.empty() ? partSource(part.path) : source;
+    s.identity.source = source.empty() ? sourceOf(part) : source;
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
     auto shared = std::make_shared<const PartSummary>(std::move(s));
     if (options.save) out.savedTo = saveWhere(*shared, part, options, found.prefix.beside, diag);

@@ -6,6 +6,8 @@
 // prefix of a grown part is extended; a stale, truncated, replaced or damaged one is reported
 // (a located diagnostic) and rebuilt. Files are written to a temporary name and renamed, so
 // concurrent readers and writers (two viewers, a viewer and `xtrace index`) never see a torn one.
+// A remote part (PartFile::source set: a sparse mirror copy) is identified by its URL, read
+// through its fetcher, and its built summaries go to the cache, never into the mirror.
 // The rules are in docs/SUMMARY-FORMAT.md.
 
 #include "core/base/diagnostics.h"
@@ -56,6 +58,10 @@ findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics&
 // cannot be saved is a diagnostic ("summary-not-saved"), not an error.
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
                                          Diagnostics& diag, const ProgressCallback& progress = {});
+
+// Whether the summary of a remote part (PartFile::source set) still has to be uploaded beside
+// it on the server: false when it was loaded, valid, from the copy of the one already there.
+bool needsPublishing(const xdl::PartFile& part, const LoadedSummary& loaded);
 
 // The identity of the part file at `path` as it is now: source, size, mtime, fingerprints.
 Result<PartIdentity> partIdentity(const std::string& path);

@@ -1,5 +1,7 @@
 #include "core/timeline/async_lane_tracker.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::timeline {
@@ -33,8 +35,8 @@ void AsyncLaneTracker::closeOpen(std::int64_t traceEnd, std::uint64_t record,
             for (AsyncSpan& a : stack) {
                 a.end = std::max(traceEnd, a.start);
                 finished(std::get<0>(key), a);
-                warn("unterminated-async", Diagnostic::kNoOffset, record,
-                     "async begin without end: closed at trace end", Severity::Info);
+                warn(codes::kUnterminatedAsync, Diagnostic::kNoOffset, record,
+                     "async begin without end: closed at trace end");
             }
         }
         *o = {};

@@ -1,5 +1,7 @@
 #include "core/timeline/chrome_json_tokenizer.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -129,8 +131,9 @@ Status ChromeJsonTokenizer::walk(std::size_t pos, TopLevel& top, const std::stri
 // Walks the top-level keys; only traceEvents, displayTimeUnit and distributedInfo matter.
 Status ChromeJsonTokenizer::walkObject(std::size_t pos, TopLevel& top) {
     const std::string_view s = m_text;
-    auto warn = [&](const char* code, std::size_t at, const char* message,
-                    Severity sev = Severity::Warning) { m_handler.warn(code, at, message, sev); };
+    auto warn = [&](const DiagnosticCode& code, std::size_t at, const char* message) {
+        m_handler.warn(code, at, message);
+    };
     std::size_t i = pos + 1;
     bool sawEvents = false;
     for (;;) {
@@ -138,28 +141,28 @@ Status ChromeJsonTokenizer::walkObject(std::size_t pos, TopLevel& top) {
         while (i < s.size() && s[i] == ',')
             i = skipWs(s, i + 1);
         if (i >= s.size()) {
-            warn("missing-closing-brace", i, "top-level object is not closed", Severity::Info);
+            warn(codes::kMissingClosingBrace, i, "top-level object is not closed");
             break;
         }
         if (s[i] == '}') break;
         if (s[i] != '"') {
-            warn("malformed-top-level", i, "expected a key in the top-level object");
+            warn(codes::kMalformedTopLevel, i, "expected a key in the top-level object");
             break;
         }
         std::size_t ke = stringEnd(s, i);
         if (ke == kNpos) {
-            warn("truncated-top-level", i, "text ends inside a top-level key");
+            warn(codes::kTruncatedTopLevel, i, "text ends inside a top-level key");
             break;
         }
         std::string_view key = s.substr(i + 1, ke - i - 1);
         i = skipWs(s, ke + 1);
         if (i >= s.size() || s[i] != ':') {
-            warn("malformed-top-level", i, "expected ':' after a top-level key");
+            warn(codes::kMalformedTopLevel, i, "expected ':' after a top-level key");
             break;
         }
         i = skipWs(s, i + 1);
         if (i >= s.size()) {
-            warn("truncated-top-level", i, "text ends before a top-level value");
+            warn(codes::kTruncatedTopLevel, i, "text ends before a top-level value");
             break;
         }
         if (key == "traceEvents" && s[i] == '[') {
@@ -172,7 +175,7 @@ Status ChromeJsonTokenizer::walkObject(std::size_t pos, TopLevel& top) {
         }
         std::size_t ve = valueEnd(s, i);
         if (ve == kNpos) {
-            warn("truncated-top-level", i, "text ends inside the value of a top-level key");
+            warn(codes::kTruncatedTopLevel, i, "text ends inside the value of a top-level key");
             break;
         }
         if (key == "displayTimeUnit" && s[i] == '"')
@@ -181,7 +184,7 @@ Status ChromeJsonTokenizer::walkObject(std::size_t pos, TopLevel& top) {
             top.distributedInfo = std::string(s.substr(i, ve - i));
         i = ve;
     }
-    if (!sawEvents) warn("no-trace-events", pos, "object form without a traceEvents array");
+    if (!sawEvents) warn(codes::kNoTraceEvents, pos, "object form without a traceEvents array");
     return Status::ok();
 }
 
@@ -192,21 +195,17 @@ Status ChromeJsonTokenizer::walkArray(std::size_t pos, std::size_t& endPos) {
     for (;;) {
         pos = skipWs(s, pos);
         if (pos >= s.size()) {
-            m_handler.warn("missing-closing-bracket", pos, "event array is not closed",
-                           Severity::Info);
+            m_handler.warn(codes::kMissingClosingBracket, pos, "event array is not closed");
             break;
         }
         const char c = s[pos];
         if (c == ']') {
-            if (lastWasComma)
-                m_handler.warn("trailing-comma", pos, "comma before ']'", Severity::Info);
+            if (lastWasComma) m_handler.warn(codes::kTrailingComma, pos, "comma before ']'");
             ++pos;
             break;
         }
         if (c == ',') {
-            if (lastWasComma)
-                m_handler.warn("empty-array-element", pos, "two commas in a row",
-                               Severity::Warning);
+            if (lastWasComma) m_handler.warn(codes::kEmptyArrayElement, pos, "two commas in a row");
             lastWasComma = true;
             ++pos;
             continue;
@@ -214,8 +213,7 @@ Status ChromeJsonTokenizer::walkArray(std::size_t pos, std::size_t& endPos) {
         lastWasComma = false;
         std::size_t e = valueEnd(s, pos);
         if (e == kNpos) {
-            m_handler.warn("truncated-event", pos, "the text ends inside an event",
-                           Severity::Warning);
+            m_handler.warn(codes::kTruncatedEvent, pos, "the text ends inside an event");
             pos = s.size();
             break;
         }

@@ -4,7 +4,7 @@
 // tolerant of what real traces contain: trailing commas, a missing closing bracket, garbage
 // between events. Used where the one-pass parse of the whole document gives up.
 
-#include "core/base/diagnostics.h"
+#include "core/base/diagnostic_codes.h"
 #include "core/base/status.h"
 
 #include <cstddef>
@@ -43,8 +43,8 @@ public:
         virtual void arrayBegin(std::size_t pos) = 0;
         virtual bool element(std::size_t begin, std::size_t end) = 0;
         virtual void arrayEnd() = 0;
-        virtual void warn(const char* code, std::uint64_t offset, std::string message,
-                          Severity sev) = 0;
+        virtual void warn(const DiagnosticCode& code, std::uint64_t offset,
+                          std::string message) = 0;
     };
     struct TopLevel {
         bool objectForm = false;

@@ -2,6 +2,8 @@
 // the tolerant walk of ChromeJsonTokenizer from the first event it cannot read; each event's
 // fields read by ChromeEventParser and dispatched by phase into a TraceStoreBuilder.
 #include "core/timeline/chrome_trace_reader.h"
+
+#include "core/base/diagnostic_codes.h"
 #include "core/timeline/chrome_event_parser.h"
 #include "core/timeline/chrome_json_tokenizer.h"
 #include "core/timeline/json_kernel.h"
@@ -41,9 +43,9 @@ private:
     void arrayEnd() override {
         reportProgress(m_options.progress, m_text.size(), m_text.size(), "parsing");
     }
-    void warn(const char* code, std::uint64_t offset, std::string message, Severity sev) override {
+    void warn(const DiagnosticCode& code, std::uint64_t offset, std::string message) override {
         m_builder.setPosition(m_record, offset);
-        m_builder.warn(code, std::move(message), sev);
+        m_builder.warn(code, std::move(message));
     }
 
     // One simdjson pass over the whole document; not `done` (with the offset from which the
@@ -80,8 +82,8 @@ Status ChromeTraceReader::parse() {
     if (pos >= m_text.size())
         return Status(ErrorCode::Corrupt, report.file + ": empty input, not a Chrome trace");
     if (m_truncated)
-        warn("truncated-gzip", report.inputBytes, "gzip stream ends early; reading what it holds",
-             Severity::Warning);
+        warn(codes::kTruncatedGzip, report.inputBytes,
+             "gzip stream ends early; reading what it holds");
     bool done = false;
     std::size_t resumeAt = 0;
     XT_RETURN_IF_ERROR(fastParse(done, resumeAt));
@@ -153,8 +155,7 @@ Status ChromeTraceReader::fastParse(bool& done, std::size_t& resumeAt) {
                 report.distributedInfo = std::string(raw);
         }
     }
-    if (!sawEvents)
-        warn("no-trace-events", 0, "object form without a traceEvents array", Severity::Warning);
+    if (!sawEvents) warn(codes::kNoTraceEvents, 0, "object form without a traceEvents array");
     done = true;
     return Status::ok();
 }
@@ -203,7 +204,7 @@ bool ChromeTraceReader::element(std::size_t begin, std::size_t end) {
         const bool ok = m_parser->parse(begin, end, e);
         acceptEvent(e, ok, begin);
     } else {
-        warn("non-object-event", begin, "array element is not an object", Severity::Warning);
+        warn(codes::kNonObjectEvent, begin, "array element is not an object");
     }
     ++m_record;
     if (end >= m_nextReport && end >= m_skipBefore) {
@@ -219,17 +220,16 @@ void ChromeTraceReader::acceptEvent(ChromeEvent& e, bool ok, std::size_t begin) 
     if (e.hasPh) m_builder.countPhase(e.ph);
     if (!ok) {
         if (m_parser->tooDeep(begin, m_eventEnd))
-            m_builder.warn("nesting-too-deep",
+            m_builder.warn(codes::kNestingTooDeep,
                            "event nests arrays/objects deeper than " +
                                std::to_string(m_options.maxJsonDepth) +
-                               " levels (ImportOptions::maxJsonDepth): skipped",
-                           Severity::Error);
+                               " levels (ImportOptions::maxJsonDepth): skipped");
         else
-            m_builder.warn("malformed-event", "event is not valid JSON");
+            m_builder.warn(codes::kMalformedEvent, "event is not valid JSON");
         return;
     }
     if (!e.hasPh) {
-        m_builder.warn("missing-phase", "event has no \"ph\"");
+        m_builder.warn(codes::kMissingPhase, "event has no \"ph\"");
         return;
     }
     dispatch(e);
@@ -244,7 +244,7 @@ bool ChromeTraceReader::admit(const ChromeEvent& e, char ph) {
 
 void ChromeTraceReader::dispatch(const ChromeEvent& e) {
     if (e.ph.size() != 1) {
-        m_builder.warn("unknown-phase", "unknown phase \"" + std::string(e.ph) + "\"");
+        m_builder.warn(codes::kUnknownPhase, "unknown phase \"" + std::string(e.ph) + "\"");
         return;
     }
     const char ph = e.ph[0];
@@ -256,15 +256,15 @@ void ChromeTraceReader::dispatch(const ChromeEvent& e) {
     // Every other known phase needs a time stamp.
     static constexpr std::string_view kKnown = "XBEiInCbeSTFpstfNODPRc()";
     if (kKnown.find(ph) == std::string_view::npos) {
-        m_builder.warn("unknown-phase", std::string("unknown phase \"") + ph + "\"");
+        m_builder.warn(codes::kUnknownPhase, std::string("unknown phase \"") + ph + "\"");
         return;
     }
     if (!e.hasTs) {
-        m_builder.warn(e.tsNull ? "null-ts" : "missing-ts", "event has no usable \"ts\"");
+        m_builder.warn(e.tsNull ? codes::kNullTs : codes::kMissingTs, "event has no usable \"ts\"");
         return;
     }
     if (!e.tsInRange) {
-        m_builder.warn("ts-out-of-range", "\"ts\" is not a time within +-4.6e15 us");
+        m_builder.warn(codes::kTsOutOfRange, "\"ts\" is not a time within +-4.6e15 us");
         return;
     }
     dispatchTimed(e, ph);
@@ -313,7 +313,7 @@ void ChromeTraceReader::dispatchTimed(const ChromeEvent& e, char ph) {
     case 'f':
         b.seeTime(e.ts);
         if (!e.hasId) {
-            b.warn("flow-without-id", "flow event without \"id\": skipped");
+            b.warn(codes::kFlowWithoutId, "flow event without \"id\": skipped");
             return;
         }
         b.addFlowPoint(b.thread(e.pid, e.tid), ph, e.cat, e.name, e.id, e.ts,
@@ -326,16 +326,16 @@ void ChromeTraceReader::dispatchTimed(const ChromeEvent& e, char ph) {
         return;
     case 'T':
     case 'p':
-        b.warn("async-step-ignored", "async step events are counted, not drawn", Severity::Info);
+        b.warn(codes::kAsyncStepIgnored, "async step events are counted, not drawn");
         return;
     case 'P':
-        b.warn("sample-ignored", "sample events are counted, not drawn", Severity::Info);
+        b.warn(codes::kSampleIgnored, "sample events are counted, not drawn");
         return;
     case 'c':
-        b.warn("clock-sync-ignored", "clock sync events are counted only", Severity::Info);
+        b.warn(codes::kClockSyncIgnored, "clock sync events are counted only");
         return;
     default:
-        b.warn("context-ignored", "context events are counted only", Severity::Info);
+        b.warn(codes::kContextIgnored, "context events are counted only");
         return;
     }
 }
@@ -359,9 +359,9 @@ void ChromeTraceReader::addSlice(const ChromeEvent& e, char ph) {
         return;
     }
     if (!e.hasDur)
-        b.warn("x-without-dur", "X event without \"dur\": zero length", Severity::Info);
+        b.warn(codes::kXWithoutDur, "X event without \"dur\": zero length");
     else if (!e.durInRange || e.dur < 0)
-        b.warn("bad-dur", "X event with a negative or huge \"dur\": zero length", Severity::Info);
+        b.warn(codes::kBadDur, "X event with a negative or huge \"dur\": zero length");
     else
         s.dur = e.dur;
     b.addComplete(b.thread(e.pid, e.tid), s);
@@ -386,11 +386,11 @@ void ChromeTraceReader::handleMetadata(const ChromeEvent& e) {
     const bool thr = name.starts_with("thread_");
     if (!proc && !thr) return; // other metadata (e.g. num_cpus) carries nothing we draw
     if (e.args.empty()) {
-        b.warn("metadata-without-args", "M event without args: skipped");
+        b.warn(codes::kMetadataWithoutArgs, "M event without args: skipped");
         return;
     }
     if (!m_parser->readArgs(e.args, m_args, {"name", "sort_index", "labels"})) {
-        b.warn("malformed-event", "metadata args are not an object");
+        b.warn(codes::kMalformedEvent, "metadata args are not an object");
         return;
     }
     for (const ArgField& a : m_args) {
@@ -418,11 +418,11 @@ void ChromeTraceReader::handleMetadata(const ChromeEvent& e) {
 void ChromeTraceReader::handleCounter(const ChromeEvent& e) {
     TraceStoreBuilder& b = m_builder;
     if (e.args.empty()) {
-        b.warn("counter-without-args", "C event without args: skipped");
+        b.warn(codes::kCounterWithoutArgs, "C event without args: skipped");
         return;
     }
     if (!m_parser->readArgs(e.args, m_args)) {
-        b.warn("malformed-event", "counter args are not an object");
+        b.warn(codes::kMalformedEvent, "counter args are not an object");
         return;
     }
     const std::uint32_t p = b.process(e.pid);
@@ -438,7 +438,7 @@ void ChromeTraceReader::handleCounter(const ChromeEvent& e) {
         b.addCounter(p, series, a.key, e.ts, a.number);
         any = true;
     }
-    if (!any) b.warn("counter-without-values", "C event without numeric args: skipped");
+    if (!any) b.warn(codes::kCounterWithoutValues, "C event without numeric args: skipped");
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// Chrome Trace Event Format import (CONTRACTS.md "import rules"): array and object forms,
+// Chrome Trace Event Format import (docs/TIMELINE.md "Import rules"): array and object forms,
 // plain / gzip / zip input detected by magic bytes, unterminated arrays and trailing commas,
 // every phase, flow v1 and v2, string or numeric pid/tid, unsorted events, unbalanced B/E and
 // overlapping X. Events are parsed one by one with simdjson On-Demand (no DOM of the file).

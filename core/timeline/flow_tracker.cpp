@@ -1,5 +1,7 @@
 #include "core/timeline/flow_tracker.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -35,8 +37,7 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> waiting; // (slice, order) before an s
     auto withoutStart = [&](std::uint32_t order) {
         record = order;
-        warn("flow-without-start", kNoOff, record, "flow step or end without a start: skipped",
-             Severity::Warning);
+        warn(codes::kFlowWithoutStart, kNoOff, record, "flow step or end without a start: skipped");
     };
     auto dropWaiting = [&] {
         for (const auto& w : waiting)
@@ -55,8 +56,8 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
         if (slice == kNoIndex && !p.enclosing) slice = slices.enclosing(p.thread, p.ts);
         record = p.order;
         if (slice == kNoIndex) {
-            warn("unbound-flow", kNoOff, record, "flow event with no slice to attach to: skipped",
-                 Severity::Warning);
+            warn(codes::kUnboundFlow, kNoOff, record,
+                 "flow event with no slice to attach to: skipped");
             if (p.ph == 'f') inChain = false;
             continue;
         }
@@ -64,9 +65,8 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
             for (const auto& [to, order] : waiting) {
                 out.push_back(Flow{slice, to, p.name, p.cat});
                 record = order;
-                warn("backwards-flow", kNoOff, record,
-                     "flow step or end before its start: bound to the start that follows it",
-                     Severity::Info);
+                warn(codes::kBackwardsFlow, kNoOff, record,
+                     "flow step or end before its start: bound to the start that follows it");
             }
             waiting.clear();
             prev = slice;
@@ -102,8 +102,7 @@ void FlowTracker::bindV2(std::span<const std::int64_t> sliceStart,
             if (it != lastOut.end())
                 out.push_back(Flow{it->second, s.slice, sliceName[it->second], 0});
             else
-                warn("flow-without-start", kNoOff, record, "flow_in with no earlier flow_out",
-                     Severity::Warning);
+                warn(codes::kFlowWithoutStart, kNoOff, record, "flow_in with no earlier flow_out");
         }
         if (s.flags & kFlowOut) lastOut[s.bindId] = s.slice;
     }

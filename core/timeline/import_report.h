@@ -27,7 +27,7 @@ struct ImportReport {
 // How the parts of an import report what they skip or repair: a reason code, the byte offset
 // and record number of the event concerned, a message. Diagnostics later in the same pass carry
 // that record too until another one names its own.
-using ImportWarn = std::function<void(const char* code, std::uint64_t offset, std::uint64_t record,
-                                      std::string message, Severity)>;
+using ImportWarn = std::function<void(const DiagnosticCode& code, std::uint64_t offset,
+                                      std::uint64_t record, std::string message)>;
 
 } // namespace xt::timeline

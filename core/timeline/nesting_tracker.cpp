@@ -1,5 +1,7 @@
 #include "core/timeline/nesting_tracker.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::timeline {
@@ -28,8 +30,7 @@ std::vector<SliceRecord> NestingTracker::takeSorted(std::int64_t traceEnd, const
             continue;
         }
         if (open.empty()) {
-            warn("unmatched-end", m.offset, m.slice.order, "E without a matching B: skipped",
-                 Severity::Warning);
+            warn(codes::kUnmatchedEnd, m.offset, m.slice.order, "E without a matching B: skipped");
             continue;
         }
         SliceRecord s = open.back()->slice;
@@ -38,8 +39,8 @@ std::vector<SliceRecord> NestingTracker::takeSorted(std::int64_t traceEnd, const
         work.push_back(s);
     }
     for (const Mark* b : open) {
-        warn("unterminated-begin", b->offset, b->slice.order, "B without E: closed at trace end",
-             Severity::Info);
+        warn(codes::kUnterminatedBegin, b->offset, b->slice.order,
+             "B without E: closed at trace end");
         SliceRecord s = b->slice;
         s.dur = std::max<std::int64_t>(0, traceEnd - s.start);
         work.push_back(s);

@@ -1,5 +1,6 @@
 #include "core/timeline/rank_session.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/timeline/chrome_trace_reader.h"
 
 #include <algorithm>
@@ -188,8 +189,7 @@ RankSession makeRankSession(std::vector<std::pair<std::string, TraceStore>> trac
             t.source = RankSource::FileName;
         }
         if (rank && !taken.insert(*rank).second) {
-            session.diagnostics.add(Severity::Warning, "duplicate-rank", file,
-                                    Diagnostic::kNoOffset, -1,
+            session.diagnostics.add(codes::kDuplicateRank, file, Diagnostic::kNoOffset, -1,
                                     "rank " + std::to_string(*rank) +
                                         " is already taken by another trace; given a free rank");
             rank.reset();
@@ -298,7 +298,7 @@ Result<RankSession> importRanks(const std::vector<std::string>& files,
             continue;
         }
         if (firstError.isOk()) firstError = r.status();
-        failures.add(Severity::Error, "unreadable-trace", files[i], Diagnostic::kNoOffset, -1,
+        failures.add(codes::kUnreadableTrace, files[i], Diagnostic::kNoOffset, -1,
                      r.status().toString());
     }
     if (ok.empty()) return firstError;

@@ -1,5 +1,5 @@
 #pragma once
-// Step breakdown (TIMELINE-SEMANTICS.md): every step window (slices named "ProfilerStep#N", or
+// Step breakdown (docs/TIMELINE.md): every step window (slices named "ProfilerStep#N", or
 // any other name prefix the caller gives) split into time categories. Each instant of a step
 // is attributed to the highest-priority category active then, in the order of StepCategory,
 // so the categories sum exactly to the step duration; Idle is time no event covers.

@@ -1,5 +1,7 @@
 #include "core/timeline/step_stats_reader.h"
 
+#include "core/base/byte_format.h"
+#include "core/base/diagnostic_codes.h"
 #include "core/base/json_writer.h"
 #include "core/timeline/trace_store_builder.h"
 #include "step_stats.pb.h"
@@ -195,8 +197,7 @@ public:
         const StringId p = m_b.intern(std::to_string(pid)), t = m_b.intern(std::to_string(tid));
         if (!start("X", p, t, true) || !time(ts, s.ts)) return;
         if (!inRange(dur) || dur < 0)
-            m_b.warn("bad-dur", "X event with a negative or huge \"dur\": zero length",
-                     Severity::Info);
+            m_b.warn(codes::kBadDur, "X event with a negative or huge \"dur\": zero length");
         else
             s.dur = dur * 1000;
         JsonWriter args;
@@ -241,7 +242,7 @@ private:
     }
     bool time(std::int64_t us, std::int64_t& ns) {
         if (!inRange(us)) {
-            m_b.warn("ts-out-of-range", "\"ts\" is not a time within +-4.6e15 us");
+            m_b.warn(codes::kTsOutOfRange, "\"ts\" is not a time within +-4.6e15 us");
             return false;
         }
         ns = us * 1000;
@@ -458,8 +459,9 @@ Status convertStepStats(std::string_view bytes, const StepStatsLimits& limits,
 } // namespace
 
 bool looksLikeStepStats(std::string_view bytes) {
-    // Both messages start with field 1, length-delimited (0x0a); JSON starts with '[' or '{'.
-    return !bytes.empty() && bytes[0] == 0x0a;
+    // Both messages start with field 1, length-delimited (0x0a), as a JSON text starting with a
+    // line feed does: sniffBytes tells them apart.
+    return sniffBytes(bytes, bytes.size()) == ByteFormat::Protobuf;
 }
 
 Result<std::string> stepStatsToChromeJson(std::string_view bytes, const StepStatsLimits& limits) {

@@ -1,6 +1,6 @@
 #pragma once
 // TensorFlow RunMetadata / StepStats (binary protobuf) import with the semantics of TF's
-// timeline.py (TIMELINE-SEMANTICS.md): one "<device> Compute" and one "<device> Tensors"
+// timeline.py: one "<device> Compute" and one "<device> Tensors"
 // process per device plus an "Allocators" process; ops placed on the first lane that is free;
 // op names parsed from timeline_label ("name:op" node names on GPU tracer devices); dataflow
 // arrows from producer end to consumer start across lanes; tensors as N/O/D objects living from
@@ -17,7 +17,7 @@
 
 namespace xt::timeline {
 
-// Whether `bytes` look like a binary RunMetadata or StepStats rather than JSON.
+// Whether `bytes` (a whole file) look like a binary RunMetadata or StepStats rather than JSON.
 bool looksLikeStepStats(std::string_view bytes);
 
 // Bounds on what a message may make the converter produce (docs/HARDENING.md). A message over

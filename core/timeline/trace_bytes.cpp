@@ -1,5 +1,7 @@
 #include "core/timeline/trace_bytes.h"
 
+#include "core/base/byte_format.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -28,13 +30,13 @@ const char* traceContainerName(TraceContainer c) {
 
 namespace {
 
-bool isGzip(std::string_view raw) {
-    return raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-           static_cast<unsigned char>(raw[1]) == 0x8b;
+ByteFormat containerOf(std::string_view raw) {
+    return sniffBytes(raw.substr(0, kSniffBytes), raw.size());
 }
 
-bool isZip(std::string_view raw) {
-    return raw.size() >= 4 && raw.substr(0, 4) == "PK\x03\x04";
+bool isCompressed(std::string_view raw) {
+    const ByteFormat f = containerOf(raw);
+    return f == ByteFormat::Gzip || f == ByteFormat::Zip;
 }
 
 // Inflates every gzip member of `raw` into `out`. Returns false when the stream ends early.
@@ -89,7 +91,7 @@ Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressC
             complete = true;
             // Concatenated gzip members: go on when more input follows.
             std::size_t rest = raw.size() - consumed;
-            if (rest >= 2 && isGzip(raw.substr(consumed))) {
+            if (rest >= 2 && containerOf(raw.substr(consumed)) == ByteFormat::Gzip) {
                 inflateReset(&zs);
                 complete = false;
                 continue;
@@ -183,16 +185,14 @@ Result<TraceBytes> TraceBytes::decode(std::string_view raw, const ProgressCallba
     TraceBytes tb;
     tb.m_inputSize = raw.size();
     auto owned = std::make_shared<std::string>();
-    if (isGzip(raw)) {
+    const ByteFormat format = containerOf(raw);
+    if (format == ByteFormat::Gzip) {
         tb.m_container = TraceContainer::Gzip;
-        auto r = inflateGzip(raw, *owned, progress, maxInflated);
-        if (!r) return r.status();
-        tb.m_truncated = !r.value();
-    } else if (isZip(raw)) {
+        XT_ASSIGN_OR_RETURN(const bool complete, inflateGzip(raw, *owned, progress, maxInflated));
+        tb.m_truncated = !complete;
+    } else if (format == ByteFormat::Zip) {
         tb.m_container = TraceContainer::Zip;
-        auto r = unzipFirstEntry(raw, maxInflated);
-        if (!r) return r.status();
-        *owned = std::move(r.value());
+        XT_ASSIGN_OR_RETURN(*owned, unzipFirstEntry(raw, maxInflated));
     } else {
         return Status(ErrorCode::Internal, "decode called on plain text");
     }
@@ -252,7 +252,7 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     ::close(fd);
     if (size > 0) madvise(map->base, size, MADV_SEQUENTIAL);
     std::string_view raw(static_cast<const char*>(map->base), size);
-    if (isGzip(raw) || isZip(raw)) return decode(raw, progress, maxInflated);
+    if (isCompressed(raw)) return decode(raw, progress, maxInflated);
     TraceBytes tb;
     tb.m_inputSize = size;
     tb.m_text = raw;
@@ -263,7 +263,7 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
 
 Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress,
                                           std::uint64_t maxInflated) {
-    if (isGzip(bytes) || isZip(bytes)) return decode(bytes, progress, maxInflated);
+    if (isCompressed(bytes)) return decode(bytes, progress, maxInflated);
     TraceBytes tb;
     tb.m_inputSize = bytes.size();
     const std::size_t n = bytes.size();

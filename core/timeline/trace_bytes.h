@@ -1,8 +1,8 @@
 #pragma once
 // The JSON text of a trace file, decompressed when needed and followed by at least kPadding
-// readable bytes (what simdjson needs). Compression is detected from magic bytes: gzip
-// (1f 8b), zip (PK\3\4), else plain text. Plain files stay memory-mapped, followed by zero
-// pages, so even they are parsed in place.
+// readable bytes (what simdjson needs). Compression is detected from magic bytes by sniffBytes
+// (core/base/byte_format.h): gzip, zip, else plain text. Plain files stay memory-mapped, followed
+// by zero pages, so even they are parsed in place.
 
 #include "core/base/progress.h"
 #include "core/base/status.h"

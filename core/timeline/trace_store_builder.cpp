@@ -1,5 +1,7 @@
 #include "core/timeline/trace_store_builder.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <charconv>
 #include <tuple>
@@ -77,19 +79,16 @@ std::uint64_t TraceStoreBuilder::idKey(std::string_view t) {
 
 bool TraceStoreBuilder::admit(StringId pid, StringId tid, bool threaded) {
     if (!m_processByPid.count(pid) && m_processes.size() >= m_options.maxProcesses) {
-        warn("too-many-processes",
+        warn(codes::kTooManyProcesses,
              "more than " + std::to_string(m_options.maxProcesses) +
-                 " processes (ImportOptions::maxProcesses): event skipped",
-             Severity::Error);
+                 " processes (ImportOptions::maxProcesses): event skipped");
         return false;
     }
     if (threaded && m_threads.size() >= m_options.maxThreads &&
         !(pid == m_lastPid && tid == m_lastTid) &&
         !m_threadByKey.count((std::uint64_t(pid) << 32) | tid)) {
-        warn("too-many-threads",
-             "more than " + std::to_string(m_options.maxThreads) +
-                 " threads (ImportOptions::maxThreads): event skipped",
-             Severity::Error);
+        warn(codes::kTooManyThreads, "more than " + std::to_string(m_options.maxThreads) +
+                                         " threads (ImportOptions::maxThreads): event skipped");
         return false;
     }
     return true;
@@ -179,8 +178,9 @@ bool TraceStoreBuilder::asyncEnd(AsyncKind kind, std::uint32_t process, StringId
                                  std::uint64_t id, std::int64_t ts) {
     seeTime(ts);
     if (m_async.end(kind, process, cat, id, ts)) return true;
-    warn("unmatched-async-end", std::string("async '") + (kind == AsyncKind::Nestable ? 'e' : 'F') +
-                                    "' without an open begin: skipped");
+    warn(codes::kUnmatchedAsyncEnd, std::string("async '") +
+                                        (kind == AsyncKind::Nestable ? 'e' : 'F') +
+                                        "' without an open begin: skipped");
     return false;
 }
 
@@ -197,7 +197,7 @@ void TraceStoreBuilder::objectCreated(std::uint32_t process, StringId name, std:
     auto it = m_liveObjects.find(key);
     if (it != m_liveObjects.end()) {
         m_objects[it->second].destroyed = ts;
-        warn("object-recreated", "N for a live object: the old one ends here", Severity::Info);
+        warn(codes::kObjectRecreated, "N for a live object: the old one ends here");
     }
     m_liveObjects[key] = static_cast<std::uint32_t>(m_objects.size());
     m_objects.push_back(RawObject{process, name, idText, ts, kNoTime, 0, {}});
@@ -207,7 +207,7 @@ void TraceStoreBuilder::objectSnapshot(std::uint32_t process, StringId name, std
                                        ArgsRef args) {
     auto it = m_liveObjects.find(std::make_tuple(process, name, id));
     if (it == m_liveObjects.end()) {
-        warn("object-snapshot-without-create", "'O' for an object never created: skipped");
+        warn(codes::kObjectSnapshotWithoutCreate, "'O' for an object never created: skipped");
         return;
     }
     ++m_objects[it->second].snapshots;
@@ -219,7 +219,7 @@ void TraceStoreBuilder::objectDeleted(std::uint32_t process, StringId name, std:
     seeTime(ts);
     auto it = m_liveObjects.find(std::make_tuple(process, name, id));
     if (it == m_liveObjects.end()) {
-        warn("object-delete-without-create", "'D' for an object never created: skipped");
+        warn(codes::kObjectDeleteWithoutCreate, "'D' for an object never created: skipped");
         return;
     }
     m_objects[it->second].destroyed = ts;
@@ -230,10 +230,10 @@ void TraceStoreBuilder::objectDeleted(std::uint32_t process, StringId name, std:
 // finish: everything collected is sorted, matched and resolved into the store's tables.
 
 ImportWarn TraceStoreBuilder::warnFn() {
-    return [this](const char* code, std::uint64_t offset, std::uint64_t record, std::string message,
-                  Severity sev) {
+    return [this](const DiagnosticCode& code, std::uint64_t offset, std::uint64_t record,
+                  std::string message) {
         m_record = record;
-        warnAt(code, offset, std::move(message), sev);
+        warnAt(code, offset, std::move(message));
     };
 }
 
@@ -304,9 +304,8 @@ void TraceStoreBuilder::layoutThreads(const DisplayOrder& o, std::int64_t traceE
             appendSlice(s, p.depth, p.parent);
         }
         for (std::uint64_t k = 0; k < overlaps; ++k)
-            warnAt("overlapping-slice", kNoOff,
-                   "slice overlaps its neighbour on one thread: drawn one row deeper",
-                   Severity::Info);
+            warnAt(codes::kOverlappingSlice, kNoOff,
+                   "slice overlaps its neighbour on one thread: drawn one row deeper");
         track.sliceEnd = static_cast<std::uint32_t>(st.m_start.size());
         threadTrack[o.thrOrder[r]] = static_cast<std::uint32_t>(st.m_tracks.size());
         st.m_tracks.push_back(track);

@@ -58,13 +58,12 @@ public:
         m_record = record;
         m_offset = offset;
     }
-    void warn(const char* code, std::string message, Severity sev = Severity::Warning) {
-        warnAt(code, m_offset, std::move(message), sev);
+    void warn(const DiagnosticCode& code, std::string message) {
+        warnAt(code, m_offset, std::move(message));
     }
-    void warnAt(const char* code, std::uint64_t offset, std::string message,
-                Severity sev = Severity::Warning) {
-        m_report.diagnostics.add(sev, code, m_report.file, offset,
-                                 static_cast<std::int64_t>(m_record), std::move(message));
+    void warnAt(const DiagnosticCode& code, std::uint64_t offset, std::string message) {
+        m_report.diagnostics.add(code, m_report.file, offset, static_cast<std::int64_t>(m_record),
+                                 std::move(message));
     }
     // One input event, and its phase as written ("X"; any text).
     void countEvent() { ++m_report.events; }

@@ -1,24 +1,26 @@
 #include "core/xdl/key_summary.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <unordered_map>
 
 namespace xt::xdl {
 
 namespace {
-const char* problemCode(ColumnProblem p) {
+const DiagnosticCode& problemCode(ColumnProblem p) {
     switch (p) {
     case ColumnProblem::UnknownDtype:
-        return "unknown-dtype";
+        return codes::kUnknownDtype;
     case ColumnProblem::BadShape:
-        return "bad-shape";
+        return codes::kBadShape;
     case ColumnProblem::RankTooLarge:
-        return "rank-too-large";
+        return codes::kRankTooLarge;
     case ColumnProblem::SizeMismatch:
-        return "size-mismatch";
+        return codes::kSizeMismatch;
     case ColumnProblem::None:
         break;
     }
-    return "bad-column";
+    return codes::kBadColumn;
 }
 } // namespace
 
@@ -45,10 +47,12 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
             const RecordEntry& e = rank.entry(i);
             auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
             if (!factsSource || !factsSource(part, std::size_t(recordNo), facts)) {
-                Status st = decodeRecord(part.message(e), view);
-                if (!st) {
-                    diag.add(Severity::Error, "malformed-record", part.part().path, e.offset - 4,
-                             recordNo, st.message());
+                Status st = part.ensure(e.offset, e.length);
+                if (st) st = decodeRecord(part.message(e), view);
+                if (!st) { // IoError: the bytes of a remote part could not be fetched
+                    diag.add(st.code() == ErrorCode::IoError ? codes::kUnavailableRecord
+                                                             : codes::kMalformedRecord,
+                             part.part().path, e.offset - 4, recordNo, st.message());
                     continue;
                 }
                 facts.resize(view.columns.size());
@@ -64,8 +68,7 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                 const ColumnFacts& col = facts[c];
                 if (col.problem != ColumnProblem::None) {
                     ++s.damagedRecords;
-                    diag.add(Severity::Error, problemCode(col.problem), part.part().path,
-                             e.offset - 4, recordNo,
+                    diag.add(problemCode(col.problem), part.part().path, e.offset - 4, recordNo,
                              "key '" + keys[c] + "': " + columnProblemName(col.problem) +
                                  " (dtype " + std::to_string(col.wireDtype) + ", shape " +
                                  col.shape.toString() + ", " + std::to_string(col.dataBytes) +

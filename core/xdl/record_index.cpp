@@ -1,5 +1,7 @@
 #include "core/xdl/record_index.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::xdl {
@@ -75,10 +77,9 @@ std::uint64_t RecordIndex::resync(Bytes bytes, std::uint64_t from) const {
 
 void RecordIndex::flushZeroRun(Diagnostics& diag) {
     if (m_zeroRunCount == 0) return;
-    diag.add(Severity::Warning, "zero-length", m_file, m_zeroRunStart,
-             static_cast<std::int64_t>(m_records.size()),
-             std::to_string(m_zeroRunCount) +
-                 " zero-length record(s) skipped (a zero-filled region?)");
+    diag.add(
+        codes::kZeroLength, m_file, m_zeroRunStart, static_cast<std::int64_t>(m_records.size()),
+        std::to_string(m_zeroRunCount) + " zero-length record(s) skipped (a zero-filled region?)");
     m_zeroRunCount = 0;
 }
 
@@ -103,7 +104,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
         if (!m_startChecked && pos == 0 && len == 0) { // `00 00 00 00`: an empty Header
             m_startChecked = m_hasHeader = true;
             m_headerLength = 4;
-            diag.add(Severity::Warning, "empty-header", m_file, 0, -1, "the header names no keys");
+            diag.add(codes::kEmptyHeader, m_file, 0, -1, "the header names no keys");
             pos = 4;
             continue;
         }
@@ -118,7 +119,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
             std::uint64_t q = resync(bytes, pos + 1);
             if (q >= size && m_reportedTailAt == pos) break; // reported on an earlier call
             if (q >= size) m_reportedTailAt = pos;
-            diag.add(Severity::Error, "bad-length", m_file, pos, recordNo,
+            diag.add(codes::kBadLength, m_file, pos, recordNo,
                      "length prefix " + std::to_string(len) + " exceeds the " +
                          std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
                          (q < size
@@ -141,11 +142,10 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
                     pos += 4 + len;
                     continue;
                 }
-                diag.add(Severity::Error, "bad-header", m_file, pos, -1,
-                         "malformed header: " + st.message());
+                diag.add(codes::kBadHeader, m_file, pos, -1, "malformed header: " + st.message());
                 m_keys.clear();
             } else {
-                diag.add(Severity::Warning, "missing-header", m_file, 0, -1,
+                diag.add(codes::kMissingHeader, m_file, 0, -1,
                          "the file does not start with a header; key names are unknown");
             }
         }
@@ -153,7 +153,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
         Status st = decodeRecordHead(msg, head);
         if (st.isOk()) {
             if (m_hasHeader && head.columnCount != m_keys.size())
-                diag.add(Severity::Warning, "column-count-mismatch", m_file, pos, recordNo,
+                diag.add(codes::kColumnCountMismatch, m_file, pos, recordNo,
                          std::to_string(head.columnCount) + " columns for " +
                              std::to_string(m_keys.size()) + " keys");
             if (m_records.size() == 64 && m_records.capacity() < size / 64) {
@@ -169,7 +169,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
 
         std::vector<std::string> strayKeys;
         if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
-            diag.add(Severity::Warning, "unexpected-header", m_file, pos, recordNo,
+            diag.add(codes::kUnexpectedHeader, m_file, pos, recordNo,
                      "a header in the middle of the file was skipped");
             pos += 4 + len;
             continue;
@@ -177,13 +177,13 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
         // The record is malformed. If its length leads to another record, only its content is
         // damaged: skip it. Otherwise the length itself is suspect: resynchronise.
         if (plausibleRecordAt(bytes, pos + 4 + len, true)) {
-            diag.add(Severity::Error, "malformed-record", m_file, pos, recordNo,
+            diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
                      "record skipped: " + st.message());
             pos += 4 + len;
             continue;
         }
         std::uint64_t q = resync(bytes, pos + 1);
-        diag.add(Severity::Error, "malformed-record", m_file, pos, recordNo,
+        diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
                  st.message() + "; " +
                      (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
                                : "no further record found"));
@@ -206,7 +206,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
     std::uint64_t tail = bytes.size() - m_pos;
     const auto recordNo = static_cast<std::int64_t>(m_records.size());
     if (tail < 4) {
-        diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+        diag.add(codes::kTruncatedRecord, m_file, m_pos, recordNo,
                  "file ends inside a length prefix (" + std::to_string(tail) +
                      " of 4 bytes); earlier records are intact");
         return;
@@ -216,7 +216,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
     // or a damaged prefix with good records after it.
     std::uint64_t q = resync(bytes, m_pos + 1);
     if (q < bytes.size()) {
-        diag.add(Severity::Error, "bad-length", m_file, m_pos, recordNo,
+        diag.add(codes::kBadLength, m_file, m_pos, recordNo,
                  "length prefix " + std::to_string(len) +
                      " runs past the end of the file; skipped " + std::to_string(q - m_pos) +
                      " bytes to the next record");
@@ -225,7 +225,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
         finish(bytes, diag);
         return;
     }
-    diag.add(Severity::Warning, "truncated-record", m_file, m_pos, recordNo,
+    diag.add(codes::kTruncatedRecord, m_file, m_pos, recordNo,
              "file ends inside a record: " + std::to_string(tail - 4) + " of " +
                  std::to_string(len) +
                  " bytes present (the writer was interrupted?); earlier records are intact");

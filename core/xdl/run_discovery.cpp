@@ -1,5 +1,6 @@
 #include "core/xdl/run_discovery.h"
 
+#include "core/base/diagnostic_codes.h"
 #include "core/base/mapped_file.h"
 
 #include <algorithm>
@@ -46,7 +47,7 @@ struct Collector {
             std::error_code ec;
             if (fs::is_regular_file(data, ec)) return addFile(data, explicitly);
             if (explicitly)
-                diag.add(Severity::Warning, meta ? "orphan-meta" : "orphan-summary", path.string(),
+                diag.add(meta ? codes::kOrphanMeta : codes::kOrphanSummary, path.string(),
                          Diagnostic::kNoOffset, -1,
                          std::string(meta ? "meta" : "summary") + " file without its data file");
             return false;
@@ -54,7 +55,7 @@ struct Collector {
         auto parsed = parsePartFileName(file);
         if (!parsed) {
             if (!explicitly) return false;
-            diag.add(Severity::Info, "unrecognised-name", path.string(), Diagnostic::kNoOffset, -1,
+            diag.add(codes::kUnrecognisedName, path.string(), Diagnostic::kNoOffset, -1,
                      "name does not follow {prefix}.{name}.{rank}.{index}; read as rank 0 part 1");
             parsed = PartName{"", file, 0, 1};
         }
@@ -85,8 +86,8 @@ struct Collector {
             }
         }
         if (ec)
-            diag.add(Severity::Error, "unreadable-directory", dir.string(), Diagnostic::kNoOffset,
-                     -1, ec.message());
+            diag.add(codes::kUnreadableDirectory, dir.string(), Diagnostic::kNoOffset, -1,
+                     ec.message());
         if (found == 0 && depth == 0) {
             std::sort(subdirs.begin(), subdirs.end());
             for (const auto& sub : subdirs)
@@ -136,6 +137,7 @@ const char* metaStateName(MetaState s) {
 
 std::string RunFiles::label() const {
     std::string base = prefix.empty() ? name : prefix + "." + name;
+    if (!source.empty()) return source + (source.back() == '/' ? "" : "/") + base;
     return directory == "." ? base : (fs::path(directory) / base).string();
 }
 
@@ -149,7 +151,7 @@ void readMeta(PartFile& part, Diagnostics& diag) {
     auto file = MappedFile::open(metaPath);
     if (!file) {
         part.metaState = MetaState::Corrupt;
-        diag.add(Severity::Warning, "unreadable-meta", metaPath, Diagnostic::kNoOffset, -1,
+        diag.add(codes::kUnreadableMeta, metaPath, Diagnostic::kNoOffset, -1,
                  file.status().message());
         return;
     }
@@ -161,7 +163,7 @@ void readMeta(PartFile& part, Diagnostics& diag) {
     if (!st) {
         part.metaState = MetaState::Corrupt;
         part.meta = MetaInfo{};
-        diag.add(Severity::Warning, "corrupt-meta", metaPath, 0, -1, st.message());
+        diag.add(codes::kCorruptMeta, metaPath, 0, -1, st.message());
         return;
     }
     part.metaState = MetaState::Finalised;
@@ -186,7 +188,7 @@ Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths
         for (const auto& e : expanded) {
             if (fs::is_directory(e, ec)) {
                 if (c.addDirectory(e, 0) == 0)
-                    diag.add(Severity::Warning, "no-runs", e, Diagnostic::kNoOffset, -1,
+                    diag.add(codes::kNoRuns, e, Diagnostic::kNoOffset, -1,
                              "no XDL data files ({prefix}.{name}.{rank}.{index}) found");
             } else if (fs::exists(e, ec)) {
                 c.addFile(e, !hasGlobChars(p));
@@ -198,7 +200,7 @@ Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths
 
     std::vector<RunFiles> runs;
     for (auto& [key, ranks] : c.runs) {
-        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+        RunFiles run{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}};
         for (auto& [rank, parts] : ranks) {
             RankFiles rf{rank, {}, {}};
             std::int64_t expected = 1;
@@ -212,7 +214,7 @@ Result<std::vector<RunFiles>> discoverRuns(const std::vector<std::string>& paths
                 std::string list;
                 for (auto m : rf.missingIndices)
                     list += (list.empty() ? "" : ", ") + std::to_string(m);
-                diag.add(Severity::Warning, "missing-parts", run.label(), Diagnostic::kNoOffset, -1,
+                diag.add(codes::kMissingParts, run.label(), Diagnostic::kNoOffset, -1,
                          "rank " + std::to_string(rank) + " has no part file with index " + list);
             }
             run.ranks.push_back(std::move(rf));

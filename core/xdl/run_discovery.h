@@ -4,10 +4,12 @@
 // contain dots, so names are parsed from the right.
 
 #include "core/base/diagnostics.h"
+#include "core/base/range_fetcher.h"
 #include "core/base/status.h"
 #include "core/xdl/wire.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,11 +37,16 @@ enum class MetaState {
 const char* metaStateName(MetaState s);
 
 struct PartFile {
-    std::string path;
+    std::string path; // the local file (for a remote part: its sparse copy in a mirror)
     std::int64_t index = 1;
     std::uint64_t size = 0;
     MetaState metaState = MetaState::Missing;
-    MetaInfo meta; // valid when metaState == Finalised
+    MetaInfo meta;      // valid when metaState == Finalised
+    std::string source; // the URL of a remote part; empty for a local file
+    // Remote parts: brings byte ranges of `path` in before they are read (see PartReader).
+    std::shared_ptr<RangeFetcher> fetcher;
+    // What to show users: the URL of a remote part, else its path.
+    const std::string& displayPath() const { return source.empty() ? path : source; }
 };
 
 struct RankFiles {
@@ -53,7 +60,8 @@ struct RunFiles {
     std::string prefix;
     std::string name;
     std::vector<RankFiles> ranks; // ordered by rank
-    // "directory/prefix.name": a stable, readable identity of the run.
+    std::string source;           // the URL of `directory` for a remote run; empty when local
+    // "directory/prefix.name" (the URL's for a remote run): a stable, readable identity.
     std::string label() const;
 };
 

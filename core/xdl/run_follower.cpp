@@ -1,5 +1,7 @@
 #include "core/xdl/run_follower.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
@@ -89,7 +91,7 @@ struct RunFollower::Impl {
         for (auto& rank : reader.ranks()) {
             auto r = rank.refresh(diag);
             if (!r)
-                diag.add(Severity::Error, "refresh-failed", directory, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kRefreshFailed, directory, Diagnostic::kNoOffset, -1,
                          "rank " + std::to_string(rank.rank()) + ": " + r.status().message());
         }
         ReaderOptions readerOptions = options.reader;
@@ -101,9 +103,10 @@ struct RunFollower::Impl {
             part.path = f.path;
             part.index = f.index;
             readMeta(part, diag);
+            if (options.preparePart) options.preparePart(part);
             auto opened = PartReader::open(std::move(part), diag, {}, readerOptions);
             if (!opened) {
-                diag.add(Severity::Error, "unreadable-part", f.path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kUnreadablePart, f.path, Diagnostic::kNoOffset, -1,
                          opened.status().message());
                 continue;
             }
@@ -217,9 +220,7 @@ Result<std::unique_ptr<RunFollower>> RunFollower::start(std::string directory, s
     files.name = impl->name;
     ReaderOptions readerOptions = options.reader;
     readerOptions.live = true;
-    auto reader = RunReader::open(files, impl->diag, {}, readerOptions);
-    if (!reader) return reader.status();
-    impl->reader = std::move(*reader);
+    XT_ASSIGN_OR_RETURN(impl->reader, RunReader::open(files, impl->diag, {}, readerOptions));
     impl->refresh();
     Impl* raw = impl.get();
     impl->thread = std::thread([raw] { raw->run(); });

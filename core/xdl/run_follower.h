@@ -37,6 +37,9 @@ struct FollowOptions {
     std::chrono::milliseconds rescanInterval{1000}; // with inotify, a rescan in case of misses
     bool useInotify = true;
     ReaderOptions reader; // `live` is forced on
+    // Called on each part file found, before it is opened: a remote mirror gives its sparse
+    // copies their URL and range fetcher here.
+    std::function<void(PartFile&)> preparePart;
 };
 
 class RunFollower {

@@ -1,18 +1,20 @@
 #include "core/xdl/trace_reader.h"
 
+#include "core/base/diagnostic_codes.h"
+
 #include <algorithm>
 
 namespace xt::xdl {
 
 std::string describeLocation(const PartReader& part, const RecordEntry& e) {
-    return part.part().path + ":" + std::to_string(e.offset - 4);
+    return part.part().displayPath() + ":" + std::to_string(e.offset - 4);
 }
 
 // ---- PartReader ----
 
 PartReader::PartReader(PartFile part, MappedFile file, const ReaderOptions& options)
-    : m_part(std::move(part)), m_file(std::move(file)), m_index(m_part.path, options.index),
-      m_options(options) {}
+    : m_part(std::move(part)), m_file(std::move(file)),
+      m_index(m_part.displayPath(), options.index), m_options(options) {}
 
 Result<std::unique_ptr<PartReader>> PartReader::open(PartFile part, Diagnostics& diag,
                                                      const ProgressCallback& progress,
@@ -31,14 +33,15 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
                                                          Diagnostics& diag,
                                                          const ProgressCallback& progress,
                                                          const ReaderOptions& options) {
-    auto file = MappedFile::open(part.path);
-    if (!file) return file.status();
-    part.size = file->size();
-    if (!seed) file->adviseSequential(); // a seeded index reads only the tail, if anything
-    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(*file), options));
+    XT_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(part.path));
+    part.size = file.size();
+    if (!seed) file.adviseSequential(); // a seeded index reads only the tail, if anything
+    std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(file), options));
     if (seed && seed->scannedTo <= reader->m_part.size)
         reader->m_index =
-            RecordIndex::restore(reader->m_part.path, std::move(*seed), options.index);
+            RecordIndex::restore(reader->m_part.displayPath(), std::move(*seed), options.index);
+    const std::uint64_t from = reader->m_index.scannedTo();
+    XT_RETURN_IF_ERROR(reader->ensure(from, reader->m_part.size - from));
     XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, progress));
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
@@ -54,8 +57,7 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
         fromRecords = MetaInfo{r.front().lstep, r.back().lstep,      r.front().gstep,
                                r.back().gstep,  r.front().timestamp, r.back().timestamp};
     if (!(fromRecords == m_part.meta))
-        diag.add(Severity::Warning, "meta-mismatch", m_part.path + ".meta", Diagnostic::kNoOffset,
-                 -1,
+        diag.add(codes::kMetaMismatch, m_part.displayPath() + ".meta", Diagnostic::kNoOffset, -1,
                  "meta says gstep " + std::to_string(m_part.meta.gstepBegin) + ".." +
                      std::to_string(m_part.meta.gstepEnd) + ", lstep " +
                      std::to_string(m_part.meta.lstepBegin) + ".." +
@@ -66,9 +68,14 @@ void PartReader::finishIfComplete(Diagnostics& diag) {
                      std::to_string(fromRecords.lstepEnd) + " (or the timestamps differ)");
 }
 
+Status PartReader::ensure(std::uint64_t offset, std::uint64_t length) const {
+    if (!m_part.fetcher || length == 0) return Status::ok();
+    return m_part.fetcher->ensure(offset, length);
+}
+
 Result<bool> PartReader::refresh(Diagnostics& diag) {
-    auto grown = m_file.refresh();
-    if (!grown) return grown.status();
+    XT_ASSIGN_OR_RETURN(const bool grown, m_file.refresh());
+    if (grown) XT_RETURN_IF_ERROR(ensure(m_index.scannedTo(), m_file.size() - m_index.scannedTo()));
     MetaState before = m_part.metaState;
     Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll
     readMeta(m_part, metaDiag);
@@ -78,7 +85,7 @@ Result<bool> PartReader::refresh(Diagnostics& diag) {
     XT_RETURN_IF_ERROR(m_index.extend(bytes(), diag));
     if (m_keys.empty() && m_index.hasHeader()) setKeys(m_index.keys());
     finishIfComplete(diag);
-    return *grown || before != m_part.metaState || records != m_index.records().size();
+    return grown || before != m_part.metaState || records != m_index.records().size();
 }
 
 void PartReader::setKeys(std::vector<std::string> keys) {
@@ -121,8 +128,8 @@ void RankReader::rebuild(Diagnostics& diag) {
         std::uint32_t columns = p->index().records().front().columnCount;
         if (donor && donor->keys().size() == columns) {
             p->setKeys(donor->keys());
-            diag.add(Severity::Info, "keys-borrowed", p->part().path, Diagnostic::kNoOffset, -1,
-                     "key names taken from " + donor->part().path);
+            diag.add(codes::kKeysBorrowed, p->part().displayPath(), Diagnostic::kNoOffset, -1,
+                     "key names taken from " + donor->part().displayPath());
         } else {
             std::vector<std::string> names;
             for (std::uint32_t i = 0; i < columns; ++i)
@@ -144,11 +151,11 @@ void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
         const RecordEntry& e = entry(i);
         const PartReader& part = *m_parts[partOf(i)];
         if (e.gstep < 0 || e.lstep < 0)
-            diag.add(Severity::Info, "negative-step", part.part().path, e.offset - 4,
+            diag.add(codes::kNegativeStep, part.part().displayPath(), e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
         if (i > 0 && e.gstep < entry(i - 1).gstep)
-            diag.add(Severity::Warning, "steps-backwards", part.part().path, e.offset - 4,
+            diag.add(codes::kStepsBackwards, part.part().displayPath(), e.offset - 4,
                      static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                      "rank " + std::to_string(m_rank) + ": gstep goes back from " +
                          std::to_string(entry(i - 1).gstep) + " to " + std::to_string(e.gstep) +
@@ -169,7 +176,8 @@ const RecordEntry& RankReader::entry(std::size_t record) const {
 Status RankReader::decode(std::size_t record, RecordView& out) const {
     const PartReader& part = *m_parts[partOf(record)];
     const RecordEntry& e = entry(record);
-    Status st = decodeRecord(part.message(e), out);
+    Status st = part.ensure(e.offset, e.length);
+    if (st) st = decodeRecord(part.message(e), out);
     if (!st) return {st.code(), describeLocation(part, e) + ": " + st.message()};
     return st;
 }
@@ -181,7 +189,7 @@ Result<TensorView> RankReader::tensor(std::size_t record, std::string_view key) 
     int col = part.columnOf(key);
     if (col < 0)
         return Status(ErrorCode::NotFound,
-                      "key '" + std::string(key) + "' is not in " + part.part().path);
+                      "key '" + std::string(key) + "' is not in " + part.part().displayPath());
     RecordView view;
     XT_RETURN_IF_ERROR(decode(record, view));
     const RecordEntry& e = entry(record);
@@ -210,7 +218,10 @@ void RankReader::forEachTensor(
             if (t.status().code() != ErrorCode::NotFound) {
                 const RecordEntry& e = entry(i);
                 const PartReader& part = *m_parts[partOf(i)];
-                diag.add(Severity::Error, "bad-column", part.part().path, e.offset - 4,
+                // IoError: the bytes of a remote part could not be fetched.
+                const bool unavailable = t.status().code() == ErrorCode::IoError;
+                diag.add(unavailable ? codes::kUnavailableRecord : codes::kBadColumn,
+                         part.part().displayPath(), e.offset - 4,
                          static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
                          t.status().message());
             }
@@ -231,9 +242,8 @@ Result<bool> RankReader::refresh(Diagnostics& diag) {
     std::size_t before = recordCount();
     bool changed = false;
     for (auto& p : m_parts) {
-        auto r = p->refresh(diag);
-        if (!r) return r.status();
-        changed = changed || *r;
+        XT_ASSIGN_OR_RETURN(const bool grew, p->refresh(diag));
+        changed = changed || grew;
     }
     if (changed) {
         rebuild(diag);
@@ -264,7 +274,7 @@ Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
             done += p.size;
             if (!part) {
                 if (part.status().code() == ErrorCode::Cancelled) return part.status();
-                diag.add(Severity::Error, "unreadable-part", p.path, Diagnostic::kNoOffset, -1,
+                diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
                          part.status().message());
                 continue;
             }

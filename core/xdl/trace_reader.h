@@ -39,6 +39,11 @@ public:
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
+    // Makes bytes [offset, offset + length) readable: the part's fetcher (a remote part) brings
+    // them in; nothing to do for a local file. Every read of the part's bytes is preceded by it
+    // (open and refresh for what they index, RankReader::decode for a record).
+    Status ensure(std::uint64_t offset, std::uint64_t length) const;
+    // The mapped bytes: only ranges ensure() covered may be read.
     Bytes bytes() const { return m_file.bytes(); }
     const MappedFile& file() const { return m_file; }
     Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }

@@ -236,15 +236,22 @@ bool scanRecordHeadFast(const std::uint8_t* p, const std::uint8_t* end, RecordHe
             }
         }
         switch (tag) {
-        case 0x08: fields[1] = static_cast<std::int64_t>(v); break;
-        case 0x10: fields[2] = static_cast<std::int64_t>(v); break;
-        case 0x20: fields[4] = static_cast<std::int64_t>(v); break;
+        case 0x08:
+            fields[1] = static_cast<std::int64_t>(v);
+            break;
+        case 0x10:
+            fields[2] = static_cast<std::int64_t>(v);
+            break;
+        case 0x20:
+            fields[4] = static_cast<std::int64_t>(v);
+            break;
         case 0x1a:
             if (v > static_cast<std::uint64_t>(end - p)) return false;
             p += v;
             ++columns;
             break;
-        default: return false;
+        default:
+            return false;
         }
     }
     out.gstep = fields[1];

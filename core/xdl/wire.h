@@ -1,5 +1,5 @@
 #pragma once
-// The XDL wire format (../shared/docs/FORMAT-XDL.md), decoded and encoded by hand.
+// The XDL wire format (schema in proto/xdl.proto), decoded and encoded by hand.
 // Decoding is zero-copy: a column's data is a span into the caller's bytes (the mapped file).
 // Encoding produces exactly the bytes protobuf's serializer writes for the same message.
 // Every decoder takes one message WITHOUT its u32 length prefix.

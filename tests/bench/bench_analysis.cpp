@@ -1,4 +1,4 @@
-// P3 (docs/PERFORMANCE.md): histogram of float32 with 4096 bins on the CPU backend, and the
+// P3 (docs/BENCHMARKS.md): histogram of float32 with 4096 bins on the CPU backend, and the
 // statistics kernel, each with a reference in the same run: a plain reading pass over the same
 // memory on one core (what the memory system allows). Default size 2.5e8 float32 (1 GB); the 1e9
 // target is scaled linearly (counter `s_per_1e9`). XT_BENCH_ELEMENTS overrides the size.

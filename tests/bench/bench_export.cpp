@@ -1,4 +1,4 @@
-// P6 (docs/PERFORMANCE.md): HDF5 export throughput.
+// P6 (docs/BENCHMARKS.md): HDF5 export throughput.
 //   BM_Hdf5BulkReference   one H5Dwrite of the same tensor bytes into a chunked dataset: the
 //                          ceiling the HDF5 C API gives on this machine
 //   BM_ExportLargeTensors  xtrace's exporter on a run of 1 MiB float32 tensors (~512 MB)

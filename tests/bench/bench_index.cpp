@@ -1,4 +1,4 @@
-// P1 (docs/PERFORMANCE.md): indexing an XDL data file from the page cache, as a ratio to reading
+// P1 (docs/BENCHMARKS.md): indexing an XDL data file from the page cache, as a ratio to reading
 // the same file with read() (what `cat FILE > /dev/null` does), measured in the same run.
 //
 //   bench_index [--benchmark_filter=...]     files are generated once under $XT_BENCH_DIR (/tmp)

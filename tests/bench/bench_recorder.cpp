@@ -1,4 +1,4 @@
-// P7/P8 (docs/PERFORMANCE.md): the recorder's cost on the step thread, its writer throughput and
+// P7/P8 (docs/BENCHMARKS.md): the recorder's cost on the step thread, its writer throughput and
 // the delay until a live follower sees a record, each against a reference run in the same
 // invocation.
 //

@@ -1,4 +1,4 @@
-// P5 (PERFORMANCE.md): paint time of the timeline view over a large trace. Generates a Chrome
+// P5 (docs/BENCHMARKS.md): paint time of the timeline view over a large trace. Generates a Chrome
 // trace of XT_BENCH_EVENTS events (default 10M; compact JSON in memory, imported with
 // importChromeTraceBytes): 16 threads in 4 processes with three levels of nested X slices of
 // varied durations, a counter per process and flow pairs between threads. Reports the import

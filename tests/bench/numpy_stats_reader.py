@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """P2 reference and data generator: a plain numpy + python protobuf reader computing the
-`xtrace stats` statistics (CONTRACTS.md) of every (key, record) of XDL data files.
+`xtrace stats` statistics (core/analysis/tensor_stats.h) of every (key, record) of XDL data files.
 
 usage: numpy_stats_reader.py write DIR MB     writes ~MB megabytes of float32 records (1 rank)
        numpy_stats_reader.py read DIR          reads every data file under DIR; prints records/s

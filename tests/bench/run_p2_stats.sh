@@ -1,5 +1,5 @@
 #!/bin/sh
-# P2 (docs/PERFORMANCE.md): `xtrace stats` over float32 trace data as a ratio to a plain numpy +
+# P2 (docs/BENCHMARKS.md): `xtrace stats` over float32 trace data as a ratio to a plain numpy +
 # python protobuf reader of the same files, both from the page cache, in one invocation.
 #   tests/bench/run_p2_stats.sh XTRACE [MB] [DIR]     (defaults: 400 MB under /tmp)
 set -eu

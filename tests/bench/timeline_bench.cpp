@@ -1,4 +1,4 @@
-// P4 / P5 benchmarks (PERFORMANCE.md).
+// P4 / P5 benchmarks (docs/BENCHMARKS.md).
 //  * Import of a generated Kineto-like trace (XT_BENCH_MB, default 1024 MB, written to /tmp at
 //    run time and removed afterwards) and of the largest corpus files. Each import is paired
 //    with two references over the same bytes in the same run: memcpy, and a raw simdjson

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# usage: install_test.sh BUILD_DIR PREFIX VERSION LIBDIR
-# Installs the build tree's `app` and `sdk` components into PREFIX with cmake --install, then
-# checks the layout and runs the installed programs from there: xtrace --version, record-demo +
-# info, xtview --version (offscreen). PREFIX is then used by the SDK consumer and desktop tests.
+# usage: install_test.sh BUILD_DIR PREFIX VERSION LIBDIR PYTHONDIR PYTHON_MODULE(ON|OFF)
+# Installs the build tree's `app`, `sdk` and `python` components into PREFIX with cmake
+# --install, then checks the layout and runs the installed programs from there: xtrace --version,
+# record-demo + info, xtview --version (offscreen), and the Python package (when its module is
+# built) on the demo run. PREFIX is then used by the SDK consumer and desktop tests.
 set -euo pipefail
-build=$1 prefix=$2 version=$3 libdir=$4
+build=$1 prefix=$2 version=$3 libdir=$4 pydir=$5 pymodule=$6
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" --component app >/dev/null
 cmake --install "$build" --prefix "$prefix" --component sdk >/dev/null
+cmake --install "$build" --prefix "$prefix" --component python >/dev/null
 
 for f in bin/xtrace bin/xtview include/xtrecorder/xt_recorder.h \
          "$libdir/libxtrecorder.so.$version" "$libdir/pkgconfig/xtrecorder.pc" \
          "$libdir/cmake/XtRecorder/XtRecorderConfig.cmake" \
          "$libdir/cmake/XtRecorder/XtRecorderConfigVersion.cmake" \
          share/applications/xtview.desktop share/metainfo/io.github.xtview.xtview.metainfo.xml \
-         share/mime/packages/xtview.xml share/icons/hicolor/scalable/apps/xtview.svg; do
+         share/mime/packages/xtview.xml share/icons/hicolor/scalable/apps/xtview.svg \
+         "$pydir/xtview/__init__.py" "$pydir/xtview/recorder.py" "$pydir/xtview/dask.py" \
+         "$pydir/xtview/_core.pyi" "$pydir/xtview/py.typed" "$pydir/xtview/_install_paths.py" \
+         "$pydir/xtrecorder/__init__.py"; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 for s in 16 32 48 64 128 256; do
@@ -68,4 +73,23 @@ PY
 QT_QPA_PLATFORM=offscreen "$prefix/bin/xtview" --version > xtview.txt
 [ "$(head -1 xtview.txt)" = "xtview $version" ] || fail "xtview --version: $(head -1 xtview.txt)"
 grep -q "  Qt (run time):" xtview.txt || fail "xtview --version lacks the Qt run-time version"
+
+# The Python package from the prefix: the extension module resolves its libraries, loads no
+# protobuf runtime, and reads the demo run into a DataFrame.
+if [ "$pymodule" = ON ]; then
+  core=$(ls "$prefix/$pydir"/xtview/_core.*.so) || fail "no xtview/_core module installed"
+  if grep -qE 'R(UN)?PATH' <<<"$(readelf -d "$core")"; then fail "$core has an RPATH"; fi
+  if grep -q protobuf <<<"$(readelf -d "$core")"; then fail "$core needs libprotobuf"; fi
+  deps=$(ldd "$core")
+  if grep -q 'not found' <<<"$deps"; then echo "$deps"; fail "$core: missing libraries"; fi
+  PYTHONPATH="$prefix/$pydir" /usr/bin/python3 - demo "$prefix/$pydir" <<'PY'
+import os, sys
+import xtview
+assert os.path.realpath(xtview.__file__).startswith(os.path.realpath(sys.argv[2])), xtview.__file__
+run = xtview.open(sys.argv[1], summary_dir="summaries")
+stats = run.stats()
+assert run.ranks == [0, 1] and len(stats) > 0 and stats["count"].min() > 0, stats
+assert "libprotobuf" not in open("/proc/self/maps").read()
+PY
+fi
 echo "install test: OK ($prefix)"

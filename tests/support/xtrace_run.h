@@ -1,6 +1,6 @@
 #pragma once
 // Runs the built `xtrace` (XTRACE_BIN, set by the test target) with arguments, capturing stdout
-// and the exit status; and the path of a file of the shared Chrome corpus.
+// and the exit status.
 
 #include <array>
 #include <cstdio>
@@ -26,10 +26,6 @@ inline RunResult runXtrace(const std::string& args) {
     const int st = pclose(p);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return r;
-}
-
-inline std::string chromeCorpus(const std::string& rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
 }
 
 } // namespace xt::test

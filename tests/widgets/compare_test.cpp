@@ -1,7 +1,7 @@
-// Issue 8 in the GUI, offscreen, over runs written with the recorder: the key divergence table of
-// a compare tab (exact rows, ranking, tolerance), row selection moving the cursors, relative
-// alignment, synchronised x ranges, rendering and image export; the HDF5 export dialog re-read
-// through the HDF5 C API (and cancelled without leaving a file); the statistics CSV.
+// Comparison and export in the GUI, offscreen, over runs written with the recorder: the key
+// divergence table of a compare tab (exact rows, ranking, tolerance), row selection moving the
+// cursors, relative alignment, synchronised x ranges, rendering and image export; the HDF5 export
+// dialog re-read through the HDF5 C API (and cancelled without leaving a file); the statistics CSV.
 #include "core/export/stats_csv.h"
 #include "core/recorder/recorder.h"
 #include "temp_dir.h"

@@ -1,4 +1,4 @@
-// Issue 9, desktop side: Help > About shows the build facts of core/buildinfo plus the Qt run-time
+// Desktop integration: Help > About shows the build facts of core/buildinfo plus the Qt run-time
 // version and the CUDA probe's answer; the window icon comes from the compiled-in SVG; and the
 // main window's settings are written atomically (a new file renamed over the old one, never
 // rewritten in place), so a crash during a write cannot leave a truncated settings file.

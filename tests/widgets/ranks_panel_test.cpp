@@ -13,6 +13,7 @@
 
 #include "offscreen_app.h"
 #include "rank_set.h"
+#include "shared_corpus.h"
 #include "temp_dir.h"
 
 #include <QComboBox>
@@ -25,7 +26,6 @@
 #include <QTableWidget>
 #include <QTest>
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ const char* kResnet =
     "kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz";
 
 std::string corpus(const char* rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+    return xt::test::chromeCorpus(rel);
 }
 
 // Renders `w`; with XT_PANEL_SHOTS=DIR set also saves it there for a look.
@@ -65,7 +65,7 @@ QString firstLine(const QString& path) {
 class RanksPanelTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        if (!std::filesystem::exists(corpus(kResnet))) return;
+        if (!xt::test::sharedCorpusPresent()) return;
         s_dir = new test::TempDir;
         test::RankSetSpec spec;
         spec.delayedRank = 2;
@@ -81,7 +81,7 @@ protected:
     }
     void SetUp() override {
         ::xt::test::offscreenApp();
-        if (!s_set) GTEST_SKIP() << "needs the shared corpus (" << kResnet << ")";
+        XT_REQUIRE_SHARED_CORPUS();
         ASSERT_TRUE(s_set->ok()) << s_set->error;
     }
     static test::TempDir* s_dir;

@@ -549,7 +549,7 @@ TEST_F(TwoRuns, ScreenshotsAt1280x800And1920x1080HaveReadableAxes) {
     ASSERT_TRUE(waitIdle(*w));
     // The diagnostics table on top, with a message longer than it is wide.
     w->diagnosticsModel()->addMessage(
-        Severity::Warning, QStringLiteral("missing-parts"),
+        codes::kMissingParts,
         QStringLiteral("rank 1 of %1 has no part file with index 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, "
                        "12, 13, 14, 15, 16, 17, 18, 19, 20; the steps they held are not shown")
             .arg(QString::fromStdString(dir.file("a/run/train.trace"))));

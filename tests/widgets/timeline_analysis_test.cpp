@@ -1,4 +1,4 @@
-// The analysis panels of a timeline tab linked to its view (issues 7 and 8): the op summary
+// The analysis panels of a timeline tab linked to its view: the op summary
 // follows the range selected in the view and a double click highlights the op; a step bar
 // shows its step; a second profile is aligned at its first step and diffed against the first;
 // two steps of one profile are diffed. Checked against the core functions on corpus traces.
@@ -12,6 +12,7 @@
 #include "widgets/timeline_page.h"
 
 #include "offscreen_app.h"
+#include "shared_corpus.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -28,7 +29,7 @@ QApplication& app() {
 }
 
 QString corpus(const char* rel) {
-    return QString::fromStdString(std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel);
+    return QString::fromStdString(xt::test::chromeCorpus(rel));
 }
 
 const char* kBase = "hta/trace_compare__base__base.json.gz";
@@ -54,6 +55,7 @@ QStringList tabTitles(const TimelinePage& page) {
 }
 
 TEST(TimelineAnalysis, PanelsFollowTheViewOnOneProfile) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -126,6 +128,7 @@ TEST(TimelineAnalysis, PanelsFollowTheViewOnOneProfile) {
 }
 
 TEST(TimelineAnalysis, TwoProfilesAreAlignedAtTheirFirstStepAndDiffed) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);

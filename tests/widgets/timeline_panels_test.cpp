@@ -18,6 +18,7 @@
 #include "widgets/trace_time_format.h"
 
 #include "offscreen_app.h"
+#include "shared_corpus.h"
 #include <QAbstractItemModelTester>
 
 #include <QApplication>
@@ -42,7 +43,7 @@ QApplication& app() {
 }
 
 std::string corpus(const std::string& rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+    return xt::test::chromeCorpus(rel);
 }
 
 const char* kResnet =
@@ -117,6 +118,7 @@ TEST(TraceTimeFormat, UnitsAndRanges) {
 }
 
 TEST(OpSummaryPanel, RowsEqualTheCoreSummaryForTheTraceAndARange) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto st = load(kResnet);
     ASSERT_GT(st->sliceCount(), 10000u);
@@ -191,6 +193,7 @@ TEST(OpSummaryPanel, RowsEqualTheCoreSummaryForTheTraceAndARange) {
 }
 
 TEST(StepBreakdownChart, OneStackedBarPerStepWithItsBottleneck) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto st = load(kResnet);
     const auto want = timeline::stepBreakdown(*st);
@@ -254,6 +257,7 @@ TEST(StepBreakdownChart, OneStackedBarPerStepWithItsBottleneck) {
 }
 
 TEST(MemoryPanel, PeaksAndTheObjectsAliveAtThem) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto st = load(kTfMemory);
     const auto want = timeline::memoryPeaks(*st);
@@ -323,6 +327,7 @@ TEST(MemoryPanel, PeaksAndTheObjectsAliveAtThem) {
 }
 
 TEST(OpSummaryDiffPanel, RegressionOrderColoursAndSteps) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto a = load("hta/trace_compare__base__base.json.gz");
     auto b = load("hta/trace_compare__test__test.json.gz");

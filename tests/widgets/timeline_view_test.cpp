@@ -1,8 +1,9 @@
-// Timeline view (issue 7): pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
+// Timeline view: pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
 // ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
 // corpus traces: click selection with the details panel, search against a brute-force count,
 // range drag, W/S/A/D/0/F keys, a rendered page, a flow arrow back in time (and the setting
 // that drops it), and opening files through MainWindow.
+#include "core/open/trace_kind.h"
 #include "core/xdl/file_series_writer.h"
 #include "temp_dir.h"
 #include "widgets/main_window.h"
@@ -13,6 +14,7 @@
 #include "widgets/timeline_view.h"
 
 #include "offscreen_app.h"
+#include "shared_corpus.h"
 
 #include <QAction>
 #include <QApplication>
@@ -37,7 +39,7 @@ QApplication& app() {
 }
 
 std::string corpus(const char* rel) {
-    return std::string(XT_SHARED_DIR) + "/corpus/chrome/" + rel;
+    return xt::test::chromeCorpus(rel);
 }
 
 TimelineLayer load(const char* rel) {
@@ -153,6 +155,7 @@ TEST(HitTest, ItemsUnderThePointerWithTolerance) {
 }
 
 TEST(Layout, ProcessesTracksAndCountersInOrder) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto layer = load("tf-timeline/seasonyc__timeline.tf.json"); // threads, counters, flows
     ASSERT_TRUE(layer.store);
     const auto& s = *layer.store;
@@ -200,6 +203,7 @@ TEST(Layout, ProcessesTracksAndCountersInOrder) {
 }
 
 TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto layer =
         load("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
     ASSERT_TRUE(layer.store && layer.coarse);
@@ -245,6 +249,7 @@ TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
 // ---- the view ----
 
 TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     auto layer = load("catapult/x_event_trace.json");
     ASSERT_TRUE(layer.store);
@@ -279,6 +284,7 @@ TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
 }
 
 TEST(TimelineView, ClickSelectsTheSliceAndTheDetailsShowIt) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -315,6 +321,7 @@ TEST(TimelineView, ClickSelectsTheSliceAndTheDetailsShowIt) {
 }
 
 TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -354,6 +361,7 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
 }
 
 TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelineView v;
     v.resize(1200, 700);
@@ -386,6 +394,7 @@ TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
 }
 
 TEST(TimelineView, KeysZoomPanAndFit) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelineView v;
     v.resize(1200, 700);
@@ -440,6 +449,7 @@ int distinctColours(const QImage& img, QRect r) {
 }
 
 TEST(TimelineView, RendersAPageWithTracksRulerAndLayers) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TimelinePage page;
     page.resize(1400, 900);
@@ -566,21 +576,25 @@ TEST(TimelineView, DrawsADataflowArrowBackInTimeUnlessChromeCompatible) {
 
 // ---- files and the main window ----
 
+// What the main window sends to a timeline tab (core/open's detection).
+bool isTimelinePath(const QString& path) {
+    return open::isTimeline(open::detectTraceKind(path.toStdString()));
+}
+
 TEST(TimelineDocument, RoutesFilesByExtensionAndContent) {
-    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(corpus("catapult/flow.json"))));
-    EXPECT_TRUE(
-        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
-    EXPECT_TRUE(
-        looksLikeTimelineFile(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
-    EXPECT_TRUE(looksLikeTimelineFile(QString::fromStdString(
+    XT_REQUIRE_SHARED_CORPUS();
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/flow.json"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_gz.gz"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(corpus("catapult/simple_trace_zip.zip"))));
+    EXPECT_TRUE(isTimelinePath(QString::fromStdString(
         corpus("bazel/command-88049215-ba46-42a7-99fe-c2d2df449acd.profile.gz"))));
     TempDir dir;
     QFile f(QString::fromStdString(dir.file("notes.json")));
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
     f.write("hello");
     f.close();
-    EXPECT_FALSE(looksLikeTimelineFile(f.fileName()));
-    EXPECT_FALSE(looksLikeTimelineFile(QString::fromStdString(dir.str())));
+    EXPECT_FALSE(isTimelinePath(f.fileName()));
+    EXPECT_FALSE(isTimelinePath(QString::fromStdString(dir.str())));
     auto zip = loadTimelineLayer(corpus("catapult/simple_trace_zip.zip"));
     ASSERT_TRUE(zip.isOk()) << zip.status().toString();
     EXPECT_GT(zip->store->sliceCount(), 5u);
@@ -607,6 +621,7 @@ void writeRun(const std::string& dir, int steps) {
 }
 
 TEST(MainWindowTimeline, OpensTimelineFilesAndTheStepTimeline) {
+    XT_REQUIRE_SHARED_CORPUS();
     app();
     TempDir dir;
     writeRun(dir.str() + "/run", 6);

@@ -16,17 +16,23 @@
 #include "widgets/run_browser_model.h"
 #include "widgets/series_math.h"
 #include "widgets/stat_plot.h"
+#include "widgets/timeline_page.h"
+#include "widgets/timeline_view.h"
 #include "widgets/value_table_model.h"
 
 #include "offscreen_app.h"
 #include <QAbstractItemModelTester>
 
 #include <QApplication>
+#include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QTest>
 #include <QTreeView>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
 #include <unistd.h>
@@ -172,7 +178,7 @@ TEST(Models, PassTheModelTesterAndShowTheKeys) {
     Diagnostics d;
     d.add(Severity::Error, "truncated-record", "f", 12, 3, "cut short");
     diag.setDiagnostics(d);
-    diag.addMessage(Severity::Warning, "x", "y");
+    diag.addMessage(codes::kHdfsOffline, "y"); // a warning: the error count stays 1
     EXPECT_EQ(diag.rowCount(), 2);
     EXPECT_EQ(diag.index(0, DiagnosticsModel::OffsetColumn).data().toULongLong(), 12u);
     EXPECT_EQ(diag.errorCount(), 1u);
@@ -395,6 +401,60 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     w.openPaths({qfile(dir, "does-not-exist")});
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
     EXPECT_GE(w.diagnosticsModel()->errorCount(), 1u);
+}
+
+// One openPaths call with a Kineto trace that starts with a line feed and spaces, an XDL run
+// directory and a part summary: the trace opens in a timeline tab, the run in the run loader,
+// and the summary nowhere.
+TEST(MainWindow, OpenPathsSortsRunsAndTimelinesByContent) {
+    app();
+    TempDir dir;
+    writeRun(dir.file("run"));
+    {
+        std::ofstream(dir.file("run/train.trace.0.1.xts")) << "summary";
+        std::ofstream(dir.file("kineto.json"))
+            << "\n   {\n  \"traceEvents\": [\n  {\"ph\": \"X\", \"name\": \"aten::mm\", "
+               "\"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 5}\n]}\n";
+    }
+    MainWindow w(qfile(dir, "settings.ini"));
+    w.openPaths({qfile(dir, "kineto.json"), qfile(dir, "run")});
+    auto pages = [&] { return w.findChildren<TimelinePage*>(); };
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w.runs().size() == 1 && pages().size() == 1 && !w.isBusy(); }, 30000));
+    TimelinePage* page = pages()[0];
+    ASSERT_EQ(page->view()->layers().size(), 1u) << page->lastError().toStdString();
+    EXPECT_EQ(page->view()->layers()[0].store->sliceCount(), 1u);
+    EXPECT_EQ(w.runs()[0]->reader->ranks().size(), 2u);
+    EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
+}
+
+// The demo run is written in-process (core/demo), without any other program, then opened; a
+// second request opens the cached copy.
+TEST(MainWindow, WritesAndOpensTheDemoRunItself) {
+    app();
+    TempDir dir;
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    const QString demo = MainWindow::demoDirectory();
+    EXPECT_TRUE(demo.startsWith(qfile(dir, "cache"))) << demo.toStdString();
+    {
+        MainWindow w(qfile(dir, "settings.ini"));
+        w.openDemoRun();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
+        EXPECT_EQ(w.runs()[0]->reader->ranks().size(), 4u);
+        EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
+        EXPECT_TRUE(QDir(demo).exists());
+        EXPECT_FALSE(QDir(demo + ".partial").exists());
+        const QDateTime written = QFileInfo(demo + "/train.trace.0.1").lastModified();
+        w.closeAll();
+        w.openDemoRun();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
+        EXPECT_EQ(QFileInfo(demo + "/train.trace.0.1").lastModified(), written);
+    }
+    if (cacheBefore.isNull())
+        qunsetenv("XDG_CACHE_HOME");
+    else
+        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 } // namespace

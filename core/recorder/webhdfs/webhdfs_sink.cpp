@@ -168,10 +168,10 @@ private:
             Part& p = m_parts.front();
             XT_RETURN_IF_ERROR(upload(p));
             if (!p.finished) return Status::ok();
-            auto meta = readRange(p.localPath + ".meta", 0, fileSize(p.localPath + ".meta"));
-            if (!meta) return meta.status();
+            XT_ASSIGN_OR_RETURN(const std::string meta, readRange(p.localPath + ".meta", 0,
+                                                                  fileSize(p.localPath + ".meta")));
             XT_RETURN_IF_ERROR(
-                m_client.create(remote(baseName(p.localPath) + ".meta"), *meta, true));
+                m_client.create(remote(baseName(p.localPath) + ".meta"), meta, true));
             ::unlink(p.localPath.c_str());
             ::unlink((p.localPath + ".meta").c_str());
             m_parts.pop_front();
@@ -194,14 +194,13 @@ private:
                           fmt::format("{} holds more bytes than the spool", data.toString()));
         do { // in pieces of at most kMaxRequestBytes, so memory stays bounded
             std::uint64_t end = std::min(size, p.uploaded + kMaxRequestBytes);
-            auto bytes = readRange(p.localPath, p.uploaded, end);
-            if (!bytes) return bytes.status();
+            XT_ASSIGN_OR_RETURN(const std::string bytes, readRange(p.localPath, p.uploaded, end));
             Status s;
             if (!p.created) {
-                s = m_client.create(data, *bytes, true);
+                s = m_client.create(data, bytes, true);
                 if (s) s = m_client.create(remote(baseName(p.localPath) + ".meta"), "", true);
-            } else if (!bytes->empty()) {
-                s = m_client.append(data, *bytes);
+            } else if (!bytes.empty()) {
+                s = m_client.append(data, bytes);
             }
             if (!s) {
                 p.resync = true;
@@ -209,7 +208,7 @@ private:
             }
             p.created = true;
             p.uploaded = end;
-            m_monitor->update([&](WebHdfsSinkStats& st) { st.uploadedBytes += bytes->size(); });
+            m_monitor->update([&](WebHdfsSinkStats& st) { st.uploadedBytes += bytes.size(); });
         } while (p.uploaded < size);
         return Status::ok();
     }
@@ -236,12 +235,10 @@ OutputSinkFactory webHdfsSinkFactory(WebHdfsSinkOptions options,
     return [options = std::move(options),
             monitor](const xdl::WriterOptions& writerOptions,
                      const std::vector<std::string>& keys) -> Result<std::unique_ptr<OutputSink>> {
-        auto dir = storage::parseHdfsUrl(options.url);
-        if (!dir) return dir.status();
-        auto w = xdl::FileSeriesWriter::create(writerOptions, keys);
-        if (!w) return w.status();
+        XT_ASSIGN_OR_RETURN(const storage::HdfsUrl dir, storage::parseHdfsUrl(options.url));
+        XT_ASSIGN_OR_RETURN(auto writer, xdl::FileSeriesWriter::create(writerOptions, keys));
         return std::unique_ptr<OutputSink>(
-            std::make_unique<WebHdfsSink>(options, *dir, std::move(*w), monitor));
+            std::make_unique<WebHdfsSink>(options, dir, std::move(writer), monitor));
     };
 }
 

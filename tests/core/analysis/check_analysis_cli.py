@@ -6,12 +6,9 @@ not with any xtview code.
 
 usage: check_analysis_cli.py XTRACE PROTO_DIR TOOLS_DIR     (exit 77 = skipped)
 """
-import glob
 import json
 import os
-import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -24,84 +21,21 @@ except ImportError as e:
     sys.exit(77)
 
 xtrace, proto_dir, tools = sys.argv[1:4]
-gen = tempfile.mkdtemp(prefix="xdl_pb_")
-subprocess.check_call(["protoc", "-I", proto_dir, "--python_out", gen,
-                       os.path.join(proto_dir, "xdl.proto")])
-sys.path.insert(0, gen)
-import xdl_pb2 as pb  # noqa: E402
+sys.path.insert(0, tools)
+from xdl_numpy_reference import load_proto, numpy_stats  # noqa: E402
+from xdl_numpy_reference import read_run as read_run_pb  # noqa: E402
+from xdl_numpy_reference import write_nan_run as write_nan_run_pb  # noqa: E402
 
-DTYPES = {pb.Int8: np.int8, pb.Int16: np.int16, pb.Int32: np.int32, pb.Int64: np.int64,
-          pb.Float: np.float32, pb.Double: np.float64, pb.Bool: np.uint8, pb.Byte: np.uint8}
+pb = load_proto(proto_dir)
 REL = 1e-9
 
 
 def read_run(directory):
-    """{rank: [(gstep, lstep, timestamp, {key: np.ndarray in the original dtype})]}"""
-    runs = {}
-    files = [f for f in glob.glob(os.path.join(directory, "*")) if not f.endswith(".meta")]
-    parts = {}
-    for f in files:
-        m = re.match(r".*\.(\d+)\.(\d+)$", f)
-        parts.setdefault(int(m.group(1)), []).append((int(m.group(2)), f))
-    for rank, ps in parts.items():
-        records = []
-        for _, path in sorted(ps):
-            data = open(path, "rb").read()
-            pos, keys = 0, None
-            while pos + 4 <= len(data):
-                (n,) = struct.unpack_from("<I", data, pos)
-                msg = data[pos + 4:pos + 4 + n]
-                pos += 4 + n
-                if keys is None:
-                    keys = list(pb.Header.FromString(msg).key)
-                    continue
-                rec = pb.Record.FromString(msg)
-                cols = {}
-                for k, c in zip(keys, rec.column):
-                    if len(c.data) == 0:
-                        continue
-                    cols[k] = np.frombuffer(c.data, dtype=DTYPES[c.dtype])
-                records.append((rec.gstep, rec.lstep, rec.timestamp, cols))
-        runs[rank] = records
-    return runs
+    return read_run_pb(pb, directory)
 
 
 def write_nan_run(directory):
-    """One rank, 4 steps: float32 with NaN/Inf, float64 with a large mean, all-NaN float32."""
-    os.makedirs(directory, exist_ok=True)
-    rng = np.random.default_rng(3)
-    keys = ["w", "big", "dead"]
-    path = os.path.join(directory, "train.nan.trace.0.1")
-    with open(path, "wb") as f:
-        h = pb.Header(key=keys).SerializeToString()
-        f.write(struct.pack("<I", len(h)) + h)
-        for step in range(4):
-            w = rng.normal(0.25, 2.0, 5001).astype(np.float32)
-            if step >= 2:
-                w[[3, 17]] = np.nan
-                w[100] = np.inf
-                w[101] = -np.inf
-            w[7] = 0.0
-            big = 1e6 + rng.normal(0, 1, 100003)
-            dead = np.full(5, np.nan, dtype=np.float32)
-            rec = pb.Record(gstep=step, lstep=step, timestamp=1700000000000 + step)
-            rec.column.add(dtype=pb.Float, shape=[5001], data=w.tobytes())
-            rec.column.add(dtype=pb.Double, shape=[100003], data=big.tobytes())
-            rec.column.add(dtype=pb.Float, shape=[5], data=dead.tobytes())
-            body = rec.SerializeToString()
-            f.write(struct.pack("<I", len(body)) + body)
-    open(path + ".meta", "wb").close()
-
-
-def numpy_stats(a):
-    x = a.astype(np.float64)
-    fin = x[np.isfinite(x)]
-    s = {"count": x.size, "nan": int(np.isnan(x).sum()), "inf": int(np.isinf(x).sum()),
-         "zeros": int((x == 0).sum())}
-    if fin.size:
-        s.update(min=fin.min(), max=fin.max(), mean=fin.mean(), std=fin.std(),
-                 l2=np.sqrt(np.sum(fin * fin)))
-    return s
+    write_nan_run_pb(pb, directory)
 
 
 def close(got, want, scale):
@@ -231,5 +165,4 @@ lines = [json.loads(x) for x in subprocess.check_output(
     [xtrace, "stats", nan_dir, "--key", "^dead$"], text=True).splitlines()]
 assert len(lines) == 4 and all("min" not in x and x["nan"] == 5 for x in lines), lines
 shutil.rmtree(out, ignore_errors=True)
-shutil.rmtree(gen, ignore_errors=True)
 print("ok")

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string>
 #include <gtest/gtest.h>
+#include <string>
 #include <unistd.h>
 
 using namespace xt;

@@ -1,4 +1,4 @@
-// HDF5 export: the CONTRACTS.md layout, re-read value by value through the HDF5 C API.
+// HDF5 export: the layout of README "HDF5 layout", re-read value by value through the HDF5 C API.
 #include "core/export/hdf5_exporter.h"
 #include "core/xdl/file_series_writer.h"
 #include "xdl_test_util.h"
@@ -211,4 +211,35 @@ TEST(Hdf5Export, FiltersCancellationAndErrors) {
     EXPECT_EQ(exportHdf5(run, dir.file("x.h5"), bad, diag).status().code(),
               ErrorCode::InvalidArgument);
     EXPECT_FALSE(exportHdf5(run, "/nonexistent/dir/x.h5", {}, diag).isOk());
+}
+
+namespace {
+// A remote part's fetcher that cannot bring in anything past `from`.
+struct RefusingFetcher : RangeFetcher {
+    std::uint64_t from = 0;
+    Status ensure(std::uint64_t offset, std::uint64_t length) override {
+        if (offset + length <= from) return Status::ok();
+        return Status(ErrorCode::IoError, "bytes " + std::to_string(offset) + " not fetched");
+    }
+};
+} // namespace
+
+TEST(Hdf5Export, BytesThatCannotBeFetchedFailTheExportRatherThanDropRows) {
+    xt::test::TempDir dir;
+    writeRun(dir.path().string());
+    Diagnostics diag;
+    auto files = discoverRuns({dir.path().string()}, diag);
+    ASSERT_TRUE(files.isOk());
+    auto fetcher = std::make_shared<RefusingFetcher>();
+    fetcher->from = UINT64_MAX;
+    for (auto& rank : files->at(0).ranks)
+        for (auto& part : rank.parts)
+            part.fetcher = fetcher;
+    auto run = RunReader::open(files->at(0), diag);
+    ASSERT_TRUE(run.isOk());
+    fetcher->from = run->ranks()[1].entry(3).offset; // the last records are not there
+    auto report = exportHdf5(*run, dir.file("out.h5"), {}, diag);
+    ASSERT_FALSE(report.isOk());
+    EXPECT_EQ(report.status().code(), ErrorCode::IoError);
+    EXPECT_NE(report.status().message().find("not fetched"), std::string::npos);
 }

@@ -176,3 +176,43 @@ TEST(OpSummaryCsv, DiffRowsAndAtomicWrite) {
     EXPECT_EQ(files, 1u);
     EXPECT_FALSE(writeOpSummaryCsv(dir.file("missing/dir/x.csv"), a, opSummary(a), false).isOk());
 }
+
+TEST(OpSummaryCsv, StepBreakdownRowsEqualTheBreakdown) {
+    const TraceStore st = load(R"([
+      {"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":100,"dur":50},
+      {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":110,"dur":20.5},
+      {"ph":"X","name":"ProfilerStep#2","cat":"user_annotation","pid":1,"tid":1,"ts":150,"dur":30},
+      {"ph":"X","name":"gemm","cat":"kernel","pid":1,"tid":7,"ts":155,"dur":10}
+    ])");
+    const auto steps = stepBreakdown(st);
+    ASSERT_EQ(steps.size(), 2u);
+    const auto parsed = parseCsv(stepBreakdownCsv(steps));
+    ASSERT_EQ(parsed.size(), 3u);
+    const std::vector<std::string> header{"name",
+                                          "start_us",
+                                          "dur_us",
+                                          "bottleneck",
+                                          "device_compute_us",
+                                          "device_collectives_us",
+                                          "memcpy_us",
+                                          "kernel_launch_us",
+                                          "host_compute_us",
+                                          "other_us",
+                                          "idle_us"};
+    EXPECT_EQ(parsed[0], header);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const auto& p = parsed[i + 1];
+        ASSERT_EQ(p.size(), header.size());
+        EXPECT_EQ(p[0], steps[i].name);
+        EXPECT_EQ(microsToNs(p[1]), steps[i].start);
+        EXPECT_EQ(microsToNs(p[2]), steps[i].end - steps[i].start);
+        EXPECT_EQ(p[3], stepCategoryName(steps[i].bottleneck));
+        std::int64_t sum = 0;
+        for (std::size_t c = 0; c < kStepCategoryCount; ++c) {
+            EXPECT_EQ(microsToNs(p[4 + c]), steps[i].ns[c]);
+            sum += microsToNs(p[4 + c]);
+        }
+        EXPECT_EQ(sum, steps[i].end - steps[i].start); // categories sum to the step
+    }
+    EXPECT_EQ(parsed[1][7 + 1], "20.500"); // host_compute of step 1: aten::mm
+}

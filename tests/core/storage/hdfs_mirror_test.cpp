@@ -273,6 +273,39 @@ TEST(RemoteUrlOf, MapsMirrorPathsBackToTheirUrls) {
     EXPECT_EQ(remoteUrlOf("/cache/nn/user/me/exp", {}), "");
 }
 
+TEST_F(MirrorFixture, ListingAndRemoteDiscoveryFetchNothing) {
+    test::writeFile(remote.file("runs/r1/train.trace.0.2"), pattern(10));
+    test::writeFile(remote.file("runs/r1/test.other.3.1"), pattern(20));
+    HdfsMirror m(opts);
+    auto listed = m.list(srv.url("/runs"));
+    ASSERT_TRUE(listed) << listed.status().toString();
+    std::map<std::string, std::uint64_t> sizes;
+    for (const auto& f : *listed)
+        sizes[f.url] = f.size;
+    EXPECT_EQ(sizes.size(), 6u); // 4 data files, 2 metas; notes.txt is not a run file
+    EXPECT_EQ(sizes[srv.url("/runs/r1/train.trace.0.1")], 100000u);
+    EXPECT_EQ(sizes[srv.url("/runs/r1/train.trace.1.1.meta")], 0u);
+    auto runs = discoverRemoteRuns(srv.url("/runs"), opts);
+    ASSERT_TRUE(runs) << runs.status().toString();
+    ASSERT_EQ(runs->size(), 2u);
+    const auto& r = (*runs)[1]; // ordered by (directory, prefix, name): "test" < "train"
+    EXPECT_EQ(r.directory, srv.url("/runs/r1"));
+    EXPECT_EQ(r.prefix, "train");
+    EXPECT_EQ(r.name, "trace");
+    ASSERT_EQ(r.ranks.size(), 2u);
+    ASSERT_EQ(r.ranks[0].parts.size(), 2u);
+    EXPECT_EQ(r.ranks[0].parts[1].path, srv.url("/runs/r1/train.trace.0.2"));
+    EXPECT_EQ(r.ranks[0].parts[1].index, 2);
+    EXPECT_EQ(r.ranks[0].parts[1].size, 10u);
+    EXPECT_EQ((*runs)[0].ranks[0].rank, 3);
+    EXPECT_FALSE(fs::exists(cache.file("127.0.0.1"))) << "listing fetched files";
+    auto one = discoverRemoteRuns(srv.url("/runs/r1/train.trace.1.1"), opts);
+    ASSERT_TRUE(one);
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ((*one)[0].ranks[0].parts.size(), 1u);
+    EXPECT_EQ(discoverRemoteRuns(srv.url("/nowhere"), opts).status().code(), ErrorCode::NotFound);
+}
+
 TEST_F(MirrorFixture, FollowALiveRunByPolling) {
     fs::create_directories(remote.path() / "live");
     std::string file = remote.file("live/train.trace.0.1");
@@ -352,6 +385,14 @@ TEST_F(MirrorFixture, XtraceInfoReadsAnHdfsUrl) {
     ASSERT_EQ(WEXITSTATUS(rc), 0) << text;
     EXPECT_NE(text.find("\"records\": 6"), std::string::npos) << text;
     EXPECT_TRUE(fs::exists(cache.file("xtview/hdfs/127.0.0.1/exp/run/train.trace.1.1")));
+    // Shown by their URLs, never by mirror paths.
+    EXPECT_NE(text.find("\"path\": \"" + srv.url("/exp/run/train.trace.1.1") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\"label\": \"" + srv.url("/exp/run/train.trace") + "\""),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("xtview/hdfs"), std::string::npos) << text;
     // Offline: the mirror still answers, with a warning on stderr.
     std::string url = srv.url("/exp");
     srv.stop();

@@ -266,6 +266,40 @@ TEST_F(Fixture, CreateAndAppendTwoStep) {
     EXPECT_EQ(client.remove(url(srv, "/out"), true).code(), ErrorCode::NotFound);
 }
 
+TEST_F(Fixture, RenameReplacesOnlyWhenAsked) {
+    ASSERT_TRUE(client.mkdirs(url(srv, "/r")));
+    ASSERT_TRUE(client.create(url(srv, "/r/.a.tmp"), "new", false));
+    ASSERT_TRUE(client.create(url(srv, "/r/a"), "old", false));
+    Status refused = client.rename(url(srv, "/r/.a.tmp"), url(srv, "/r/a"), false);
+    EXPECT_EQ(refused.code(), ErrorCode::IoError);
+    EXPECT_NE(refused.message().find("refused"), std::string::npos) << refused.message();
+    EXPECT_EQ(test::readFile(root.file("r/a")), "old");
+    ASSERT_TRUE(client.rename(url(srv, "/r/.a.tmp"), url(srv, "/r/a"), true));
+    EXPECT_EQ(test::readFile(root.file("r/a")), "new");
+    EXPECT_FALSE(std::filesystem::exists(root.file("r/.a.tmp")));
+    EXPECT_NE(srv.control("stats=1").find("\"renameoptions\": \"OVERWRITE\""), std::string::npos);
+    srv.control("fault=denied&op=RENAME&count=1");
+    EXPECT_EQ(client.rename(url(srv, "/r/a"), url(srv, "/r/b"), true).code(),
+              ErrorCode::PermissionDenied);
+}
+
+TEST_F(Fixture, ReplaceWritesATemporaryFileThenRenamesIt) {
+    ASSERT_TRUE(client.mkdirs(url(srv, "/p")));
+    ASSERT_TRUE(client.replace(url(srv, "/p/a.xts"), "one"));
+    ASSERT_TRUE(client.replace(url(srv, "/p/a.xts"), "two"));
+    EXPECT_EQ(test::readFile(root.file("p/a.xts")), "two");
+    EXPECT_EQ(count("RENAME"), 2);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root.file("p")), {}), 1)
+        << "no temporary file is left";
+    // Refused: the reason comes back and nothing is left behind.
+    srv.control("fault=denied&op=CREATE&count=1");
+    EXPECT_EQ(client.replace(url(srv, "/p/a.xts"), "three").code(), ErrorCode::PermissionDenied);
+    srv.control("fault=denied&op=RENAME&count=1");
+    EXPECT_EQ(client.replace(url(srv, "/p/a.xts"), "four").code(), ErrorCode::PermissionDenied);
+    EXPECT_EQ(test::readFile(root.file("p/a.xts")), "two");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root.file("p")), {}), 1);
+}
+
 TEST_F(Fixture, HttpFsSendsDataInOneRequest) {
     WebHdfsSettings s = fastSettings();
     s.httpfs = true;

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <curl/curl.h>
 #include <filesystem>
-#include <gtest/gtest.h>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -18,7 +17,9 @@ namespace xt::test {
 
 class WebHdfsTestServer {
 public:
-    explicit WebHdfsTestServer(const std::string& root) {
+    // Stops by itself after `idleExit` seconds without a request or `maxLife` seconds in all.
+    explicit WebHdfsTestServer(const std::string& root, int idleExit = 20, int maxLife = 120) {
+        const std::string idle = std::to_string(idleExit), life = std::to_string(maxLife);
         int fds[2];
         if (::pipe(fds) != 0) return;
         m_pid = ::fork();
@@ -29,7 +30,8 @@ public:
             std::string script =
                 std::string(XT_SOURCE_DIR) + "/tests/core/storage/webhdfs_test_server.py";
             ::execl("/usr/bin/python3", "python3", script.c_str(), "--root", root.c_str(),
-                    "--idle-exit", "20", "--max-life", "120", static_cast<char*>(nullptr));
+                    "--idle-exit", idle.c_str(), "--max-life", life.c_str(),
+                    static_cast<char*>(nullptr));
             ::_exit(127);
         }
         ::close(fds[1]);

@@ -10,7 +10,8 @@ import argparse, json, os, socket, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
-STATE = {"faults": [], "counts": {}, "last_query": {}, "no_fileid": False, "last_seen": time.time()}
+STATE = {"faults": [], "counts": {}, "last_query": {}, "served": {}, "ranges": {},
+         "no_fileid": False, "last_seen": time.time()}
 LOCK = threading.Lock()
 ROOT = "."
 
@@ -52,10 +53,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send(code, {"RemoteException": {"exception": exc, "javaClassName":
                                              "org.apache.hadoop." + exc, "message": msg}})
 
-    def take_fault(self, op):
+    def take_fault(self, op, hpath):
         with LOCK:
             for f in STATE["faults"]:
-                if f["op"] in (op, "ANY") and f["count"] > 0:
+                if f["op"] in (op, "ANY") and f["count"] > 0 and f["path"] in ("", hpath):
                     f["count"] -= 1
                     return f
         return None
@@ -83,7 +84,7 @@ class Handler(BaseHTTPRequestHandler):
         if STATE.get("require_negotiate") and not datanode and \
                 not (self.headers.get("Authorization") or "").startswith("Negotiate "):
             return self.send(401, b"", {"WWW-Authenticate": "Negotiate"}, ctype="text/plain")
-        fault = self.take_fault(key)
+        fault = self.take_fault(key, hpath)
         if fault:
             kind = fault["kind"]
             if kind == "slow":
@@ -137,6 +138,14 @@ class Handler(BaseHTTPRequestHandler):
             if q.get("data") == "true":
                 return self.datanode(method, op, hpath, q, body, None)
             return self.send(307, b"", {"Location": self.location("APPEND", hpath, q)})
+        if op == "RENAME" and method == "PUT":
+            dest = fs_path(q.get("destination", ""))
+            overwrite = "OVERWRITE" in q.get("renameoptions", "").upper()
+            if not os.path.exists(p) or not os.path.isdir(os.path.dirname(dest)) or \
+                    (os.path.exists(dest) and not overwrite):
+                return self.send(200, {"boolean": False})
+            os.replace(p, dest)
+            return self.send(200, {"boolean": True})
         if op == "MKDIRS" and method == "PUT":
             os.makedirs(p, exist_ok=True)
             return self.send(200, {"boolean": True})
@@ -154,24 +163,7 @@ class Handler(BaseHTTPRequestHandler):
     def datanode(self, method, op, hpath, q, body, fault):
         p = fs_path(hpath)
         if op == "OPEN":
-            with open(p, "rb") as f:
-                data = f.read()
-            off = int(q.get("offset", 0))
-            if off > len(data):
-                return self.remote(403, "IOException", "Offset=%d out of the range [0, %d)" % (off, len(data)))
-            end = len(data) if "length" not in q else min(len(data), off + int(q["length"]))
-            chunk = data[off:end]
-            if fault and fault["kind"] == "drop":
-                self.send_response(200)
-                self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(chunk)))
-                self.end_headers()
-                self.wfile.write(chunk[:len(chunk) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            return self.send(200, chunk, ctype="application/octet-stream")
+            return self.open_file(p, hpath, q, fault)
         if op == "CREATE":
             os.makedirs(os.path.dirname(p), exist_ok=True)
             tmp = p + ".__creating"
@@ -185,25 +177,68 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200)
         return self.remote(400, "IllegalArgumentException", "bad datanode op " + op)
 
+    def open_file(self, p, hpath, q, fault):
+        """Streams [offset, offset + length) of the file; counts the bytes sent per file and
+        per range (stats=1 shows them). A drop fault sends half, then closes the connection."""
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            off = int(q.get("offset", 0))
+            if off > size:
+                return self.remote(403, "IOException", "Offset=%d out of the range [0, %d)" % (off, size))
+            end = size if "length" not in q else min(size, off + int(q["length"]))
+            todo = end - off
+            if fault and fault["kind"] == "drop":
+                todo //= 2
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(end - off))
+            self.end_headers()
+            f.seek(off)
+            sent = 0
+            # Counted before each chunk is written: a client that has its bytes and asks for
+            # stats=1 at once must see them counted.
+            with LOCK:
+                rng = [off, 0]
+                STATE["ranges"].setdefault(hpath, []).append(rng)
+            while sent < todo:
+                chunk = f.read(min(1 << 20, todo - sent))
+                if not chunk:
+                    break
+                with LOCK:
+                    STATE["served"][hpath] = STATE["served"].get(hpath, 0) + len(chunk)
+                    rng[1] += len(chunk)
+                self.wfile.write(chunk)
+                sent += len(chunk)
+            if fault and fault["kind"] == "drop":
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+
     def control(self, q):
         """fault=KIND&op=OP&count=N[&delay_ms=D]: the next N requests of OP (OPEN, LISTSTATUS,
-        GETFILESTATUS, CREATE, APPEND, DN_OPEN, DN_CREATE, DN_APPEND, ANY) fail as KIND (500,
-        standby, denied, drop, slow). clear=1: no faults, zero counts. no_fileid=0|1.
+        GETFILESTATUS, CREATE, APPEND, RENAME, DN_OPEN, DN_CREATE, DN_APPEND, ANY) fail as KIND
+        (500, standby, denied, drop, slow); with path=P only requests for the HDFS path P.
+        clear=1: no faults, zero counts and byte counts. no_fileid=0|1.
         require_negotiate=0|1: namenode requests without SPNEGO get 401 Negotiate.
-        stats=1: request counts and last queries. shutdown=1: stop."""
+        stats=1: request counts, last queries, bytes served per file ("served") and the
+        [offset, bytes] of each read per file ("ranges"). shutdown=1: stop."""
         with LOCK:
             if "clear" in q:
                 STATE["faults"] = []
                 STATE["counts"] = {}
+                STATE["served"] = {}
+                STATE["ranges"] = {}
             if "fault" in q:
                 STATE["faults"].append({"kind": q["fault"], "op": q.get("op", "ANY").upper(),
                                         "count": int(q.get("count", 1)),
+                                        "path": q.get("path", ""),
                                         "delay_ms": int(q.get("delay_ms", 0))})
             if "require_negotiate" in q:
                 STATE["require_negotiate"] = q["require_negotiate"] == "1"
             if "no_fileid" in q:
                 STATE["no_fileid"] = q["no_fileid"] == "1"
-            out = {"counts": STATE["counts"], "last_query": STATE["last_query"]}
+            out = {"counts": STATE["counts"], "last_query": STATE["last_query"],
+                   "served": STATE["served"], "ranges": STATE["ranges"]}
         self.send(200, out)
         if "shutdown" in q:
             threading.Thread(target=self.server.shutdown, daemon=True).start()

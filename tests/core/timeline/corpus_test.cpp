@@ -1,6 +1,7 @@
 // Every file of the shared Chrome-trace corpus loads, with per-phase counts equal to the
 // independent counts recorded in MANIFEST.tsv (its `ph=` and `events=` fields).
 #include "core/timeline/chrome_trace_reader.h"
+#include "shared_corpus.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@ std::string trim(std::string s) {
 
 std::vector<ManifestEntry> readManifest() {
     std::vector<ManifestEntry> out;
-    std::ifstream in(std::string(XT_SHARED_DIR) + "/corpus/chrome/MANIFEST.tsv");
+    std::ifstream in(xt::test::chromeCorpus("MANIFEST.tsv"));
     std::string line;
     std::getline(in, line); // header
     while (std::getline(in, line)) {
@@ -66,6 +67,7 @@ std::vector<ManifestEntry> readManifest() {
 } // namespace
 
 TEST(TimelineCorpus, ManifestIsReadable) {
+    XT_REQUIRE_SHARED_CORPUS();
     const auto entries = readManifest();
     EXPECT_GE(entries.size(), 40u);
     for (const auto& e : entries)
@@ -73,9 +75,10 @@ TEST(TimelineCorpus, ManifestIsReadable) {
 }
 
 TEST(TimelineCorpus, EveryFileLoadsWithExactPhaseCounts) {
+    XT_REQUIRE_SHARED_CORPUS();
     for (const auto& e : readManifest()) {
         SCOPED_TRACE(e.path);
-        auto r = importChromeTrace(std::string(XT_SHARED_DIR) + "/corpus/chrome/" + e.path);
+        auto r = importChromeTrace(xt::test::chromeCorpus(e.path));
         ASSERT_TRUE(r.isOk()) << r.status().toString();
         const TraceStore& st = *r;
         EXPECT_EQ(st.report().events, e.events);
@@ -101,6 +104,7 @@ TEST(TimelineCorpus, EveryFileLoadsWithExactPhaseCounts) {
 }
 
 TEST(TimelineCorpus, KinetoFlowsConnectLaunchToKernel) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto r = importChromeTrace(
         std::string(XT_SHARED_DIR) +
         "/corpus/chrome/kineto/"
@@ -122,6 +126,7 @@ TEST(TimelineCorpus, KinetoFlowsConnectLaunchToKernel) {
 }
 
 TEST(TimelineCorpus, TensorFlowMemoryObjectsAndCounters) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto r = importChromeTrace(std::string(XT_SHARED_DIR) +
                                "/corpus/chrome/tf-timeline/seasonyc__timeline.keras.json");
     ASSERT_TRUE(r.isOk());
@@ -140,6 +145,7 @@ TEST(TimelineCorpus, TensorFlowMemoryObjectsAndCounters) {
 }
 
 TEST(TimelineCorpus, LargeIntegersSurvive) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto r = importChromeTrace(std::string(XT_SHARED_DIR) +
                                "/corpus/chrome/hta/large_integer_trace__rank-70.pt.trace.json.gz");
     ASSERT_TRUE(r.isOk());

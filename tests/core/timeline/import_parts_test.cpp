@@ -1,5 +1,6 @@
 // The parts of the Chrome importer on constructed events, without JSON: B/E matching and
 // nesting, async lanes, flow binding, and the TraceStoreBuilder that joins them.
+#include "core/base/diagnostic_codes.h"
 #include "core/timeline/async_lane_tracker.h"
 #include "core/timeline/flow_tracker.h"
 #include "core/timeline/nesting_tracker.h"
@@ -24,9 +25,9 @@ struct Warned {
 struct WarnLog {
     std::vector<Warned> items;
     ImportWarn fn() {
-        return [this](const char* code, std::uint64_t offset, std::uint64_t record, std::string,
-                      Severity) {
-            items.push_back({code, offset, record});
+        return [this](const DiagnosticCode& code, std::uint64_t offset, std::uint64_t record,
+                      std::string) {
+            items.push_back({code.name, offset, record});
         };
     }
     std::map<std::string, int> counts() const {

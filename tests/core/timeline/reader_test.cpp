@@ -1,4 +1,4 @@
-// Chrome-trace import on hand-made inputs: every tolerance rule of CONTRACTS.md, flows, async,
+// Chrome-trace import on hand-made inputs: every tolerance rule of docs/TIMELINE.md, flows, async,
 // counters, objects, and bad input that must give a clear error or report, never a crash.
 #include "core/timeline/chrome_trace_reader.h"
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "shared_corpus.h"
 #include "xtrace_run.h"
 
 namespace {
@@ -50,6 +51,7 @@ TEST(TimelineCli, SummaryJsonFollowsTheContract) {
 }
 
 TEST(TimelineCli, TopLimitsRowsAndTextMode) {
+    XT_REQUIRE_SHARED_CORPUS();
     auto r = run("timeline " + corpus("catapult/x_event_trace.json") + " --json --top 2");
     ASSERT_EQ(r.status, 0);
     EXPECT_NE(r.out.find(R"("events":4027,)"), std::string::npos);

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "shared_corpus.h"
 #include "xtrace_run.h"
 
 using namespace xt::timeline;
@@ -69,6 +70,7 @@ void expectRowsEqual(simdjson::dom::array rows, const OpDiff& d, std::size_t n) 
 } // namespace
 
 TEST(TimelineDiffCli, TwoTracesJsonEqualsTheCoreDiff) {
+    XT_REQUIRE_SHARED_CORPUS();
     const auto r = run("timeline-diff " + corpus(kBase) + " " + corpus(kTest) + " --json --top 0");
     ASSERT_EQ(r.status, 0);
     simdjson::dom::parser parser;
@@ -102,6 +104,7 @@ TEST(TimelineDiffCli, TwoTracesJsonEqualsTheCoreDiff) {
 }
 
 TEST(TimelineDiffCli, StepAgainstStepAndCsv) {
+    XT_REQUIRE_SHARED_CORPUS();
     xt::test::TempDir dir;
     const std::string csv = dir.file("steps.csv");
     const auto r = run("timeline-diff " + corpus(kResnet) + " " + corpus(kResnet) +
@@ -136,6 +139,7 @@ TEST(TimelineDiffCli, StepAgainstStepAndCsv) {
 }
 
 TEST(TimelineDiffCli, TimelineCsvIsTheWholeOpSummary) {
+    XT_REQUIRE_SHARED_CORPUS();
     xt::test::TempDir dir;
     const std::string csv = dir.file("ops.csv");
     ASSERT_EQ(run("timeline " + corpus("catapult/x_event_trace.json") + " --csv " + csv).status, 0);

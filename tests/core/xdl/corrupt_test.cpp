@@ -1,5 +1,5 @@
-// Every edge case of FORMAT-XDL.md: a located diagnostic (file, offset, record), no crash, and
-// the good data around the damage stays readable.
+// Every edge case of the XDL format (proto/xdl.proto, core/xdl/wire.h): a located diagnostic (file,
+// offset, record), no crash, and the good data around the damage stays readable.
 #include "core/xdl/key_summary.h"
 #include "core/xdl/trace_reader.h"
 #include "xdl_test_util.h"
