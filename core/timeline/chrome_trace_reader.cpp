@@ -445,8 +445,8 @@ void ChromeTraceReader::handleCounter(const ChromeEvent& e) {
 
 Result<TraceStore> importChromeTraceParsed(Result<TraceBytes> bytes, const ImportOptions& options,
                                            const std::string& name) {
-    if (!bytes) return bytes.status();
-    ChromeTraceReader reader(std::move(bytes.value()), name, options);
+    XT_ASSIGN_OR_RETURN(TraceBytes text, std::move(bytes));
+    ChromeTraceReader reader(std::move(text), name, options);
     XT_RETURN_IF_ERROR(reader.parse());
     return reader.finish();
 }
