@@ -3,6 +3,7 @@
 // fields read by ChromeEventParser and dispatched by phase into a TraceStoreBuilder.
 #include "core/timeline/chrome_trace_reader.h"
 
+#include "core/base/byte_format.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/timeline/chrome_event_parser.h"
 #include "core/timeline/chrome_json_tokenizer.h"
@@ -76,9 +77,7 @@ private:
 
 Status ChromeTraceReader::parse() {
     ImportReport& report = m_builder.report();
-    std::size_t pos = 0;
-    if (m_text.size() >= 3 && m_text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3; // UTF-8 BOM
-    pos = json::skipWs(m_text, pos);
+    const std::size_t pos = skipBomAndWhitespace(m_text); // as sniffBytes reads the start
     if (pos >= m_text.size())
         return Status(ErrorCode::Corrupt, report.file + ": empty input, not a Chrome trace");
     if (m_truncated)

@@ -2,6 +2,8 @@
 // counters, objects, and bad input that must give a clear error or report, never a crash.
 #include "core/timeline/chrome_trace_reader.h"
 
+#include "core/base/byte_format.h"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -330,6 +332,32 @@ TEST(ChromeTraceReader, OddValuesSurvive) {
     const auto lng = slice(st, longName);
     EXPECT_EQ(st.sliceStart()[lng], -5000);
     EXPECT_EQ(st.beginTime(), -5000);
+}
+
+// What sniffBytes (and so core/open) takes for JSON text, the reader reads: a byte-order mark
+// and whitespace before the first '{', in the one-pass parse and in the tolerant walk.
+TEST(ChromeTraceReader, LeadingWhitespaceAndByteOrderMarkAsTheSnifferReadsThem) {
+    const std::string strict =
+        R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]})";
+    const std::string tolerant =
+        R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},]})";
+    for (const std::string prefix :
+         {std::string("\n   "), std::string("\xEF\xBB\xBF"), std::string("\xEF\xBB\xBF\r\n\t ")}) {
+        for (const std::string& body : {strict, tolerant}) {
+            const std::string text = prefix + body;
+            SCOPED_TRACE(text);
+            EXPECT_EQ(xt::sniffBytes(text, text.size()), xt::ByteFormat::JsonText);
+            auto st = load(text);
+            EXPECT_TRUE(st.report().objectForm);
+            EXPECT_EQ(st.sliceCount(), 1u);
+            EXPECT_EQ(reason(st, "trailing-comma"), body == tolerant ? 1u : 0u);
+        }
+    }
+    for (const std::string text :
+         {std::string("\xEF\xBB\xBF \n"), std::string("\xEF\xBB\xBF x{}")}) {
+        EXPECT_NE(xt::sniffBytes(text, text.size()), xt::ByteFormat::JsonText);
+        EXPECT_FALSE(importChromeTraceBytes(text).isOk());
+    }
 }
 
 TEST(ChromeTraceReader, EmptyAndGarbageInputsGiveErrors) {
