@@ -5,7 +5,6 @@
 #include "core/timeline/step_breakdown.h"
 
 #include <QFileInfo>
-#include <QTemporaryDir>
 
 namespace xt::widgets {
 
@@ -36,19 +35,13 @@ Result<TimelineLayer> loadTimelineLayer(const std::string& path, const ProgressC
 }
 
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCallback& progress) {
-    QTemporaryDir dir;
-    if (!dir.isValid()) return Status(ErrorCode::IoError, "cannot create a temporary directory");
-    const std::string file = dir.filePath(QStringLiteral("steps.json")).toStdString();
-    // writeChromeSteps takes readers by value and RunReader is move-only: reopen the run's
-    // files (the record index only; no tensor data is read).
+    // Reopen the run's files (the record index only; no tensor data is read): a snapshot that
+    // a follower of the live run does not change while the steps are built.
     Diagnostics diag;
-    std::vector<xdl::RunReader> runs(1);
-    XT_ASSIGN_OR_RETURN(runs[0], xdl::RunReader::open(run.files(), diag, progress));
-    XT_RETURN_IF_ERROR(writeChromeSteps(runs, file, progress).status());
-    auto layer =
-        finish(timeline::importChromeTrace(file, {progress}),
-               QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
-    return layer;
+    XT_ASSIGN_OR_RETURN(const xdl::RunReader reopened,
+                        xdl::RunReader::open(run.files(), diag, progress));
+    return finish(xdlStepsTrace(reopened, progress),
+                  QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
 }
 
 } // namespace xt::widgets

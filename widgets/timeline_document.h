@@ -38,7 +38,7 @@ Result<TimelineLayer> loadTimelineLayer(const std::string& path,
                                         timeline::ImportOptions options = {});
 
 // An XDL run's steps (per rank, from record timestamps; core/export/chrome_steps_writer) as a
-// layer: the Chrome JSON is written to a temporary file and imported.
+// layer, built directly into a TraceStore (xdlStepsTrace).
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run,
                                    const ProgressCallback& progress = {});
 

@@ -6,6 +6,7 @@
 // a record whose timestamp goes backwards (a restarted job) become instant events.
 
 #include "core/base/progress.h"
+#include "core/timeline/trace_store.h"
 #include "core/xdl/trace_reader.h"
 
 #include <string>
@@ -20,6 +21,11 @@ struct ChromeStepsReport {
 
 Result<ChromeStepsReport> writeChromeSteps(const std::vector<xdl::RunReader>& runs,
                                            const std::string& outPath,
+                                           const ProgressCallback& progress = {});
+
+// The store importing that file gives, for one run, built without the file: what the viewer
+// shows above a profiler trace. Its report names no file and has container "xdl".
+Result<timeline::TraceStore> xdlStepsTrace(const xdl::RunReader& run,
                                            const ProgressCallback& progress = {});
 
 } // namespace xt

@@ -5,6 +5,7 @@
 #include "core/base/diagnostics.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -22,5 +23,11 @@ struct ImportReport {
     std::map<std::string, std::uint64_t> phases; // "X" -> count; unknown phases as written
     Diagnostics diagnostics;                     // reasons: countsByCode()
 };
+
+// How the parts of an import report what they skip or repair: a reason code, the byte offset
+// and record number of the event concerned, a message. Diagnostics later in the same pass carry
+// that record too until another one names its own.
+using ImportWarn = std::function<void(const DiagnosticCode& code, std::uint64_t offset,
+                                      std::uint64_t record, std::string message)>;
 
 } // namespace xt::timeline

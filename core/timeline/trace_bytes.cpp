@@ -61,9 +61,12 @@ Result<bool> inflateGzip(std::string_view raw, std::string& out, const ProgressC
             inflateEnd(&zs);
             return tooLarge("gzip data", maxInflated);
         }
+        // Grow to at most 1 MiB past the limit (saturating: "no limit" is UINT64_MAX).
+        const std::uint64_t ceiling = std::max<std::uint64_t>(maxInflated, 1u << 20);
         if (out.capacity() - out.size() < (1u << 20))
             out.reserve(std::min<std::uint64_t>(
-                out.capacity() * 2, std::max<std::uint64_t>(maxInflated, 1u << 20) + (1u << 20)));
+                out.capacity() * 2,
+                ceiling > UINT64_MAX - (1u << 20) ? UINT64_MAX : ceiling + (1u << 20)));
         const std::size_t before = out.size();
         const std::size_t room = out.capacity() - before;
         out.resize(out.capacity());

@@ -1,12 +1,13 @@
 #pragma once
-// The columnar, immutable event store a Chrome trace is imported into. Times are int64
-// nanoseconds (trace microseconds x 1000). Move-only; built once by the reader (TraceStoreBuilder
-// in chrome_trace_reader.cpp), then read-only and safe to share between threads.
+// The columnar, immutable event store a trace is imported into. Times are int64 nanoseconds
+// (trace microseconds x 1000). Move-only; built once by a TraceStoreBuilder (filled by the
+// Chrome reader, the StepStats import or the XDL steps), then read-only and safe to share
+// between threads.
 //
 // Layout: processes own threads; every thread and every async lane is a Track; the slices of
 // all tracks live in one table of parallel columns, grouped by track and sorted by start inside
 // a track, each with its nesting depth and parent. Args stay as raw JSON bytes inside the
-// imported text and are decoded on demand.
+// imported text (or the builder's own args text) and are decoded on demand.
 
 #include "core/timeline/import_report.h"
 #include "core/timeline/string_table.h"

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,12 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::regex kKebab("[a-z0-9]+(-[a-z0-9]+)+");
-
-// Files whose codes are still spelled as literals because they are being rewritten elsewhere;
-// every literal code in them must be declared all the same.
-const std::set<std::string> kLiteralCodesAllowed = {
-    "core/timeline/chrome_trace_reader.cpp",
-};
 
 std::string readFile(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -141,23 +134,15 @@ TEST(DiagnosticCodes, NoCodeIsSpelledOutsideTheRegistry) {
     std::set<std::string> declared;
     for (const DiagnosticCode& c : allDiagnosticCodes())
         declared.insert(c.name);
-    std::map<std::string, int> literalUses;
     for (const fs::path& p : sources()) {
         const std::string rel = sourceRelative(p);
         if (rel == "core/base/diagnostic_codes.h") continue;
-        const bool allowed = kLiteralCodesAllowed.count(rel) > 0;
-        for (const std::string& lit : stringLiterals(readFile(p))) {
-            if (!allowed && declared.count(lit))
+        for (const std::string& lit : stringLiterals(readFile(p)))
+            if (declared.count(lit))
                 ADD_FAILURE() << rel << ": the code \"" << lit << "\" is spelled as a literal; "
                               << "use its constant from core/base/diagnostic_codes.h";
-            if (allowed && std::regex_match(lit, kKebab)) {
-                EXPECT_TRUE(declared.count(lit))
-                    << rel << ": \"" << lit << "\" is not declared in diagnostic_codes.h";
-                ++literalUses[lit];
-            }
-        }
     }
-    // Every declared code is emitted somewhere: by its constant or, in the files above, by name.
+    // Every declared code is emitted somewhere, by its constant.
     std::string all;
     for (const fs::path& p : sources())
         if (sourceRelative(p) != "core/base/diagnostic_codes.h") all += readFile(p);
@@ -165,7 +150,7 @@ TEST(DiagnosticCodes, NoCodeIsSpelledOutsideTheRegistry) {
         std::string constant = "k";
         for (const char* q = c.name; *q; ++q)
             if (*q != '-') constant += q == c.name || q[-1] == '-' ? char(*q - 'a' + 'A') : *q;
-        EXPECT_TRUE(literalUses.count(c.name) || all.find("codes::" + constant) != all.npos)
+        EXPECT_TRUE(all.find("codes::" + constant) != all.npos)
             << c.name << " is declared but never emitted";
     }
 }

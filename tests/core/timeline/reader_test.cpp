@@ -2,6 +2,8 @@
 // counters, objects, and bad input that must give a clear error or report, never a crash.
 #include "core/timeline/chrome_trace_reader.h"
 
+#include "core/base/byte_format.h"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -332,6 +334,32 @@ TEST(ChromeTraceReader, OddValuesSurvive) {
     EXPECT_EQ(st.beginTime(), -5000);
 }
 
+// What sniffBytes (and so core/open) takes for JSON text, the reader reads: a byte-order mark
+// and whitespace before the first '{', in the one-pass parse and in the tolerant walk.
+TEST(ChromeTraceReader, LeadingWhitespaceAndByteOrderMarkAsTheSnifferReadsThem) {
+    const std::string strict =
+        R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]})";
+    const std::string tolerant =
+        R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},]})";
+    for (const std::string prefix :
+         {std::string("\n   "), std::string("\xEF\xBB\xBF"), std::string("\xEF\xBB\xBF\r\n\t ")}) {
+        for (const std::string& body : {strict, tolerant}) {
+            const std::string text = prefix + body;
+            SCOPED_TRACE(text);
+            EXPECT_EQ(xt::sniffBytes(text, text.size()), xt::ByteFormat::JsonText);
+            auto st = load(text);
+            EXPECT_TRUE(st.report().objectForm);
+            EXPECT_EQ(st.sliceCount(), 1u);
+            EXPECT_EQ(reason(st, "trailing-comma"), body == tolerant ? 1u : 0u);
+        }
+    }
+    for (const std::string text :
+         {std::string("\xEF\xBB\xBF \n"), std::string("\xEF\xBB\xBF x{}")}) {
+        EXPECT_NE(xt::sniffBytes(text, text.size()), xt::ByteFormat::JsonText);
+        EXPECT_FALSE(importChromeTraceBytes(text).isOk());
+    }
+}
+
 TEST(ChromeTraceReader, EmptyAndGarbageInputsGiveErrors) {
     for (std::string text :
          {std::string(""), std::string("   \n"), std::string("garbage"),
@@ -390,6 +418,17 @@ TEST(ChromeTraceReader, GzipInMemoryAndConcatenatedMembers) {
     auto st = load(gzip(a) + gzip(b));
     EXPECT_EQ(st.report().container, "gzip");
     EXPECT_EQ(st.sliceCount(), 2u);
+}
+
+TEST(ChromeTraceReader, GzipWithoutALimitInflatesPastItsFirstMegabytes) {
+    // TraceBytes' default limit is "none" (UINT64_MAX): the buffer must still grow.
+    std::string json = "[";
+    for (int i = 0; i < 200000; ++i)
+        json += R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},)";
+    json.back() = ']';
+    auto bytes = TraceBytes::fromMemory(gzip(json));
+    ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+    EXPECT_EQ(bytes->text(), json);
 }
 
 TEST(ChromeTraceReader, ProgressAndCancel) {

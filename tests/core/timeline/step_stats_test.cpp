@@ -3,6 +3,7 @@
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/step_stats_reader.h"
 #include "step_stats.pb.h"
+#include "store_digest.h"
 
 #include <gtest/gtest.h>
 
@@ -147,4 +148,74 @@ TEST(StepStats, TensorsCarryTheirAllocatorAndTheTextTimelinePyWrites) {
     for (const auto s : peaks[0].producers)
         ops.push_back(s == kNoIndex ? "-" : st.str(st.sliceName()[s]));
     EXPECT_EQ(ops, (std::vector<std::string_view>{"Const", "Const", "MatMul"}));
+}
+
+namespace {
+
+// A message with what the converter must carry through unchanged: times past the reader's
+// range and negative durations, RecvTensor, an allocator name that needs escaping, an unnamed
+// allocator, outputs consumed across devices.
+std::string oddSample() {
+    xt::tf::RunMetadata rm;
+    auto* cpu = rm.mutable_step_stats()->add_dev_stats();
+    cpu->set_device("/device:CPU:0");
+    addNode(cpu, "a", "a = Const()", 100, 10, 64);
+    auto* b = addNode(cpu, "b", "b = Neg(a)", 105, -3, 32);
+    b->mutable_output(0)
+        ->mutable_tensor_description()
+        ->mutable_allocation_description()
+        ->set_allocator_name("cpu \"pinned\"\n\\");
+    addNode(cpu, "RecvTensor", "", 120, 4);
+    addNode(cpu, "far", "far = Identity(a)", INT64_MAX - 5, INT64_MAX);
+    auto* c = addNode(cpu, "c", "c = Add(a, b)", 4'600'000'000'000'000 - 1, 1, 8);
+    c->mutable_output(0)
+        ->mutable_tensor_description()
+        ->mutable_allocation_description()
+        ->set_allocator_name("");
+    auto* gpu = rm.mutable_step_stats()->add_dev_stats();
+    gpu->set_device("/device:GPU:0");
+    addNode(gpu, "d", "d = MatMul(a, c, b/_1)", 130, 20, 16);
+    addNode(gpu, "e", "e = Relu(d)", 131, 2);
+    std::string out;
+    rm.SerializeToString(&out);
+    return out;
+}
+
+} // namespace
+
+TEST(StepStats, DirectImportBuildsTheStoreTheChromeJsonGives) {
+    {
+        auto odd = importChromeTraceBytes(stepStatsToChromeJson(oddSample()).value());
+        ASSERT_TRUE(odd.isOk());
+        const auto& codes = odd->report().diagnostics.countsByCode();
+        EXPECT_GE(codes.count("ts-out-of-range"), 1u) << "the odd sample reaches the time checks";
+        EXPECT_GE(codes.count("bad-dur"), 1u);
+    }
+    for (const std::string& bytes : {sample(), oddSample()}) {
+        auto json = stepStatsToChromeJson(bytes);
+        ASSERT_TRUE(json.isOk()) << json.status().toString();
+        auto viaJson = importChromeTraceBytes(json.value());
+        ASSERT_TRUE(viaJson.isOk());
+        const std::string path = "/tmp/xt_step_stats_direct_test.pb";
+        {
+            std::ofstream f(path, std::ios::binary);
+            f << bytes;
+        }
+        auto direct = importStepStats(path);
+        std::remove(path.c_str());
+        ASSERT_TRUE(direct.isOk()) << direct.status().toString();
+        // Everything but the byte offsets of diagnostics (there is no JSON to point into).
+        const auto a = test::digest(*viaJson, false), b = test::digest(*direct, false);
+        EXPECT_EQ(a.storeHash, b.storeHash);
+        EXPECT_EQ(a.reportHash, b.reportHash);
+        EXPECT_EQ(a.slices, b.slices);
+        EXPECT_EQ(a.flows, b.flows);
+        EXPECT_EQ(a.objects, b.objects);
+        EXPECT_EQ(a.counters, b.counters);
+        EXPECT_EQ(direct->report().phases, viaJson->report().phases);
+        EXPECT_EQ(direct->report().diagnostics.countsByCode(),
+                  viaJson->report().diagnostics.countsByCode());
+        EXPECT_EQ(direct->report().container, "stepstats");
+        EXPECT_EQ(direct->report().inputBytes, bytes.size());
+    }
 }
