@@ -69,11 +69,9 @@ struct TimelineView::LayerCache {
     std::vector<int> widths;
     std::vector<std::uint8_t> colours;   // 255: not computed
     std::vector<std::uint32_t> overview; // slice starts per bucket of the layer's own span
-    std::shared_ptr<const CoarseLod> coarse;
 
     explicit LayerCache(const TimelineLayer& layer) {
         const TraceStore& s = *layer.store;
-        coarse = layer.coarse ? layer.coarse : std::make_shared<CoarseLod>(CoarseLod::build(s));
         const auto inst = s.instants();
         instantsByThread.resize(s.threads().size());
         instantsByProcess.resize(s.processes().size());
@@ -312,12 +310,7 @@ std::vector<LodItem> TimelineView::visibleItems(int layer, std::uint32_t track) 
 
 void TimelineView::queryTrack(int layer, std::uint32_t track, std::vector<LodItem>& out) const {
     const auto& l = m_layers[std::size_t(layer)];
-    const timeline::LodQuery q = queryFor(layer);
-    const CoarseLod& coarse = *m_caches[std::size_t(layer)]->coarse;
-    if (coarse.covers(q))
-        coarse.query(track, q, out);
-    else
-        l.lod->query(*l.store, track, q, out);
+    l.lod->query(*l.store, track, queryFor(layer), out);
 }
 
 // ---- window ----

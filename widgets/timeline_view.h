@@ -149,7 +149,7 @@ private:
     const LayoutRow* rowAt(QPoint pos) const;
     RowRef trackRow(int layer, std::uint32_t track) const;
     timeline::LodQuery queryFor(int layer) const;
-    // The LodIndex, or the layer's CoarseLod when the window is zoomed out far enough.
+    // The layer's LodIndex at the current window.
     void queryTrack(int layer, std::uint32_t track, std::vector<timeline::LodItem>& out) const;
     double timeX() const { return kLabelWidth; }
     double timeWidth() const;

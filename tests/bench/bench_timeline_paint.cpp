@@ -179,18 +179,15 @@ int main(int argc, char** argv) {
         lod = std::make_shared<timeline::LodIndex>(timeline::LodIndex::build(*shared));
         builds.push_back(msSince(t));
     }
-    std::printf("LOD build: %.0f ms (best of 3; runs %.0f / %.0f / %.0f ms)\n",
-                *std::min_element(builds.begin(), builds.end()), builds[0], builds[1], builds[2]);
-
-    t = Clock::now();
-    auto coarse = std::make_shared<widgets::CoarseLod>(widgets::CoarseLod::build(*shared));
-    std::printf("coarse LOD build (the view's zoomed-out level): %.0f ms, %zu entries\n",
-                msSince(t), coarse->entries());
+    std::printf("LOD build, full and coarse rows: %.0f ms (best of 3; runs %.0f / %.0f / %.0f ms), "
+                "%zu coarse entries\n",
+                *std::min_element(builds.begin(), builds.end()), builds[0], builds[1], builds[2],
+                lod->coarseEntries());
 
     widgets::TimelineView view;
     view.resize(1600, 1000);
     t = Clock::now();
-    view.setLayers({widgets::TimelineLayer{QStringLiteral("bench"), shared, lod, 0, coarse}});
+    view.setLayers({widgets::TimelineLayer{QStringLiteral("bench"), shared, lod, 0, {}}});
     std::printf("setLayers (GUI thread: layout, overview, instants, flows): %.0f ms\n", msSince(t));
     QImage img(1600, 1000, QImage::Format_ARGB32_Premultiplied);
     QPainter painter(&img);

@@ -202,50 +202,6 @@ TEST(Layout, ProcessesTracksAndCountersInOrder) {
         if (r.kind == RowKind::Track) EXPECT_NE(s.tracks()[r.index].process, s.tracks()[0].process);
 }
 
-TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
-    XT_REQUIRE_SHARED_CORPUS();
-    auto layer =
-        load("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
-    ASSERT_TRUE(layer.store && layer.coarse);
-    const auto& s = *layer.store;
-    const CoarseLod& c = *layer.coarse;
-    EXPECT_LT(c.entries(), s.sliceCount());
-    const std::int64_t span = s.endTime() - s.beginTime();
-    for (int zoom : {1, 3, 10}) {
-        const std::int64_t w = span / zoom;
-        const timeline::LodQuery q{s.beginTime() + (span - w) / 2, s.beginTime() + (span + w) / 2,
-                                   1400, 2.0};
-        ASSERT_TRUE(c.covers(q)) << zoom;
-        for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
-            std::vector<LodItem> fine, coarse;
-            layer.lod->query(s, t, q, fine);
-            c.query(t, q, coarse);
-            std::uint64_t nf = 0, nc = 0;
-            for (const auto& it : fine)
-                nf += it.count;
-            for (const auto& it : coarse) {
-                nc += it.count;
-                if (!it.folded()) {
-                    // A single item is a real slice of this track, as wide as that slice.
-                    EXPECT_EQ(s.sliceTrack()[it.slice], t);
-                    EXPECT_EQ(it.start, s.sliceStart()[it.slice]);
-                    EXPECT_EQ(it.end, s.sliceEnd(it.slice));
-                    EXPECT_EQ(it.count, 1u);
-                }
-            }
-            // The same slices are represented, give or take a block at each window edge.
-            const std::uint64_t rows = s.tracks()[t].maxDepth + 1u;
-            EXPECT_NEAR(double(nc), double(nf), double(rows * 2 * (s.sliceCount() / 65536 + 50)))
-                << "track " << t << " zoom " << zoom;
-            if (zoom == 1) EXPECT_EQ(nc, nf) << "track " << t; // the whole span: every slice
-            // Far fewer entries to fold than slices when the track is dense.
-            EXPECT_LE(coarse.size(), rows * (1400 / 2 + 2));
-        }
-    }
-    // Zoomed in past four grains the full index is used.
-    EXPECT_FALSE(c.covers({s.beginTime(), s.beginTime() + c.grain() * 100, 1400, 2.0}));
-}
-
 // ---- the view ----
 
 TEST(TimelineView, LodBucketsThroughTheLayoutCoverEverySlice) {
