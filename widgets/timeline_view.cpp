@@ -20,6 +20,12 @@ using timeline::kNoIndex;
 using timeline::LodItem;
 using timeline::StringId;
 using timeline::TraceStore;
+using view::containsIgnoreCase;
+using view::formatDuration;
+using view::LayoutInput;
+using view::LayoutRow;
+using view::RowKind;
+using view::RulerTick;
 
 namespace {
 

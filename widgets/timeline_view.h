@@ -14,8 +14,8 @@
 // the layout (rows and y offsets) is rebuilt only when layers, collapsing or pinning change.
 // Public times (setViewWindow, rangeSelected, viewWindowChanged) are in layer 0's time base.
 
+#include "widgets/logic/timeline_geometry.h"
 #include "widgets/timeline_document.h"
-#include "widgets/timeline_geometry.h"
 
 #include <QBrush>
 #include <QPixmap>
@@ -94,8 +94,8 @@ public:
     bool isTrackPinned(int layer, std::uint32_t track) const;
 
     // Geometry, for tools and tests.
-    const TimeAxis& axis() const { return m_axis; }
-    const TimelineLayout& layout() const { return m_layout; }
+    const view::TimeAxis& axis() const { return m_axis; }
+    const view::TimelineLayout& layout() const { return m_layout; }
     QRect timeArea() const; // x range of the time axis and y range of the tracks
     // Where a slice is drawn (centre of its rectangle) when its track is on screen.
     std::optional<QPointF> slicePosition(int layer, quint32 slice) const;
@@ -145,8 +145,8 @@ private:
     int pinnedTop() const { return kOverviewHeight + kRulerHeight; }
     int pinnedAreaHeight() const;
     int scrolledTop() const { return pinnedTop() + pinnedAreaHeight(); }
-    int rowTop(const LayoutRow& row) const;
-    const LayoutRow* rowAt(QPoint pos) const;
+    int rowTop(const view::LayoutRow& row) const;
+    const view::LayoutRow* rowAt(QPoint pos) const;
     RowRef trackRow(int layer, std::uint32_t track) const;
     timeline::LodQuery queryFor(int layer) const;
     // The layer's LodIndex at the current window.
@@ -154,16 +154,16 @@ private:
     double timeX() const { return kLabelWidth; }
     double timeWidth() const;
     double anchorForKeys() const;
-    void ensureRowVisible(const LayoutRow& row);
+    void ensureRowVisible(const view::LayoutRow& row);
 
     void paintOverview(QPainter& p);
     void paintRuler(QPainter& p);
-    void paintRows(QPainter& p, const std::vector<LayoutRow>& rows, int areaTop, int areaBottom,
-                   int scroll);
-    void paintRowLabel(QPainter& p, const LayoutRow& row, int top);
-    void paintTrack(QPainter& p, const LayoutRow& row, int top);
-    void paintCounter(QPainter& p, const LayoutRow& row, int top);
-    void paintInstants(QPainter& p, const LayoutRow& row, int top);
+    void paintRows(QPainter& p, const std::vector<view::LayoutRow>& rows, int areaTop,
+                   int areaBottom, int scroll);
+    void paintRowLabel(QPainter& p, const view::LayoutRow& row, int top);
+    void paintTrack(QPainter& p, const view::LayoutRow& row, int top);
+    void paintCounter(QPainter& p, const view::LayoutRow& row, int top);
+    void paintInstants(QPainter& p, const view::LayoutRow& row, int top);
     void paintFlows(QPainter& p);
     void paintOverlays(QPainter& p);
     const QString& nameOf(int layer, timeline::StringId id);
@@ -175,10 +175,10 @@ private:
     std::vector<std::unique_ptr<LayerCache>> m_caches;
     std::vector<std::set<std::uint32_t>> m_collapsed, m_pinned;
     std::vector<char> m_layerCollapsed;
-    TimelineLayout m_layout;
-    LayoutMetrics m_metrics;
+    view::TimelineLayout m_layout;
+    view::LayoutMetrics m_metrics;
     std::vector<std::vector<RowRef>> m_trackRows; // per layer, per track
-    TimeAxis m_axis;
+    view::TimeAxis m_axis;
     QScrollBar* m_vscroll;
 
     int m_selLayer = -1;

@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
     std::printf("worst frame per window, first round (wall / cpu ms):\n");
     for (std::size_t i = 0; i < worstPerWindow.size() / 2 + 1 && i < worstPerWindow.size(); ++i)
         std::printf("  %-12s %6.2f / %6.2f\n",
-                    widgets::formatDuration(worstPerWindow[i].window).c_str(),
+                    xt::view::formatDuration(worstPerWindow[i].window).c_str(),
                     worstPerWindow[i].wall, worstPerWindow[i].cpu);
     return 0;
 }

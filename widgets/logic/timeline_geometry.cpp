@@ -1,4 +1,4 @@
-#include "widgets/timeline_geometry.h"
+#include "widgets/logic/timeline_geometry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-namespace xt::widgets {
+namespace xt::view {
 
 using timeline::TraceStore;
 
@@ -277,4 +277,4 @@ bool containsIgnoreCase(std::string_view h, std::string_view n) {
     return false;
 }
 
-} // namespace xt::widgets
+} // namespace xt::view

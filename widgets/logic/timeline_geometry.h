@@ -1,5 +1,5 @@
 #pragma once
-// Pure geometry of the timeline view (no Qt): the time axis (int64 ns <-> pixels, zoom at an
+// Pure geometry of the timeline view: the time axis (int64 ns <-> pixels, zoom at an
 // anchor, pan, clamping to the trace span plus a margin, a minimum window), adaptive ruler
 // ticks (1/2/5 x 10^k ns with unit labels), the vertical layout of layers / processes / tracks
 // computed once per layout change, and hit testing of LOD items. Times stay int64; doubles are
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace xt::widgets {
+namespace xt::view {
 
 class TimeAxis {
 public:
@@ -124,4 +124,4 @@ int hitTestItems(std::span<const timeline::LodItem> items, std::uint16_t depth,
 // ASCII case-insensitive substring test (UTF-8 bytes outside ASCII compare exactly).
 bool containsIgnoreCase(std::string_view haystack, std::string_view needle);
 
-} // namespace xt::widgets
+} // namespace xt::view
