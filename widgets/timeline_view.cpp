@@ -1,5 +1,7 @@
 #include "widgets/timeline_view.h"
 
+#include "widgets/logic/slice_search.h"
+
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>

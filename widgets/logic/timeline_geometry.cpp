@@ -262,19 +262,4 @@ int hitTestItems(std::span<const timeline::LodItem> items, std::uint16_t depth,
     return best;
 }
 
-bool containsIgnoreCase(std::string_view h, std::string_view n) {
-    if (n.empty()) return true;
-    if (n.size() > h.size()) return false;
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    const char first = lower(n[0]);
-    for (std::size_t i = 0; i + n.size() <= h.size(); ++i) {
-        if (lower(h[i]) != first) continue;
-        std::size_t k = 1;
-        while (k < n.size() && lower(h[i + k]) == lower(n[k]))
-            ++k;
-        if (k == n.size()) return true;
-    }
-    return false;
-}
-
 } // namespace xt::view

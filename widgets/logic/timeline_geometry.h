@@ -121,7 +121,4 @@ std::vector<std::uint32_t> processOrder(const timeline::TraceStore& store);
 int hitTestItems(std::span<const timeline::LodItem> items, std::uint16_t depth,
                  const TimeAxis& axis, std::int64_t offsetNs, double x, double tolerancePx);
 
-// ASCII case-insensitive substring test (UTF-8 bytes outside ASCII compare exactly).
-bool containsIgnoreCase(std::string_view haystack, std::string_view needle);
-
 } // namespace xt::view
