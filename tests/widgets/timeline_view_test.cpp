@@ -1,7 +1,8 @@
 // Timeline view (its geometry without Qt is tested in tests/widgets/logic): LOD bucketing
-// through the view, and offscreen GUI tests over corpus traces: click selection with the details
-// panel, search against a brute-force count, range drag, W/S/A/D/0/F keys, a rendered page, a flow
-// arrow back in time (and the setting that drops it), and opening files through MainWindow.
+// through the view, and offscreen GUI tests over corpus traces: click selection with the
+// details panel, the background search against a brute-force count (newest wins, Esc cancels),
+// range drag, W/S/A/D/0/F keys, a rendered page, a flow arrow back in time (and the setting
+// that drops it), and opening files through MainWindow.
 #include "core/open/trace_kind.h"
 #include "core/xdl/file_series_writer.h"
 #include "temp_dir.h"
@@ -17,6 +18,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSet>
 #include <QSignalSpy>
@@ -140,10 +142,12 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
                     .contains(QLatin1String(text), Qt::CaseInsensitive))
                 ++brute;
         page.searchBox()->setText(QString::fromLatin1(text));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
         EXPECT_EQ(page.view()->searchHits().size(), brute) << text;
         if (std::string(text) == "ATEN::conv") EXPECT_GT(brute, 100);
     }
     page.searchBox()->setText(QStringLiteral("aten::conv2d"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
     const auto hits = page.view()->searchHits();
     ASSERT_GE(hits.size(), 2);
     page.searchBox()->setFocus();
@@ -160,6 +164,62 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
     // Highlighting a name keeps the hits.
     page.view()->highlightName(0, s.sliceName()[hits[0].slice]);
     EXPECT_EQ(page.view()->searchHits().size(), hits.size());
+}
+
+TEST(TimelineView, SearchRunsInTheBackgroundNewestWinsAndEscCancels) {
+    XT_REQUIRE_SHARED_CORPUS();
+    app();
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    page.loadFile(QString::fromStdString(
+        corpus("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 60000));
+    const auto& s = *page.view()->layers()[0].store;
+    auto* status = page.findChild<QLabel*>(QStringLiteral("searchStatus"));
+    ASSERT_TRUE(status);
+    // Typing starts a search per edit; each cancels the one before, whose hits never arrive.
+    QSignalSpy states(page.view(), &TimelineView::searchStateChanged);
+    page.searchBox()->setText(QStringLiteral("a"));
+    EXPECT_TRUE(page.isSearching());
+    EXPECT_TRUE(status->text().startsWith(QStringLiteral("searching")));
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    page.searchBox()->setText(QStringLiteral("cudnn"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
+    int brute = 0;
+    for (std::uint32_t i = 0; i < s.sliceCount(); ++i)
+        brute += QString::fromUtf8(s.str(s.sliceName()[i]))
+                     .contains(QLatin1String("cudnn"), Qt::CaseInsensitive);
+    ASSERT_GT(brute, 0);
+    EXPECT_EQ(page.view()->searchHits().size(), brute);
+    EXPECT_TRUE(page.view()->searchComplete());
+    EXPECT_GE(states.count(), 3);
+    // Hits are ordered by start.
+    const auto hits = page.view()->searchHits();
+    for (qsizetype i = 1; i < hits.size(); ++i)
+        EXPECT_LE(s.sliceStart()[hits[i - 1].slice], s.sliceStart()[hits[i].slice]);
+    page.searchBox()->setFocus();
+    QTest::keyClick(page.searchBox(), Qt::Key_Return);
+    QTest::qWait(50);
+    page.grab().save(QStringLiteral("timeline_search.png"));
+    // Esc in the search box cancels a running search: no hits, "cancelled".
+    page.searchBox()->setText(QStringLiteral("aten"));
+    ASSERT_TRUE(page.isSearching());
+    page.searchBox()->setFocus();
+    QTest::keyClick(page.searchBox(), Qt::Key_Escape);
+    EXPECT_FALSE(page.isSearching());
+    EXPECT_FALSE(page.view()->searchComplete());
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    EXPECT_EQ(status->text(), QStringLiteral("cancelled"));
+    QTest::qWait(200); // the cancelled job's result, if it finished anyway, is dropped
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    // Clearing the box clears the hits at once.
+    page.searchBox()->setText(QStringLiteral("cudnn"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
+    page.searchBox()->clear();
+    EXPECT_FALSE(page.isSearching());
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    EXPECT_TRUE(status->text().isEmpty());
 }
 
 TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {
