@@ -25,6 +25,10 @@
 
 namespace xt::widgets {
 
+using view::decimateMinMax;
+using view::visibleSlice;
+using view::XYSeries;
+
 namespace {
 
 const QColor kColorA(0x1f, 0x77, 0xb4); // blue

@@ -15,8 +15,8 @@
 #include "core/analysis/step_aggregate.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_divergence_model.h"
+#include "widgets/logic/series_math.h"
 #include "widgets/run_loader.h"
-#include "widgets/series_math.h"
 
 #include <QTimer>
 #include <QWidget>
@@ -84,7 +84,7 @@ public:
     // The x of the cursor line of a step panel, or nullopt when it is hidden.
     std::optional<double> cursorX(Panel p) const;
     // Full-resolution data of a drawn line: "A", "B", "B - A", "max |a-b|".
-    const XYSeries* lineData(const QString& name) const;
+    const view::XYSeries* lineData(const QString& name) const;
     // The histograms on screen and the aligned step they belong to (null until computed).
     const analysis::Histogram* histogram(Panel p) const;
     std::optional<std::int64_t> histogramStep() const { return m_histStep; }
@@ -106,7 +106,7 @@ protected:
 private:
     struct Line {
         QCPGraph* graph = nullptr;
-        XYSeries data;
+        view::XYSeries data;
     };
     // The records of the shown key on one side, by aligned step (the first record of a step).
     using StepRecords = std::map<std::int64_t, const analysis::RecordStats*>;
@@ -116,7 +116,7 @@ private:
     void rebuildPlots();
     void showNames();
     void redecimate();
-    void addLine(const QString& name, QCPAxis* x, QCPAxis* y, XYSeries data, const QPen& pen);
+    void addLine(const QString& name, QCPAxis* x, QCPAxis* y, view::XYSeries data, const QPen& pen);
     void updateCursorLines();
     void startHistograms();
     void showHistograms();

@@ -11,6 +11,8 @@
 
 namespace xt::widgets {
 
+using view::XAxisMode;
+
 KeyView::KeyView(QWidget* parent)
     : QWidget(parent), m_stats(new StatPlot(this)), m_histograms(new HistogramView(this)),
       m_xAxis(new QComboBox(this)), m_ranks(new QComboBox(this)),

@@ -341,10 +341,13 @@ void MainWindow::createActions() {
     });
     find->setShortcut(QKeySequence::Find);
     QAction* cancel = m_viewMenu->addAction(tr("Cancel Loading"), this, [this] {
-        // Esc in an idle timeline tab clears its selection instead.
-        if (TimelinePage* page = currentTimelinePage(); page && !isBusy())
-            page->view()->clearSelections();
-        else
+        // Esc in an idle timeline tab cancels its search, else clears its selection.
+        if (TimelinePage* page = currentTimelinePage(); page && !isBusy()) {
+            if (page->isSearching())
+                page->view()->cancelSearch();
+            else
+                page->view()->clearSelections();
+        } else
             m_cancel->click();
     });
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));

@@ -1,6 +1,6 @@
 #include "widgets/rank_charts.h"
 
-#include "widgets/timeline_geometry.h"
+#include "widgets/logic/timeline_geometry.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -17,7 +17,8 @@ constexpr int kMargin = 6;
 constexpr int kBarLabelWidth = 70;
 
 QString duration(double ns) {
-    return QString::fromStdString(formatDuration(static_cast<std::int64_t>(std::llround(ns))));
+    return QString::fromStdString(
+        view::formatDuration(static_cast<std::int64_t>(std::llround(ns))));
 }
 
 double sum(const std::vector<double>& v) {

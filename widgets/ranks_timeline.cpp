@@ -65,7 +65,6 @@ RanksPanel* openRanks(TimelinePage* page, const QStringList& files) {
                               .arg(QFileInfo(QString::fromStdString(r.file)).fileName());
                 l.store = r.store;
                 l.lod = std::make_shared<timeline::LodIndex>(timeline::LodIndex::build(*r.store));
-                l.coarse = std::make_shared<CoarseLod>(CoarseLod::build(*r.store));
                 l.stepMarkers = timeline::stepMarkers(*r.store);
                 if (!reportProgress(cb, ++indexed, n, "indexing ranks")) cancelled = true;
             });

@@ -1,6 +1,6 @@
 #include "widgets/slice_details.h"
 
-#include "widgets/timeline_geometry.h"
+#include "widgets/logic/timeline_geometry.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -21,7 +21,7 @@ QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 QString dur(std::int64_t ns) {
-    return QString::fromStdString(formatDuration(ns));
+    return QString::fromStdString(view::formatDuration(ns));
 }
 
 const char* const kFieldKeys[] = {"name",     "category", "track",  "start",   "absolute",

@@ -13,6 +13,13 @@
 
 namespace xt::widgets {
 
+using view::decimateMinMax;
+using view::emaDebiased;
+using view::visibleSlice;
+using view::XAxisMode;
+using view::xOf;
+using view::XYSeries;
+
 namespace {
 
 QColor rankColor(int i) {

@@ -6,8 +6,8 @@
 // a million points. A crosshair shows exact values; a click moves the shared step cursor.
 
 #include "core/analysis/step_aggregate.h"
+#include "widgets/logic/series_math.h"
 #include "widgets/run_loader.h"
-#include "widgets/series_math.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -17,7 +17,7 @@
 namespace xt::widgets {
 
 struct StatPlotOptions {
-    XAxisMode xAxis = XAxisMode::Gstep;
+    view::XAxisMode xAxis = view::XAxisMode::Gstep;
     bool logY = false;
     bool showMean = true;
     bool minMaxBand = true;
@@ -57,7 +57,7 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     // The full-resolution data of a drawn line by graph name ("rank 0 mean", "all ranks mean",
     // "rank 1 l2", ...); empty when there is no such line.
-    const XYSeries* lineData(const QString& name) const;
+    const view::XYSeries* lineData(const QString& name) const;
     // Moves the step cursor (x in the current axis mode is looked up from the gstep).
     void setStepCursor(std::int64_t gstep);
     // Fits both axes to the data.
@@ -74,13 +74,13 @@ protected:
 private:
     struct Line {
         QCPGraph* graph = nullptr;
-        XYSeries data; // full resolution, x ascending
+        view::XYSeries data; // full resolution, x ascending
     };
     void rebuild();
     void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
-    QCPGraph* addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+    QCPGraph* addLine(const QString& name, view::XYSeries data, const QPen& pen, bool rightAxis,
                       bool inLegend = true);
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);

@@ -19,7 +19,6 @@ Result<TimelineLayer> finish(Result<timeline::TraceStore> store, QString title,
     layer.title = std::move(title);
     auto s = std::make_shared<timeline::TraceStore>(std::move(store.value()));
     layer.lod = std::make_shared<timeline::LodIndex>(timeline::LodIndex::build(*s));
-    layer.coarse = std::make_shared<CoarseLod>(CoarseLod::build(*s));
     layer.stepMarkers = timeline::stepMarkers(*s);
     layer.store = std::move(s);
     return layer;

@@ -1,7 +1,7 @@
 #pragma once
 // A timeline layer: one imported trace (Chrome JSON, gzip, zip or TensorFlow StepStats) with its
-// LOD index, shown by TimelineView with a time offset so several traces can be aligned. The
-// loaders run off the GUI thread; core/open decides which paths are timelines.
+// LOD index (both levels), shown by TimelineView with a time offset so several traces can be
+// aligned. The loaders run off the GUI thread; core/open decides which paths are timelines.
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
@@ -9,7 +9,6 @@
 #include "core/timeline/lod_index.h"
 #include "core/timeline/trace_store.h"
 #include "core/xdl/trace_reader.h"
-#include "widgets/timeline_geometry.h"
 
 #include <QString>
 #include <cstdint>
@@ -24,14 +23,12 @@ struct TimelineLayer {
     std::shared_ptr<const timeline::TraceStore> store;
     std::shared_ptr<const timeline::LodIndex> lod;
     std::int64_t offsetNs = 0; // added to the layer's times on the shared axis
-    // Zoomed-out level of detail; the loaders build it, TimelineView builds it when null.
-    std::shared_ptr<const CoarseLod> coarse;
     // Step marker slices ("ProfilerStep#N"), sorted by start; the loaders fill it.
     std::vector<std::uint32_t> stepMarkers;
 };
 
 // Imports `path` (open::importTimeline: Chrome JSON in any container or a binary TF RunMetadata /
-// StepStats, told by content) with `options` and builds its LOD indexes. Cancelled when
+// StepStats, told by content) with `options` and builds its LOD index. Cancelled when
 // `progress` (which replaces options.progress) returns false.
 Result<TimelineLayer> loadTimelineLayer(const std::string& path,
                                         const ProgressCallback& progress = {},

@@ -19,7 +19,8 @@ namespace xt::widgets {
 
 TimelinePage::TimelinePage(QWidget* parent)
     : QWidget(parent), m_view(new TimelineView(this)), m_details(new SliceDetails(this)),
-      m_jobs(new JobTracker(this)), m_progressTimer(new QTimer(this)) {
+      m_jobs(new JobTracker(this)), m_progressTimer(new QTimer(this)),
+      m_searchTimer(new QTimer(this)) {
     setObjectName(QStringLiteral("TimelinePage"));
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(0, 0, 0, 0);
@@ -35,6 +36,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_search->setMinimumWidth(280);
     m_search->setMaximumWidth(420);
     m_hitLabel = new QLabel(this);
+    m_hitLabel->setObjectName(QStringLiteral("searchStatus"));
     m_hitLabel->setMinimumWidth(90);
     auto button = [&](const QString& text, const QString& tip, auto fn) {
         auto* b = new QToolButton(this);
@@ -102,6 +104,10 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_analysis = new TimelineAnalysis(this);
 
     connect(m_search, &QLineEdit::textChanged, this, [this] { runSearch(); });
+    connect(m_view, &TimelineView::searchStateChanged, this, &TimelinePage::updateHits);
+    m_searchTimer->setInterval(100);
+    connect(m_searchTimer, &QTimer::timeout, this, &TimelinePage::updateHits);
+    connect(m_view, &TimelineView::indexingChanged, this, &TimelinePage::updateBusy);
     m_search->installEventFilter(this); // Enter / Shift+Enter step through the hits
     connect(m_view, &TimelineView::sliceSelected, this, [this](int layer, quint32 slice) {
         m_details->setSlice(m_view->layers()[std::size_t(layer)], layer, slice);
@@ -167,11 +173,22 @@ void TimelinePage::loadLayers(LayersJob load, const QString& what) {
     if (!m_jobs->isRunning()) startNext();
 }
 
+std::shared_ptr<JobContext> TimelinePage::currentJob() const {
+    auto job = m_jobs->current();
+    return job ? job : m_view->indexingJob();
+}
+
+void TimelinePage::updateBusy() {
+    if (isBusy() == m_busy) return;
+    m_busy = !m_busy;
+    emit busyChanged(m_busy);
+}
+
 void TimelinePage::startNext() {
     if (m_queue.empty()) {
         m_progressTimer->stop();
         m_stack->setCurrentIndex(m_view->layers().empty() ? 0 : 1);
-        emit busyChanged(false);
+        updateBusy();
         return;
     }
     Pending next = std::move(m_queue.front());
@@ -181,7 +198,6 @@ void TimelinePage::startNext() {
     m_loadLabel->setText(tr("Loading %1...").arg(m_current));
     m_loadProgress->setRange(0, 0);
     m_progressTimer->start();
-    emit busyChanged(true);
     m_jobs->startJob([job = std::move(next.job)](JobContext& ctx) { return job(ctx.callback()); },
                      [this](Result<std::vector<TimelineLayer>> r) {
                          if (r) {
@@ -202,6 +218,7 @@ void TimelinePage::startNext() {
                          }
                          startNext();
                      });
+    updateBusy();
 }
 
 void TimelinePage::cancel() {
@@ -212,7 +229,7 @@ void TimelinePage::cancel() {
         m_loadLabel->setText(tr("Loading cancelled"));
     }
     m_progressTimer->stop();
-    emit busyChanged(false);
+    updateBusy();
 }
 
 void TimelinePage::runSearch() {
@@ -221,9 +238,20 @@ void TimelinePage::runSearch() {
 }
 
 void TimelinePage::updateHits() {
+    if (m_view->isSearching()) {
+        const auto job = m_view->searchJob();
+        const std::uint64_t done = job ? job->done.load() : 0, total = job ? job->total.load() : 0;
+        m_hitLabel->setText(total ? tr("searching %1%").arg(done * 100 / total)
+                                  : tr("searching..."));
+        if (!m_searchTimer->isActive()) m_searchTimer->start();
+        return;
+    }
+    m_searchTimer->stop();
     const int n = int(m_view->searchHits().size());
     if (m_search->text().isEmpty())
         m_hitLabel->clear();
+    else if (!m_view->searchComplete())
+        m_hitLabel->setText(tr("cancelled"));
     else if (n == 0)
         m_hitLabel->setText(tr("no match"));
     else
@@ -242,6 +270,7 @@ bool TimelinePage::eventFilter(QObject* watched, QEvent* e) {
             return true;
         }
         if (k->key() == Qt::Key_Escape) {
+            m_view->cancelSearch();
             m_view->setFocus();
             return true;
         }

@@ -2,7 +2,9 @@
 // The timeline tab: a toolbar (search with "n of m", fit and zoom buttons), the TimelineView,
 // the SliceDetails panel on the right (splitter) and a bottom area of tabs that other panels
 // (op summary, step breakdown, memory...) are added to with addPanel(). Layers load in the
-// background through the page's JobTracker; the page shows progress until a layer is ready.
+// background through the page's JobTracker; the page shows progress until a layer is ready and
+// stays busy until the view has built its caches. The search box starts the view's background
+// search on every edit (the new one cancels the old; Esc cancels it) and shows its progress.
 
 #include "widgets/job_tracker.h"
 #include "widgets/slice_details.h"
@@ -51,8 +53,10 @@ public:
     // The same for a job giving several layers at once (e.g. every rank of a distributed job).
     using LayersJob = std::function<Result<std::vector<TimelineLayer>>(const ProgressCallback&)>;
     void loadLayers(LayersJob load, const QString& what);
-    bool isBusy() const { return m_jobs->isRunning() || !m_queue.empty(); }
-    std::shared_ptr<JobContext> currentJob() const { return m_jobs->current(); }
+    bool isBusy() const { return m_jobs->isRunning() || !m_queue.empty() || m_view->isIndexing(); }
+    // The loading job, else the view's cache job, or null.
+    std::shared_ptr<JobContext> currentJob() const;
+    // Cancels loading (not the view's caches, which every layer needs).
     void cancel();
     // The last load's error, empty when it succeeded.
     QString lastError() const { return m_lastError; }
@@ -60,6 +64,7 @@ public:
     QStringList paths() const { return m_paths; }
 
     void runSearch();
+    bool isSearching() const { return m_view->isSearching(); }
 
 signals:
     void busyChanged(bool busy);
@@ -74,6 +79,7 @@ protected:
 
 private:
     void startNext();
+    void updateBusy(); // emits busyChanged when isBusy() changed
     void updateHits();
 
     TimelineView* m_view;
@@ -88,6 +94,8 @@ private:
     QProgressBar* m_loadProgress;
     JobTracker* m_jobs;
     QTimer* m_progressTimer;
+    QTimer* m_searchTimer; // refreshes the search progress
+    bool m_busy = false;   // as last announced
     struct Pending {
         LayersJob job;
         QString what;

@@ -1,5 +1,7 @@
 #include "widgets/timeline_view.h"
 
+#include "widgets/logic/slice_search.h"
+
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -15,16 +17,19 @@
 
 namespace xt::widgets {
 
-using timeline::InstantScope;
 using timeline::kNoIndex;
 using timeline::LodItem;
 using timeline::StringId;
 using timeline::TraceStore;
+using view::formatDuration;
+using view::LayoutInput;
+using view::LayoutRow;
+using view::RowKind;
+using view::RulerTick;
 
 namespace {
 
 constexpr int kMaxFlows = 200;
-constexpr int kOverviewBuckets = 400;
 
 // Light, distinct colours (Chrome trace viewer's general palette, slightly adjusted).
 constexpr QRgb kPalette[] = {
@@ -58,80 +63,21 @@ QString formatNs(std::int64_t ns) {
 
 } // namespace
 
-// Per-layer precomputations, built once with the layer.
-struct TimelineView::LayerCache {
-    std::vector<std::vector<std::uint32_t>> instantsByThread, instantsByProcess;
-    std::vector<std::uint32_t> globalInstants;
-    std::vector<std::uint32_t> flowsByFrom, flowsByTo; // flow indices sorted by endpoint start
-    std::vector<double> counterMin, counterMax;
+// Names as QStrings, their widths and colour slots, filled in while painting.
+struct TimelineView::LayerText {
     std::vector<QString> names;
     std::vector<char> nameKnown;
     std::vector<int> widths;
-    std::vector<std::uint8_t> colours;   // 255: not computed
-    std::vector<std::uint32_t> overview; // slice starts per bucket of the layer's own span
-    std::shared_ptr<const CoarseLod> coarse;
+    std::vector<std::uint8_t> colours; // 255: not computed
 
-    explicit LayerCache(const TimelineLayer& layer) {
-        const TraceStore& s = *layer.store;
-        coarse = layer.coarse ? layer.coarse : std::make_shared<CoarseLod>(CoarseLod::build(s));
-        const auto inst = s.instants();
-        instantsByThread.resize(s.threads().size());
-        instantsByProcess.resize(s.processes().size());
-        for (std::uint32_t i = 0; i < inst.size(); ++i) {
-            if (inst[i].scope == InstantScope::Global)
-                globalInstants.push_back(i);
-            else if (inst[i].scope == InstantScope::Process || inst[i].thread == kNoIndex)
-                instantsByProcess[inst[i].process].push_back(i);
-            else
-                instantsByThread[inst[i].thread].push_back(i);
-        }
-        auto byTs = [&](std::uint32_t a, std::uint32_t b) { return inst[a].ts < inst[b].ts; };
-        for (auto& v : instantsByThread)
-            std::sort(v.begin(), v.end(), byTs);
-        for (auto& v : instantsByProcess)
-            std::sort(v.begin(), v.end(), byTs);
-        std::sort(globalInstants.begin(), globalInstants.end(), byTs);
-
-        const auto flows = s.flows();
-        const auto start = s.sliceStart();
-        for (std::uint32_t f = 0; f < flows.size(); ++f)
-            if (flows[f].fromSlice != kNoIndex && flows[f].toSlice != kNoIndex) {
-                flowsByFrom.push_back(f);
-                flowsByTo.push_back(f);
-            }
-        std::sort(flowsByFrom.begin(), flowsByFrom.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return start[flows[a].fromSlice] < start[flows[b].fromSlice];
-        });
-        std::sort(flowsByTo.begin(), flowsByTo.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return start[flows[a].toSlice] < start[flows[b].toSlice];
-        });
-
-        for (const auto& c : s.counters()) {
-            double lo = 0, hi = 0;
-            for (double v : c.values)
-                if (std::isfinite(v)) {
-                    lo = std::min(lo, v);
-                    hi = std::max(hi, v);
-                }
-            counterMin.push_back(lo);
-            counterMax.push_back(hi);
-        }
-        names.resize(s.strings().size());
-        nameKnown.assign(s.strings().size(), 0);
-        widths.assign(s.strings().size(), -1);
-        colours.assign(s.strings().size(), 255);
-
-        overview.assign(kOverviewBuckets, 0);
-        if (s.beginTime() != timeline::kNoTime && s.endTime() > s.beginTime()) {
-            const double scale = double(kOverviewBuckets) / double(s.endTime() - s.beginTime() + 1);
-            for (std::int64_t t : start)
-                ++overview[std::min<std::size_t>(kOverviewBuckets - 1,
-                                                 std::size_t(double(t - s.beginTime()) * scale))];
-        }
-    }
+    explicit LayerText(const TraceStore& s)
+        : names(s.strings().size()), nameKnown(s.strings().size(), 0),
+          widths(s.strings().size(), -1), colours(s.strings().size(), 255) {}
 };
 
-TimelineView::TimelineView(QWidget* parent) : QWidget(parent), m_vscroll(new QScrollBar(this)) {
+TimelineView::TimelineView(QWidget* parent)
+    : QWidget(parent), m_vscroll(new QScrollBar(this)), m_cacheJobs(new JobTracker(this)),
+      m_searchJobs(new JobTracker(this)) {
     setObjectName(QStringLiteral("TimelineView"));
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
@@ -151,6 +97,7 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
     m_layers.clear();
     m_caches.clear();
+    m_text.clear();
     m_collapsed.clear();
     m_pinned.clear();
     m_selLayer = -1;
@@ -160,14 +107,17 @@ void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
     m_hlLayer = -1;
     m_hits.clear();
     m_hitIndex = -1;
+    cancelSearch();
     for (auto& l : layers)
         if (l.store && l.lod) {
-            m_caches.push_back(std::make_unique<LayerCache>(l));
+            m_caches.emplace_back();
+            m_text.push_back(std::make_unique<LayerText>(*l.store));
             m_layers.push_back(std::move(l));
         }
     m_collapsed.resize(m_layers.size());
     m_pinned.resize(m_layers.size());
     m_layerCollapsed.assign(m_layers.size(), 0);
+    startCacheJob();
     rebuildLayout();
     rebuildSpan(true);
     emit layersChanged();
@@ -176,14 +126,54 @@ void TimelineView::setLayers(std::vector<TimelineLayer> layers) {
 void TimelineView::addLayer(TimelineLayer layer) {
     if (!layer.store || !layer.lod) return;
     const bool first = m_layers.empty();
-    m_caches.push_back(std::make_unique<LayerCache>(layer));
+    m_caches.emplace_back();
+    m_text.push_back(std::make_unique<LayerText>(*layer.store));
     m_layers.push_back(std::move(layer));
     m_collapsed.emplace_back();
     m_pinned.emplace_back();
     m_layerCollapsed.push_back(0);
+    startCacheJob();
     rebuildLayout();
     rebuildSpan(first);
     emit layersChanged();
+}
+
+void TimelineView::startCacheJob() {
+    std::vector<std::shared_ptr<const TraceStore>> todo;
+    for (std::size_t i = 0; i < m_layers.size(); ++i)
+        if (!m_caches[i]) todo.push_back(m_layers[i].store);
+    const bool was = m_cacheJobs->isRunning();
+    if (todo.empty()) {
+        m_cacheJobs->cancel();
+        if (was) emit indexingChanged(false);
+        return;
+    }
+    using Built = std::vector<
+        std::pair<std::shared_ptr<const TraceStore>, std::shared_ptr<const view::LayerCache>>>;
+    // The stores travel with the job, so a layer removed meanwhile stays valid until it ends.
+    m_cacheJobs->startJob(
+        [todo](JobContext& ctx) {
+            Built built;
+            const ProgressCallback cb = ctx.callback();
+            for (std::size_t i = 0; i < todo.size(); ++i) {
+                auto cache = view::buildLayerCache(*todo[i], [&](const ProgressReport& r) {
+                    const double f = r.total ? double(r.done) / double(r.total) : 0;
+                    return cb({std::uint64_t((double(i) + f) * 1000), 1000 * todo.size(), r.stage});
+                });
+                if (!cache) return Built{};
+                built.emplace_back(todo[i],
+                                   std::make_shared<view::LayerCache>(std::move(cache.value())));
+            }
+            return built;
+        },
+        [this](const Built& built) {
+            for (std::size_t i = 0; i < m_layers.size(); ++i)
+                for (const auto& [store, cache] : built)
+                    if (!m_caches[i] && store == m_layers[i].store) m_caches[i] = cache;
+            update();
+            emit indexingChanged(false);
+        });
+    if (!was) emit indexingChanged(true);
 }
 
 void TimelineView::setLayerOffset(int layer, qint64 offsetNs) {
@@ -306,18 +296,9 @@ timeline::LodQuery TimelineView::queryFor(int layer) const {
 std::vector<LodItem> TimelineView::visibleItems(int layer, std::uint32_t track) const {
     std::vector<LodItem> out;
     if (layer < 0 || layer >= int(m_layers.size())) return out;
-    queryTrack(layer, track, out);
-    return out;
-}
-
-void TimelineView::queryTrack(int layer, std::uint32_t track, std::vector<LodItem>& out) const {
     const auto& l = m_layers[std::size_t(layer)];
-    const timeline::LodQuery q = queryFor(layer);
-    const CoarseLod& coarse = *m_caches[std::size_t(layer)]->coarse;
-    if (coarse.covers(q))
-        coarse.query(track, q, out);
-    else
-        l.lod->query(*l.store, track, q, out);
+    l.lod->query(*l.store, track, queryFor(layer), out);
+    return out;
 }
 
 // ---- window ----
@@ -453,35 +434,64 @@ void TimelineView::clearHighlight() {
     update();
 }
 
-QVector<SearchHit> TimelineView::find(const QString& text) {
+void TimelineView::find(const QString& text) {
     m_hits.clear();
     m_hitIndex = -1;
-    const QByteArray needle = text.toUtf8();
-    if (!needle.isEmpty()) {
-        const std::string_view n(needle.constData(), std::size_t(needle.size()));
-        for (int li = 0; li < int(m_layers.size()); ++li) {
-            const TraceStore& s = *m_layers[std::size_t(li)].store;
-            std::vector<char> match(s.strings().size(), 0);
-            bool any = false;
-            for (StringId id = 1; id < s.strings().size(); ++id)
-                if (containsIgnoreCase(s.str(id), n)) {
-                    match[id] = 1;
-                    any = true;
-                }
-            if (!any) continue;
-            const auto names = s.sliceName();
-            const qsizetype first = m_hits.size();
-            for (std::uint32_t i = 0; i < names.size(); ++i)
-                if (match[names[i]]) m_hits.push_back({li, i});
-            const auto starts = s.sliceStart();
-            std::stable_sort(m_hits.begin() + first, m_hits.end(),
-                             [&](const SearchHit& a, const SearchHit& b) {
-                                 return starts[a.slice] < starts[b.slice];
-                             });
-        }
+    const std::string needle = text.toStdString();
+    std::vector<std::shared_ptr<const TraceStore>> stores;
+    for (const auto& l : m_layers)
+        stores.push_back(l.store);
+    if (needle.empty() || stores.empty()) {
+        cancelSearch();
+        m_searchComplete = true;
+        update();
+        return;
     }
+    m_searchComplete = false;
+    m_searchJobs->startJob(
+        [stores, needle](JobContext& ctx) {
+            std::vector<const TraceStore*> layers;
+            for (const auto& s : stores)
+                layers.push_back(s.get());
+            QVector<SearchHit> out;
+            auto hits = view::findSlices(layers, needle, ctx.callback());
+            if (!hits) return out; // cancelled: this result is dropped
+            out.reserve(qsizetype(hits->size()));
+            for (const view::SliceHit& h : *hits)
+                out.push_back({int(h.layer), h.slice});
+            return out;
+        },
+        [this](const QVector<SearchHit>& hits) {
+            m_hits = hits;
+            m_searchComplete = true;
+            update();
+            emit searchStateChanged();
+        });
     update();
-    return m_hits;
+    emit searchStateChanged();
+}
+
+void TimelineView::cancelSearch() {
+    if (!m_searchJobs->isRunning()) return;
+    m_searchJobs->cancel();
+    m_searchComplete = false;
+    emit searchStateChanged();
+}
+
+bool TimelineView::isSearching() const {
+    return m_searchJobs->isRunning();
+}
+
+std::shared_ptr<JobContext> TimelineView::searchJob() const {
+    return m_searchJobs->current();
+}
+
+bool TimelineView::isIndexing() const {
+    return m_cacheJobs->isRunning();
+}
+
+std::shared_ptr<JobContext> TimelineView::indexingJob() const {
+    return m_cacheJobs->current();
 }
 
 bool TimelineView::selectNextHit() {
@@ -589,7 +599,7 @@ QString TimelineView::tooltipAt(QPoint pos) const {
 // ---- painting ----
 
 const QString& TimelineView::nameOf(int layer, StringId id) {
-    LayerCache& c = *m_caches[std::size_t(layer)];
+    LayerText& c = *m_text[std::size_t(layer)];
     if (!c.nameKnown[id]) {
         c.names[id] = fromView(m_layers[std::size_t(layer)].store->str(id));
         c.nameKnown[id] = 1;
@@ -598,13 +608,13 @@ const QString& TimelineView::nameOf(int layer, StringId id) {
 }
 
 int TimelineView::nameWidth(int layer, StringId id, const QFontMetrics& fm) {
-    LayerCache& c = *m_caches[std::size_t(layer)];
+    LayerText& c = *m_text[std::size_t(layer)];
     if (c.widths[id] < 0) c.widths[id] = fm.horizontalAdvance(nameOf(layer, id));
     return c.widths[id];
 }
 
 int TimelineView::colourOf(int layer, StringId id) {
-    LayerCache& c = *m_caches[std::size_t(layer)];
+    LayerText& c = *m_text[std::size_t(layer)];
     if (c.colours[id] == 255)
         c.colours[id] =
             std::uint8_t(fnv1a(m_layers[std::size_t(layer)].store->str(id)) % kPaletteSize);
@@ -636,20 +646,22 @@ void TimelineView::paintOverview(QPainter& p) {
     const QRect r(int(timeX()), 0, int(m_axis.width()), kOverviewHeight - 2);
     p.fillRect(QRect(0, 0, width(), kOverviewHeight), QColor(0xee, 0xee, 0xf2));
     p.setPen(QColor(0x50, 0x50, 0x60));
-    p.drawText(QRect(6, 0, kLabelWidth - 8, kOverviewHeight), Qt::AlignVCenter, tr("Overview"));
+    p.drawText(QRect(6, 0, kLabelWidth - 8, kOverviewHeight), Qt::AlignVCenter,
+               isIndexing() ? tr("Overview (indexing...)") : tr("Overview"));
     const double lo = double(m_axis.limitBegin()), span = double(m_axis.limitEnd() - lo);
     auto ox = [&](double t) { return r.left() + (t - lo) / span * r.width(); };
     // Density per layer: slice starts per bucket, log-scaled.
     for (std::size_t li = 0; li < m_layers.size(); ++li) {
         const TraceStore& s = *m_layers[li].store;
-        if (s.beginTime() == timeline::kNoTime) continue;
+        if (s.beginTime() == timeline::kNoTime || !m_caches[li]) continue;
         const auto& ov = m_caches[li]->overview;
         const std::uint32_t peak = *std::max_element(ov.begin(), ov.end());
         if (peak == 0) continue;
+        const int buckets = int(ov.size());
         const double b0 = double(s.beginTime() + m_layers[li].offsetNs);
-        const double bw = double(s.endTime() - s.beginTime() + 1) / kOverviewBuckets;
+        const double bw = double(s.endTime() - s.beginTime() + 1) / buckets;
         const QColor c = QColor::fromRgb(kPalette[(li * 4 + 4) % kPaletteSize]).darker(130);
-        for (int b = 0; b < kOverviewBuckets; ++b) {
+        for (int b = 0; b < buckets; ++b) {
             if (!ov[std::size_t(b)]) continue;
             const double h = std::log1p(ov[std::size_t(b)]) / std::log1p(peak) * (r.height() - 4);
             const double x0 = ox(b0 + b * bw), x1 = std::max(x0 + 1, ox(b0 + (b + 1) * bw));
@@ -806,7 +818,7 @@ void TimelineView::paintTrack(QPainter& p, const LayoutRow& row, int top) {
     const TraceStore& s = *layer.store;
     const std::int64_t off = layer.offsetNs;
     m_items.clear();
-    queryTrack(li, row.index, m_items);
+    layer.lod->query(s, row.index, queryFor(li), m_items);
     const auto names = s.sliceName();
     const int rh = m_metrics.sliceRow;
     const double x0Area = timeX(), w = m_axis.width();
@@ -866,7 +878,7 @@ void TimelineView::paintTrack(QPainter& p, const LayoutRow& row, int top) {
 
     // Thread-scope instants: small triangles at the top of the track.
     const auto& track = s.tracks()[row.index];
-    if (track.kind == timeline::TrackKind::Thread) {
+    if (track.kind == timeline::TrackKind::Thread && m_caches[std::size_t(li)]) {
         const auto& ids = m_caches[std::size_t(li)]->instantsByThread[track.thread];
         if (!ids.empty()) {
             const auto inst = s.instants();
@@ -893,6 +905,7 @@ void TimelineView::paintTrack(QPainter& p, const LayoutRow& row, int top) {
 
 void TimelineView::paintCounter(QPainter& p, const LayoutRow& row, int top) {
     const int li = row.layer;
+    if (!m_caches[std::size_t(li)]) return; // the value range comes with the layer's cache
     const TraceStore& s = *m_layers[std::size_t(li)].store;
     const auto& c = s.counters()[row.index];
     const std::int64_t off = offset(li);
@@ -950,6 +963,7 @@ void TimelineView::paintCounter(QPainter& p, const LayoutRow& row, int top) {
 
 void TimelineView::paintInstants(QPainter& p, const LayoutRow& row, int top) {
     const int li = row.layer;
+    if (!m_caches[std::size_t(li)]) return;
     const TraceStore& s = *m_layers[std::size_t(li)].store;
     const auto& ids = m_caches[std::size_t(li)]->instantsByProcess[row.process];
     const auto inst = s.instants();
@@ -1020,6 +1034,7 @@ void TimelineView::paintFlows(QPainter& p) {
     m_flowBuf.clear();
     bool tooMany = false;
     for (int li = 0; li < int(m_layers.size()) && !tooMany; ++li) {
+        if (!m_caches[std::size_t(li)]) continue;
         const TraceStore& s = *m_layers[std::size_t(li)].store;
         const auto& cache = *m_caches[std::size_t(li)];
         const auto flows = s.flows();
@@ -1058,6 +1073,7 @@ void TimelineView::paintOverlays(QPainter& p) {
     p.setClipRect(area.adjusted(0, -kRulerHeight, 0, 0));
     // Global instants: vertical lines over everything.
     for (int li = 0; li < int(m_layers.size()); ++li) {
+        if (!m_caches[std::size_t(li)]) continue;
         const auto& ids = m_caches[std::size_t(li)]->globalInstants;
         const auto inst = m_layers[std::size_t(li)].store->instants();
         const std::int64_t off = offset(li);
@@ -1261,8 +1277,11 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_F:
         fitSelection();
         break;
-    case Qt::Key_Escape:
-        clearSelections();
+    case Qt::Key_Escape: // a running search first, then the selections
+        if (isSearching())
+            cancelSearch();
+        else
+            clearSelections();
         break;
     case Qt::Key_Up:
         m_vscroll->setValue(m_vscroll->value() - m_metrics.sliceRow);

@@ -7,15 +7,21 @@
 // time range with its duration, a highlighted name and search hits.
 //
 // Keys: W/S zoom at the mouse (or the centre), A/D pan, 0 fit all, F fit the selection, Esc
-// clears. Mouse: Ctrl+wheel zooms, wheel scrolls, horizontal wheel pans, drag (left on empty
-// space or middle) pans, Shift+drag or a drag in the ruler selects a range, click selects.
+// cancels a running search, else clears. Mouse: Ctrl+wheel zooms, wheel scrolls, horizontal wheel
+// pans, drag (left on empty space or middle) pans, Shift+drag or a drag in the ruler selects a
+// range, click selects.
 //
 // Painting queries the LodIndex per visible track only, into vectors reused between frames;
 // the layout (rows and y offsets) is rebuilt only when layers, collapsing or pinning change.
+// Each layer's view::LayerCache (instants, flows, counter ranges, overview density) is built by
+// a background job when the layer arrives; until it does, the layer's slices are drawn without
+// those. Search is a background job too. Painting never waits for either.
 // Public times (setViewWindow, rangeSelected, viewWindowChanged) are in layer 0's time base.
 
+#include "widgets/job_tracker.h"
+#include "widgets/logic/layer_cache.h"
+#include "widgets/logic/timeline_geometry.h"
 #include "widgets/timeline_document.h"
-#include "widgets/timeline_geometry.h"
 
 #include <QBrush>
 #include <QPixmap>
@@ -77,9 +83,16 @@ public:
     void highlightName(int layer, timeline::StringId name);
     void clearHighlight();
 
-    // Case-insensitive substring search over slice names (the string table first, then the
-    // slices with a matching name), hits ordered by layer and start.
-    QVector<SearchHit> find(const QString& text);
+    // Starts a case-insensitive substring search over slice names (view::findSlices) in the
+    // background, cancelling the one running; the hits are empty until it finishes, then ordered
+    // by layer and start. searchStateChanged on start, finish and cancel.
+    void find(const QString& text);
+    void cancelSearch();
+    bool isSearching() const;
+    // Whether searchHits() is the whole answer to the last find() (false while it runs and
+    // after it was cancelled).
+    bool searchComplete() const { return m_searchComplete; }
+    std::shared_ptr<JobContext> searchJob() const; // progress of the running search, or null
     const QVector<SearchHit>& searchHits() const { return m_hits; }
     int currentHit() const { return m_hitIndex; }
     bool selectNextHit();
@@ -93,9 +106,13 @@ public:
     void setTrackPinned(int layer, std::uint32_t track, bool pinned);
     bool isTrackPinned(int layer, std::uint32_t track) const;
 
+    // Whether layer caches are being built, and that job's progress (or null).
+    bool isIndexing() const;
+    std::shared_ptr<JobContext> indexingJob() const;
+
     // Geometry, for tools and tests.
-    const TimeAxis& axis() const { return m_axis; }
-    const TimelineLayout& layout() const { return m_layout; }
+    const view::TimeAxis& axis() const { return m_axis; }
+    const view::TimelineLayout& layout() const { return m_layout; }
     QRect timeArea() const; // x range of the time axis and y range of the tracks
     // Where a slice is drawn (centre of its rectangle) when its track is on screen.
     std::optional<QPointF> slicePosition(int layer, quint32 slice) const;
@@ -117,6 +134,8 @@ signals:
     void rangeSelected(qint64 t0, qint64 t1);
     void viewWindowChanged(qint64 t0, qint64 t1);
     void layersChanged();
+    void searchStateChanged();
+    void indexingChanged(bool running);
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -131,12 +150,13 @@ protected:
     bool event(QEvent* e) override;
 
 private:
-    struct LayerCache; // per-layer precomputed instants, flows, names and colours
+    struct LayerText; // per layer: names as QStrings, their widths and colours
     struct RowRef {
         bool pinned = false;
         int index = -1;
     };
 
+    void startCacheJob(); // for the layers without a cache
     void rebuildLayout();
     void rebuildSpan(bool fit);
     void updateScrollBar();
@@ -145,25 +165,23 @@ private:
     int pinnedTop() const { return kOverviewHeight + kRulerHeight; }
     int pinnedAreaHeight() const;
     int scrolledTop() const { return pinnedTop() + pinnedAreaHeight(); }
-    int rowTop(const LayoutRow& row) const;
-    const LayoutRow* rowAt(QPoint pos) const;
+    int rowTop(const view::LayoutRow& row) const;
+    const view::LayoutRow* rowAt(QPoint pos) const;
     RowRef trackRow(int layer, std::uint32_t track) const;
     timeline::LodQuery queryFor(int layer) const;
-    // The LodIndex, or the layer's CoarseLod when the window is zoomed out far enough.
-    void queryTrack(int layer, std::uint32_t track, std::vector<timeline::LodItem>& out) const;
     double timeX() const { return kLabelWidth; }
     double timeWidth() const;
     double anchorForKeys() const;
-    void ensureRowVisible(const LayoutRow& row);
+    void ensureRowVisible(const view::LayoutRow& row);
 
     void paintOverview(QPainter& p);
     void paintRuler(QPainter& p);
-    void paintRows(QPainter& p, const std::vector<LayoutRow>& rows, int areaTop, int areaBottom,
-                   int scroll);
-    void paintRowLabel(QPainter& p, const LayoutRow& row, int top);
-    void paintTrack(QPainter& p, const LayoutRow& row, int top);
-    void paintCounter(QPainter& p, const LayoutRow& row, int top);
-    void paintInstants(QPainter& p, const LayoutRow& row, int top);
+    void paintRows(QPainter& p, const std::vector<view::LayoutRow>& rows, int areaTop,
+                   int areaBottom, int scroll);
+    void paintRowLabel(QPainter& p, const view::LayoutRow& row, int top);
+    void paintTrack(QPainter& p, const view::LayoutRow& row, int top);
+    void paintCounter(QPainter& p, const view::LayoutRow& row, int top);
+    void paintInstants(QPainter& p, const view::LayoutRow& row, int top);
     void paintFlows(QPainter& p);
     void paintOverlays(QPainter& p);
     const QString& nameOf(int layer, timeline::StringId id);
@@ -172,14 +190,17 @@ private:
     QString tooltipAt(QPoint pos) const;
 
     std::vector<TimelineLayer> m_layers;
-    std::vector<std::unique_ptr<LayerCache>> m_caches;
+    std::vector<std::shared_ptr<const view::LayerCache>> m_caches; // null until built
+    std::vector<std::unique_ptr<LayerText>> m_text;
     std::vector<std::set<std::uint32_t>> m_collapsed, m_pinned;
     std::vector<char> m_layerCollapsed;
-    TimelineLayout m_layout;
-    LayoutMetrics m_metrics;
+    view::TimelineLayout m_layout;
+    view::LayoutMetrics m_metrics;
     std::vector<std::vector<RowRef>> m_trackRows; // per layer, per track
-    TimeAxis m_axis;
+    view::TimeAxis m_axis;
     QScrollBar* m_vscroll;
+    JobTracker* m_cacheJobs;
+    JobTracker* m_searchJobs;
 
     int m_selLayer = -1;
     quint32 m_selSlice = timeline::kNoIndex;
@@ -189,6 +210,7 @@ private:
     timeline::StringId m_hlName = 0;
     QVector<SearchHit> m_hits;
     int m_hitIndex = -1;
+    bool m_searchComplete = true;
 
     enum class Drag { None, Click, Pan, Range, Overview };
     Drag m_drag = Drag::None;

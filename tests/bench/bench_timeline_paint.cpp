@@ -2,23 +2,32 @@
 // trace of XT_BENCH_EVENTS events (default 10M; compact JSON in memory, imported with
 // importChromeTraceBytes): 16 threads in 4 processes with three levels of nested X slices of
 // varied durations, a counter per process and flow pairs between threads. Reports the import
-// and LOD build times, then renders TimelineView offscreen into a 1600x1000 QImage over a
-// scripted sequence (fit all, zoom 2x at the centre down to a ~1 us window, pans at each
-// zoom, vertical scrolls), twice, and prints per-frame p50 / p95 / p99 / max.
+// and LOD build times and the view's background cache build, then renders TimelineView
+// offscreen into a 1600x1000 QImage over a scripted sequence (fit all, zoom 2x at the centre
+// down to a ~1 us window, pans at each zoom, vertical scrolls), twice, and prints per-frame
+// p50 / p95 / p99 / max. Then the same sequence again while the view searches every slice in
+// the background (a new search as soon as one ends; events processed between frames, so hits
+// are applied as in the application), and the same figures for those frames.
+// XT_BENCH_PNG=DIR also saves a timeline tab with a search running and finished.
 //
 //   QT_QPA_PLATFORM=offscreen build/release/tests/bench/bench_timeline_paint
 #include "core/timeline/chrome_trace_reader.h"
+#include "widgets/timeline_page.h"
 #include "widgets/timeline_view.h"
 
 #include <QApplication>
 #include <QImage>
+#include <QKeyEvent>
+#include <QLineEdit>
 #include <QPainter>
+#include <QThread>
 #include <QWheelEvent>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,9 +37,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double cpuMs() {
+// By default all threads: Qt may fill on its pool.
+double cpuMs(clockid_t clock = CLOCK_PROCESS_CPUTIME_ID) {
     timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); // all threads: Qt may fill on its pool
+    clock_gettime(clock, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
@@ -179,80 +189,163 @@ int main(int argc, char** argv) {
         lod = std::make_shared<timeline::LodIndex>(timeline::LodIndex::build(*shared));
         builds.push_back(msSince(t));
     }
-    std::printf("LOD build: %.0f ms (best of 3; runs %.0f / %.0f / %.0f ms)\n",
-                *std::min_element(builds.begin(), builds.end()), builds[0], builds[1], builds[2]);
+    std::printf("LOD build, full and coarse rows: %.0f ms (best of 3; runs %.0f / %.0f / %.0f ms), "
+                "%zu coarse entries\n",
+                *std::min_element(builds.begin(), builds.end()), builds[0], builds[1], builds[2],
+                lod->coarseEntries());
 
-    t = Clock::now();
-    auto coarse = std::make_shared<widgets::CoarseLod>(widgets::CoarseLod::build(*shared));
-    std::printf("coarse LOD build (the view's zoomed-out level): %.0f ms, %zu entries\n",
-                msSince(t), coarse->entries());
-
+    const widgets::TimelineLayer layer{QStringLiteral("bench"), shared, lod, 0, {}};
     widgets::TimelineView view;
     view.resize(1600, 1000);
     t = Clock::now();
-    view.setLayers({widgets::TimelineLayer{QStringLiteral("bench"), shared, lod, 0, coarse}});
-    std::printf("setLayers (GUI thread: layout, overview, instants, flows): %.0f ms\n", msSince(t));
+    view.setLayers({layer});
+    std::printf("setLayers (GUI thread: layout): %.1f ms\n", msSince(t));
+    while (view.isIndexing()) { // the layer cache, built in the background
+        QCoreApplication::processEvents();
+        QThread::msleep(1);
+    }
+    std::printf("layer cache (background: overview, instants, flows, counters): %.0f ms after\n",
+                msSince(t));
     QImage img(1600, 1000, QImage::Format_ARGB32_Premultiplied);
     QPainter painter(&img);
 
-    std::vector<double> frames, cpuFrames;
     // window ns, worst wall and CPU ms of its frames
     struct Worst {
         std::int64_t window;
         double wall, cpu;
     };
-    std::vector<Worst> worstPerWindow;
-    auto frame = [&] {
+    struct Pass {
+        std::vector<double> wall, cpu, guiCpu; // per frame: wall, process CPU, GUI thread CPU
+        std::vector<Worst> worstPerWindow;
+    };
+    auto frame = [&](Pass& pass) {
         const auto f0 = Clock::now();
-        const double c0 = cpuMs();
+        const double c0 = cpuMs(), g0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
         // One painter for the run, like the window's backing store; no background pass.
         view.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
         const double ms = msSince(f0);
         const double cpu = cpuMs() - c0;
-        frames.push_back(ms);
-        cpuFrames.push_back(cpu);
+        pass.wall.push_back(ms);
+        pass.cpu.push_back(cpu);
+        pass.guiCpu.push_back(cpuMs(CLOCK_THREAD_CPUTIME_ID) - g0);
         const std::int64_t w = view.viewEnd() - view.viewStart();
-        if (worstPerWindow.empty() || worstPerWindow.back().window != w) {
-            worstPerWindow.push_back({w, ms, cpu});
+        auto& worst = pass.worstPerWindow;
+        if (worst.empty() || worst.back().window != w) {
+            worst.push_back({w, ms, cpu});
         } else {
-            worstPerWindow.back().wall = std::max(worstPerWindow.back().wall, ms);
-            worstPerWindow.back().cpu = std::max(worstPerWindow.back().cpu, cpu);
+            worst.back().wall = std::max(worst.back().wall, ms);
+            worst.back().cpu = std::max(worst.back().cpu, cpu);
         }
     };
-    view.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren); // warm-up: caches
-    for (int round = 0; round < 2; ++round) {
-        view.fitAll();
-        frame();
-        for (int z = 0; z < 40 && view.viewEnd() - view.viewStart() > 1000; ++z) {
-            view.zoomBy(2.0);
-            frame();
-            for (double pan : {0.1, 0.1, -0.25, 0.05}) {
-                view.panBy(pan);
-                frame();
-            }
-            if (z % 4 == 0) { // scroll down and back up through the tracks
-                QWheelEvent down(QPointF(800, 500), QPointF(800, 500), {}, QPoint(0, -360),
-                                 Qt::NoButton, {}, Qt::NoScrollPhase, false);
-                QApplication::sendEvent(&view, &down);
-                frame();
-                QWheelEvent up(QPointF(800, 500), QPointF(800, 500), {}, QPoint(0, 360),
-                               Qt::NoButton, {}, Qt::NoScrollPhase, false);
-                QApplication::sendEvent(&view, &up);
-                frame();
+    // The scripted sequence, twice; `between` runs before every frame.
+    auto sequence = [&](Pass& pass, const std::function<void()>& between) {
+        auto paint = [&] {
+            between();
+            frame(pass);
+        };
+        for (int round = 0; round < 2; ++round) {
+            view.fitAll();
+            paint();
+            for (int z = 0; z < 40 && view.viewEnd() - view.viewStart() > 1000; ++z) {
+                view.zoomBy(2.0);
+                paint();
+                for (double pan : {0.1, 0.1, -0.25, 0.05}) {
+                    view.panBy(pan);
+                    paint();
+                }
+                if (z % 4 == 0) { // scroll down and back up through the tracks
+                    QWheelEvent down(QPointF(800, 500), QPointF(800, 500), {}, QPoint(0, -360),
+                                     Qt::NoButton, {}, Qt::NoScrollPhase, false);
+                    QApplication::sendEvent(&view, &down);
+                    paint();
+                    QWheelEvent up(QPointF(800, 500), QPointF(800, 500), {}, QPoint(0, 360),
+                                   Qt::NoButton, {}, Qt::NoScrollPhase, false);
+                    QApplication::sendEvent(&view, &up);
+                    paint();
+                }
             }
         }
-    }
-    std::printf("frames: %zu at 1600x1000\n", frames.size());
-    std::printf("paint wall ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", percentile(frames, 50),
-                percentile(frames, 95), percentile(frames, 99),
-                *std::max_element(frames.begin(), frames.end()));
-    std::printf("paint cpu ms:  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n",
-                percentile(cpuFrames, 50), percentile(cpuFrames, 95), percentile(cpuFrames, 99),
-                *std::max_element(cpuFrames.begin(), cpuFrames.end()));
+    };
+    auto report = [](const char* what, const std::vector<double>& v) {
+        std::printf("%s p50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", what, percentile(v, 50),
+                    percentile(v, 95), percentile(v, 99), *std::max_element(v.begin(), v.end()));
+    };
+
+    view.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren); // warm-up: caches
+    Pass idle;
+    sequence(idle, [] {});
+    std::printf("frames: %zu at 1600x1000\n", idle.wall.size());
+    report("paint wall ms:", idle.wall);
+    report("paint cpu ms: ", idle.cpu);
     std::printf("worst frame per window, first round (wall / cpu ms):\n");
-    for (std::size_t i = 0; i < worstPerWindow.size() / 2 + 1 && i < worstPerWindow.size(); ++i)
+    for (std::size_t i = 0;
+         i < idle.worstPerWindow.size() / 2 + 1 && i < idle.worstPerWindow.size(); ++i)
         std::printf("  %-12s %6.2f / %6.2f\n",
-                    widgets::formatDuration(worstPerWindow[i].window).c_str(),
-                    worstPerWindow[i].wall, worstPerWindow[i].cpu);
+                    xt::view::formatDuration(idle.worstPerWindow[i].window).c_str(),
+                    idle.worstPerWindow[i].wall, idle.worstPerWindow[i].cpu);
+
+    // The same frames while a search over every slice runs in the background.
+    static const char* kNeedles[] = {"aten", "sgemm", "FORWARD", "a", "nccl", "memcpy"};
+    int searches = 0, running = 0;
+    std::size_t hits = 0;
+    std::vector<double> searchMs, handling;
+    Clock::time_point searchStart;
+    Pass busy;
+    sequence(busy, [&] {
+        const auto e0 = Clock::now();
+        QCoreApplication::processEvents(); // applies a finished search, as the event loop would
+        handling.push_back(msSince(e0));
+        if (!view.isSearching()) {
+            if (searches) {
+                searchMs.push_back(msSince(searchStart));
+                hits += std::size_t(view.searchHits().size());
+            }
+            view.find(QString::fromLatin1(kNeedles[searches++ % std::size(kNeedles)]));
+            searchStart = Clock::now();
+        }
+        running += view.isSearching();
+    });
+    std::printf("while searching %zu slices: %d frames (%d with a search running), %zu searches "
+                "finished (median %.0f ms, max %.0f ms, %.1f M hits on average)\n",
+                shared->sliceCount(), int(busy.wall.size()), running, searchMs.size(),
+                searchMs.empty() ? 0.0 : percentile(searchMs, 50),
+                searchMs.empty() ? 0.0 : *std::max_element(searchMs.begin(), searchMs.end()),
+                searchMs.empty() ? 0.0 : double(hits) / double(searchMs.size()) / 1e6);
+    report("paint wall ms, searching:", busy.wall);
+    report("paint GUI-thread cpu ms, searching:", busy.guiCpu);
+    report("paint GUI-thread cpu ms, idle:     ", idle.guiCpu);
+    report("event handling between frames ms, searching:", handling);
+    std::printf("p99 wall searching / idle: %.2f / %.2f ms = %.2fx\n", percentile(busy.wall, 99),
+                percentile(idle.wall, 99), percentile(busy.wall, 99) / percentile(idle.wall, 99));
+    view.cancelSearch();
+
+    if (const char* dir = std::getenv("XT_BENCH_PNG")) {
+        widgets::TimelinePage page;
+        page.resize(1600, 1000);
+        page.show();
+        page.loadLayer(
+            [layer](const ProgressCallback&) -> Result<widgets::TimelineLayer> { return layer; },
+            QStringLiteral("bench"));
+        auto wait = [](const std::function<bool()>& until, int ms) {
+            const auto t0 = Clock::now();
+            while (!until() && msSince(t0) < ms) {
+                QCoreApplication::processEvents();
+                QThread::msleep(5);
+            }
+        };
+        wait([&] { return !page.isBusy(); }, 60000);
+        page.searchBox()->setText(QStringLiteral("a"));
+        wait([] { return false; }, 150); // the find bar shows the progress
+        const bool wasRunning = page.isSearching();
+        page.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/search_running.png"));
+        wait([&] { return !page.isSearching(); }, 60000);
+        QKeyEvent enter(QEvent::KeyPress, Qt::Key_Return, Qt::NoModifier);
+        QApplication::sendEvent(page.searchBox(), &enter); // the first hit
+        wait([] { return false; }, 50);
+        page.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/search_done.png"));
+        std::printf("saved %s/search_running.png (search %s) and search_done.png (%d hits)\n", dir,
+                    wasRunning ? "running" : "already finished",
+                    int(page.view()->searchHits().size()));
+    }
     return 0;
 }

@@ -28,6 +28,7 @@
 
 namespace xt::widgets {
 namespace {
+using view::XYSeries;
 using xt::test::TempDir;
 namespace fs = std::filesystem;
 using analysis::StepAlign;

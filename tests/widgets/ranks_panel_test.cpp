@@ -130,7 +130,7 @@ TEST_F(RanksPanelTest, FourRanksOneTabWithTheRanksPanel) {
     EXPECT_TRUE(view->isLayerCollapsed(1));
     EXPECT_LT(view->layout().scrolled.size(), rowsBefore);
     int layerRows = 0;
-    for (const LayoutRow& row : view->layout().scrolled)
+    for (const view::LayoutRow& row : view->layout().scrolled)
         if (row.layer == 1) ++layerRows;
     EXPECT_EQ(layerRows, 1); // its header only
     view->setLayerCollapsed(1, false);

@@ -1,6 +1,6 @@
-// Timeline view: pure geometry (time <-> pixel mapping, zoom at an anchor, ruler
-// ticks, hit testing, layout), LOD bucketing through the view, and offscreen GUI tests over
-// corpus traces: click selection with the details panel, search against a brute-force count,
+// Timeline view (its geometry without Qt is tested in tests/widgets/logic): LOD bucketing
+// through the view, and offscreen GUI tests over corpus traces: click selection with the
+// details panel, the background search against a brute-force count (newest wins, Esc cancels),
 // range drag, W/S/A/D/0/F keys, a rendered page, a flow arrow back in time (and the setting
 // that drops it), and opening files through MainWindow.
 #include "core/open/trace_kind.h"
@@ -9,7 +9,6 @@
 #include "widgets/main_window.h"
 #include "widgets/slice_details.h"
 #include "widgets/timeline_document.h"
-#include "widgets/timeline_geometry.h"
 #include "widgets/timeline_page.h"
 #include "widgets/timeline_view.h"
 
@@ -19,6 +18,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSet>
 #include <QSignalSpy>
@@ -32,6 +32,8 @@ namespace {
 
 using timeline::kNoIndex;
 using timeline::LodItem;
+using view::formatDuration;
+using view::RowKind;
 using xt::test::TempDir;
 
 QApplication& app() {
@@ -46,204 +48,6 @@ TimelineLayer load(const char* rel) {
     auto r = loadTimelineLayer(corpus(rel));
     EXPECT_TRUE(r.isOk()) << r.status().toString();
     return r.isOk() ? std::move(r.value()) : TimelineLayer{};
-}
-
-// ---- pure geometry ----
-
-TEST(TimeAxis, MapsTimeToPixelsAndBack) {
-    TimeAxis a;
-    a.setWidth(1000);
-    a.setSpan(5'000'000, 15'000'000); // 10 ms
-    a.setWindow(5'000'000, 15'000'000);
-    EXPECT_EQ(a.t0(), 5'000'000);
-    EXPECT_EQ(a.duration(), 10'000'000);
-    EXPECT_DOUBLE_EQ(a.toPx(5'000'000), 0);
-    EXPECT_DOUBLE_EQ(a.toPx(10'000'000), 500);
-    EXPECT_DOUBLE_EQ(a.toPx(15'000'000), 1000);
-    EXPECT_EQ(a.toTime(250), 7'500'000);
-    for (double x : {0.0, 1.5, 333.0, 999.0})
-        EXPECT_NEAR(a.toPx(a.toTime(x)), x, 1e-6);
-    // Fit all includes a margin of 2% on both sides.
-    a.fitAll();
-    EXPECT_EQ(a.t0(), 5'000'000 - 200'000);
-    EXPECT_EQ(a.t1(), 15'000'000 + 200'000);
-}
-
-TEST(TimeAxis, ZoomKeepsTheAnchorAndClamps) {
-    TimeAxis a;
-    a.setWidth(1600);
-    a.setSpan(0, 1'000'000'000);
-    a.fitAll();
-    for (double anchor : {0.0, 400.0, 1234.0, 1600.0}) {
-        a.fitAll();
-        const std::int64_t before = a.toTime(anchor);
-        for (int i = 0; i < 10; ++i) {
-            const std::int64_t d = a.duration();
-            a.zoomAt(anchor, 2.0);
-            EXPECT_NEAR(double(a.duration()), d / 2.0, 1.0);
-            // The time under the anchor stays within one nanosecond per zoom step.
-            EXPECT_NEAR(double(a.toTime(anchor)), double(before), 1.0 + i);
-        }
-    }
-    // Never below the minimum window, never beyond the span and its margin.
-    for (int i = 0; i < 100; ++i)
-        a.zoomAt(800, 2.0);
-    EXPECT_EQ(a.duration(), TimeAxis::kMinWindowNs);
-    for (int i = 0; i < 100; ++i)
-        a.zoomAt(800, 0.5);
-    EXPECT_EQ(a.t0(), a.limitBegin());
-    EXPECT_EQ(a.t1(), a.limitEnd());
-    a.zoomAt(800, 4);
-    a.panPx(1e9);
-    EXPECT_EQ(a.t0(), a.limitBegin());
-    a.panPx(-1e9);
-    EXPECT_EQ(a.t1(), a.limitEnd());
-    const std::int64_t d = a.duration();
-    a.centerOn(500'000'000);
-    EXPECT_EQ(a.duration(), d);
-    EXPECT_NEAR(double(a.t0() + a.duration() / 2), 5e8, 1);
-}
-
-TEST(Ruler, StepsAndLabels) {
-    EXPECT_EQ(rulerStep(1'000'000, 1000, 90), 100'000);
-    EXPECT_EQ(rulerStep(1'000'000, 1000, 110), 200'000);
-    EXPECT_EQ(rulerStep(1'000'000, 1000, 300), 500'000);
-    EXPECT_EQ(rulerStep(1'000, 1000, 90), 100);
-    EXPECT_EQ(formatDuration(1'500'000), "1.5 ms");
-    EXPECT_EQ(formatDuration(250), "250 ns");
-    EXPECT_EQ(formatDuration(2'000'000'000), "2 s");
-    EXPECT_EQ(formatDuration(-3'250), "-3.25 us");
-
-    TimeAxis a;
-    a.setWidth(1000);
-    a.setSpan(1'000'000'000, 1'010'000'000);
-    a.setWindow(1'000'000'000, 1'005'000'000); // 5 ms
-    const auto ticks = rulerTicks(a, 1'000'000'000, 90);
-    QStringList labels;
-    for (const auto& t : ticks) {
-        EXPECT_GE(t.t, a.t0());
-        EXPECT_LE(t.t, a.t1());
-        EXPECT_NEAR(t.x, a.toPx(t.t), 1e-9);
-        if (t.major) labels << QString::fromStdString(t.label);
-    }
-    EXPECT_EQ(labels, (QStringList{"0 ms", "0.5 ms", "1 ms", "1.5 ms", "2 ms", "2.5 ms", "3 ms",
-                                   "3.5 ms", "4 ms", "4.5 ms", "5 ms"}));
-    EXPECT_GT(ticks.size(), std::size_t(labels.size())); // minor ticks between
-    // Microsecond windows far from the origin keep exact labels.
-    a.setWindow(1'003'000'000, 1'003'001'000);
-    bool sawExact = false;
-    for (const auto& t : rulerTicks(a, 1'000'000'000, 90))
-        if (t.major && t.label == "3.0002 ms") sawExact = true;
-    EXPECT_TRUE(sawExact);
-}
-
-TEST(HitTest, ItemsUnderThePointerWithTolerance) {
-    TimeAxis a;
-    a.setWidth(1000);
-    a.setSpan(0, 1000);
-    a.setWindow(0, 1000);
-    const std::vector<LodItem> items = {
-        {0, 100, 7, 1, 0}, {200, 300, 8, 1, 0}, {500, 501, 9, 1, 0}, {0, 900, kNoIndex, 40, 1}};
-    EXPECT_EQ(hitTestItems(items, 0, a, 0, 50, 3), 0);
-    EXPECT_EQ(hitTestItems(items, 0, a, 0, 102, 3), 0); // within the tolerance
-    EXPECT_EQ(hitTestItems(items, 0, a, 0, 150, 3), -1);
-    EXPECT_EQ(hitTestItems(items, 0, a, 0, 502.5, 3), 2); // a one-pixel slice is still hit
-    EXPECT_EQ(hitTestItems(items, 1, a, 0, 450, 3), 3);
-    EXPECT_EQ(hitTestItems(items, 2, a, 0, 450, 3), -1);
-    // With an offset the items move right.
-    EXPECT_EQ(hitTestItems(items, 0, a, 100, 150, 3), 0);
-}
-
-TEST(Layout, ProcessesTracksAndCountersInOrder) {
-    XT_REQUIRE_SHARED_CORPUS();
-    auto layer = load("tf-timeline/seasonyc__timeline.tf.json"); // threads, counters, flows
-    ASSERT_TRUE(layer.store);
-    const auto& s = *layer.store;
-    LayoutInput in{&s, {}, {}};
-    const LayoutMetrics m;
-    TimelineLayout l = buildLayout({&in, 1}, m, false);
-    int y = 0, tracks = 0, counters = 0;
-    for (const auto& r : l.scrolled) {
-        EXPECT_EQ(r.y, y);
-        y += r.height;
-        tracks += r.kind == RowKind::Track;
-        counters += r.kind == RowKind::Counter;
-        if (r.kind == RowKind::Track)
-            EXPECT_EQ(r.height, (s.tracks()[r.index].maxDepth + 1) * m.sliceRow + m.trackGap);
-    }
-    EXPECT_EQ(l.scrolledHeight, y);
-    EXPECT_EQ(tracks, int(s.tracks().size()));
-    EXPECT_EQ(counters, int(s.counters().size()));
-    // Processes follow sortIndex, then pid.
-    std::vector<std::uint32_t> procs;
-    for (const auto& r : l.scrolled)
-        if (r.kind == RowKind::Process) procs.push_back(r.process);
-    // In processOrder's order, every process with a track or a counter present.
-    const auto order = processOrder(s);
-    std::vector<std::uint32_t> expected;
-    for (std::uint32_t p : order) {
-        bool drawn = false;
-        for (const auto& t : s.tracks())
-            drawn |= t.process == p;
-        for (const auto& c : s.counters())
-            drawn |= c.process == p;
-        if (drawn) expected.push_back(p);
-    }
-    EXPECT_EQ(procs, expected);
-    for (std::size_t i = 1; i < procs.size(); ++i)
-        EXPECT_LE(s.processes()[procs[i - 1]].sortIndex, s.processes()[procs[i]].sortIndex);
-    // Collapsing hides the tracks; pinning moves one to the pinned area.
-    in.collapsed.insert(s.tracks()[0].process);
-    in.pinned.insert(0);
-    l = buildLayout({&in, 1}, m, false);
-    ASSERT_EQ(l.pinned.size(), 1u);
-    EXPECT_EQ(l.pinned[0].index, 0u);
-    for (const auto& r : l.scrolled)
-        if (r.kind == RowKind::Track) EXPECT_NE(s.tracks()[r.index].process, s.tracks()[0].process);
-}
-
-TEST(CoarseLod, FoldsLikeTheFullIndexWhenZoomedOut) {
-    XT_REQUIRE_SHARED_CORPUS();
-    auto layer =
-        load("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
-    ASSERT_TRUE(layer.store && layer.coarse);
-    const auto& s = *layer.store;
-    const CoarseLod& c = *layer.coarse;
-    EXPECT_LT(c.entries(), s.sliceCount());
-    const std::int64_t span = s.endTime() - s.beginTime();
-    for (int zoom : {1, 3, 10}) {
-        const std::int64_t w = span / zoom;
-        const timeline::LodQuery q{s.beginTime() + (span - w) / 2, s.beginTime() + (span + w) / 2,
-                                   1400, 2.0};
-        ASSERT_TRUE(c.covers(q)) << zoom;
-        for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
-            std::vector<LodItem> fine, coarse;
-            layer.lod->query(s, t, q, fine);
-            c.query(t, q, coarse);
-            std::uint64_t nf = 0, nc = 0;
-            for (const auto& it : fine)
-                nf += it.count;
-            for (const auto& it : coarse) {
-                nc += it.count;
-                if (!it.folded()) {
-                    // A single item is a real slice of this track, as wide as that slice.
-                    EXPECT_EQ(s.sliceTrack()[it.slice], t);
-                    EXPECT_EQ(it.start, s.sliceStart()[it.slice]);
-                    EXPECT_EQ(it.end, s.sliceEnd(it.slice));
-                    EXPECT_EQ(it.count, 1u);
-                }
-            }
-            // The same slices are represented, give or take a block at each window edge.
-            const std::uint64_t rows = s.tracks()[t].maxDepth + 1u;
-            EXPECT_NEAR(double(nc), double(nf), double(rows * 2 * (s.sliceCount() / 65536 + 50)))
-                << "track " << t << " zoom " << zoom;
-            if (zoom == 1) EXPECT_EQ(nc, nf) << "track " << t; // the whole span: every slice
-            // Far fewer entries to fold than slices when the track is dense.
-            EXPECT_LE(coarse.size(), rows * (1400 / 2 + 2));
-        }
-    }
-    // Zoomed in past four grains the full index is used.
-    EXPECT_FALSE(c.covers({s.beginTime(), s.beginTime() + c.grain() * 100, 1400, 2.0}));
 }
 
 // ---- the view ----
@@ -338,10 +142,12 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
                     .contains(QLatin1String(text), Qt::CaseInsensitive))
                 ++brute;
         page.searchBox()->setText(QString::fromLatin1(text));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
         EXPECT_EQ(page.view()->searchHits().size(), brute) << text;
         if (std::string(text) == "ATEN::conv") EXPECT_GT(brute, 100);
     }
     page.searchBox()->setText(QStringLiteral("aten::conv2d"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
     const auto hits = page.view()->searchHits();
     ASSERT_GE(hits.size(), 2);
     page.searchBox()->setFocus();
@@ -358,6 +164,62 @@ TEST(TimelineView, SearchCountsMatchTheStoreAndEnterSteps) {
     // Highlighting a name keeps the hits.
     page.view()->highlightName(0, s.sliceName()[hits[0].slice]);
     EXPECT_EQ(page.view()->searchHits().size(), hits.size());
+}
+
+TEST(TimelineView, SearchRunsInTheBackgroundNewestWinsAndEscCancels) {
+    XT_REQUIRE_SHARED_CORPUS();
+    app();
+    TimelinePage page;
+    page.resize(1400, 900);
+    page.show();
+    page.loadFile(QString::fromStdString(
+        corpus("kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 60000));
+    const auto& s = *page.view()->layers()[0].store;
+    auto* status = page.findChild<QLabel*>(QStringLiteral("searchStatus"));
+    ASSERT_TRUE(status);
+    // Typing starts a search per edit; each cancels the one before, whose hits never arrive.
+    QSignalSpy states(page.view(), &TimelineView::searchStateChanged);
+    page.searchBox()->setText(QStringLiteral("a"));
+    EXPECT_TRUE(page.isSearching());
+    EXPECT_TRUE(status->text().startsWith(QStringLiteral("searching")));
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    page.searchBox()->setText(QStringLiteral("cudnn"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
+    int brute = 0;
+    for (std::uint32_t i = 0; i < s.sliceCount(); ++i)
+        brute += QString::fromUtf8(s.str(s.sliceName()[i]))
+                     .contains(QLatin1String("cudnn"), Qt::CaseInsensitive);
+    ASSERT_GT(brute, 0);
+    EXPECT_EQ(page.view()->searchHits().size(), brute);
+    EXPECT_TRUE(page.view()->searchComplete());
+    EXPECT_GE(states.count(), 3);
+    // Hits are ordered by start.
+    const auto hits = page.view()->searchHits();
+    for (qsizetype i = 1; i < hits.size(); ++i)
+        EXPECT_LE(s.sliceStart()[hits[i - 1].slice], s.sliceStart()[hits[i].slice]);
+    page.searchBox()->setFocus();
+    QTest::keyClick(page.searchBox(), Qt::Key_Return);
+    QTest::qWait(50);
+    page.grab().save(QStringLiteral("timeline_search.png"));
+    // Esc in the search box cancels a running search: no hits, "cancelled".
+    page.searchBox()->setText(QStringLiteral("aten"));
+    ASSERT_TRUE(page.isSearching());
+    page.searchBox()->setFocus();
+    QTest::keyClick(page.searchBox(), Qt::Key_Escape);
+    EXPECT_FALSE(page.isSearching());
+    EXPECT_FALSE(page.view()->searchComplete());
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    EXPECT_EQ(status->text(), QStringLiteral("cancelled"));
+    QTest::qWait(200); // the cancelled job's result, if it finished anyway, is dropped
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    // Clearing the box clears the hits at once.
+    page.searchBox()->setText(QStringLiteral("cudnn"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isSearching(); }, 30000));
+    page.searchBox()->clear();
+    EXPECT_FALSE(page.isSearching());
+    EXPECT_TRUE(page.view()->searchHits().isEmpty());
+    EXPECT_TRUE(status->text().isEmpty());
 }
 
 TEST(TimelineView, ShiftDragSelectsTheRangeAskedFor) {

@@ -1,6 +1,6 @@
 // xtview widgets, offscreen: item models under QAbstractItemModelTester, key tree contents,
-// plot data against core/analysis statistics, decimation and smoothing, export formats, the
-// job tracker's "newest wins" rule, and a rendered main window.
+// plot data against core/analysis statistics, export formats, the job tracker's "newest wins"
+// rule, and a rendered main window (series math is tested without Qt in tests/widgets/logic).
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
 #include "core/xdl/file_series_writer.h"
@@ -14,7 +14,6 @@
 #include "widgets/meta_summary_model.h"
 #include "widgets/plot_export.h"
 #include "widgets/run_browser_model.h"
-#include "widgets/series_math.h"
 #include "widgets/stat_plot.h"
 #include "widgets/timeline_page.h"
 #include "widgets/timeline_view.h"
@@ -39,6 +38,7 @@
 
 namespace xt::widgets {
 namespace {
+using view::XYSeries;
 using xt::test::TempDir;
 
 QString qfile(const TempDir& dir, const char* name) {
@@ -98,34 +98,6 @@ QStringList collectKeys(const QAbstractItemModel& m, const QModelIndex& parent =
         out << collectKeys(m, i);
     }
     return out;
-}
-
-TEST(SeriesMath, DecimationKeepsSpikesOfAMillionPoints) {
-    std::vector<double> x(1000000), y(1000000);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        x[i] = double(i);
-        y[i] = std::sin(double(i) * 1e-4);
-    }
-    y[654321] = 50;
-    y[123456] = -40;
-    const XYSeries d = decimateMinMax(x, y, 1000);
-    EXPECT_LE(d.x.size(), 2000u);
-    EXPECT_EQ(*std::max_element(d.y.begin(), d.y.end()), 50);
-    EXPECT_EQ(*std::min_element(d.y.begin(), d.y.end()), -40);
-    EXPECT_TRUE(std::is_sorted(d.x.begin(), d.x.end()));
-    // Small series pass through unchanged.
-    const XYSeries s = decimateMinMax({1, 2, 3}, {4, 5, 6}, 1000);
-    EXPECT_EQ(s.y, (std::vector<double>{4, 5, 6}));
-}
-
-TEST(SeriesMath, DebiasedEma) {
-    const auto e = emaDebiased({2, 2, 2, std::nan(""), 2}, 0.9);
-    EXPECT_DOUBLE_EQ(e[0], 2); // bias correction: a constant stays constant
-    EXPECT_NEAR(e[2], 2, 1e-12);
-    EXPECT_TRUE(std::isnan(e[3]));
-    EXPECT_NEAR(e[4], 2, 1e-12);
-    const auto f = emaDebiased({0, 10}, 0.5);
-    EXPECT_DOUBLE_EQ(f[1], (0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25));
 }
 
 TEST(Models, PassTheModelTesterAndShowTheKeys) {

@@ -1,11 +1,15 @@
 // LOD bucketing on hand-made rows: tiny slices fold, wide slices never disappear, output size
-// is bounded by the pixel width, and the index splits tracks into non-overlapping rows.
+// is bounded by the pixel width, and the index splits tracks into non-overlapping rows; its
+// coarse rows count every slice, keep long ones, and fold like the full rows when zoomed out.
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/lod_index.h"
+#include "shared_corpus.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+#include <string>
 
 using namespace xt::timeline;
 
@@ -123,4 +127,94 @@ TEST(LodIndex, BuildsRowsPerDepth) {
     idx.query(st, 0, LodQuery{25'000, 32'000, 100, 1.0}, out); // only a and c overlap
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(st.str(st.sliceName()[out[1].slice]), "c");
+}
+
+TEST(LodIndex, CoarseRowsKeepLongSlicesAndCountEverySlice) {
+    // One row of 4000 slices of 1 us every 2 us, a 1 ms slice in the middle, and a nested row.
+    std::string json = "[";
+    for (int i = 0; i < 4000; ++i) {
+        const int ts = i < 2000 ? i * 2 : 1000 + i * 2;
+        json += (i ? "," : "") + std::string(R"({"ph":"X","name":"s","pid":1,"tid":1,"ts":)") +
+                std::to_string(ts) + R"(,"dur":1})";
+    }
+    json += R"(,{"ph":"X","name":"long","pid":1,"tid":1,"ts":4000,"dur":1000})";
+    json += R"(,{"ph":"X","name":"kid","pid":1,"tid":1,"ts":4100,"dur":10}])";
+    auto r = importChromeTraceBytes(json);
+    ASSERT_TRUE(r.isOk()) << r.status().toString();
+    const TraceStore& st = *r;
+    const LodIndex idx = LodIndex::build(st, 100'000); // 100 us grain
+    EXPECT_EQ(idx.grain(), 100'000);
+    // Blocks of 50 short slices each side of the long slice, the long one, the kid: ~82.
+    EXPECT_LT(idx.coarseEntries(), 100u);
+    const LodQuery whole{st.beginTime(), st.endTime(), 100, 5.0}; // 450 us per fold width
+    ASSERT_TRUE(idx.coarseCovers(whole));
+    std::vector<LodItem> coarse, full;
+    idx.query(st, 0, whole, coarse);
+    idx.queryFull(st, 0, whole, full);
+    auto represented = [](const std::vector<LodItem>& items) {
+        std::uint64_t n = 0;
+        for (const LodItem& it : items)
+            n += it.count;
+        return n;
+    };
+    EXPECT_EQ(represented(coarse), st.sliceCount());
+    EXPECT_EQ(represented(full), st.sliceCount());
+    // The long slice is drawn on its own by both levels.
+    auto hasLong = [&](const std::vector<LodItem>& items) {
+        return std::any_of(items.begin(), items.end(), [&](const LodItem& it) {
+            return !it.folded() && st.str(st.sliceName()[it.slice]) == "long";
+        });
+    };
+    EXPECT_TRUE(hasLong(coarse));
+    EXPECT_TRUE(hasLong(full));
+    // Zoomed in below four grains the full rows answer: every item is a real slice.
+    const LodQuery near{4000'000, 4200'000, 1000, 1.0};
+    EXPECT_FALSE(idx.coarseCovers(near));
+    coarse.clear();
+    idx.query(st, 0, near, coarse);
+    for (const LodItem& it : coarse)
+        EXPECT_FALSE(it.folded());
+}
+
+TEST(LodIndex, CoarseRowsFoldLikeTheFullRowsWhenZoomedOut) {
+    XT_REQUIRE_SHARED_CORPUS();
+    auto store = importChromeTrace(xt::test::chromeCorpus(
+        "kineto/samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz"));
+    ASSERT_TRUE(store.isOk()) << store.status().toString();
+    const TraceStore& s = *store;
+    const LodIndex c = LodIndex::build(s);
+    EXPECT_LT(c.coarseEntries(), s.sliceCount());
+    const std::int64_t span = s.endTime() - s.beginTime();
+    for (int zoom : {1, 3, 10}) {
+        const std::int64_t w = span / zoom;
+        const LodQuery q{s.beginTime() + (span - w) / 2, s.beginTime() + (span + w) / 2, 1400, 2.0};
+        ASSERT_TRUE(c.coarseCovers(q)) << zoom;
+        for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+            std::vector<LodItem> fine, coarse;
+            c.queryFull(s, t, q, fine);
+            c.query(s, t, q, coarse);
+            std::uint64_t nf = 0, nc = 0;
+            for (const auto& it : fine)
+                nf += it.count;
+            for (const auto& it : coarse) {
+                nc += it.count;
+                if (!it.folded()) {
+                    // A single item is a real slice of this track, as wide as that slice.
+                    EXPECT_EQ(s.sliceTrack()[it.slice], t);
+                    EXPECT_EQ(it.start, s.sliceStart()[it.slice]);
+                    EXPECT_EQ(it.end, s.sliceEnd(it.slice));
+                    EXPECT_EQ(it.count, 1u);
+                }
+            }
+            // The same slices are represented, give or take a block at each window edge.
+            const std::uint64_t rows = s.tracks()[t].maxDepth + 1u;
+            EXPECT_NEAR(double(nc), double(nf), double(rows * 2 * (s.sliceCount() / 65536 + 50)))
+                << "track " << t << " zoom " << zoom;
+            if (zoom == 1) EXPECT_EQ(nc, nf) << "track " << t; // the whole span: every slice
+            // Far fewer entries to fold than slices when the track is dense.
+            EXPECT_LE(coarse.size(), rows * (1400 / 2 + 2));
+        }
+    }
+    // Zoomed in past four grains the full index is used.
+    EXPECT_FALSE(c.coarseCovers({s.beginTime(), s.beginTime() + c.grain() * 100, 1400, 2.0}));
 }

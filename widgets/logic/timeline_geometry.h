@@ -1,5 +1,5 @@
 #pragma once
-// Pure geometry of the timeline view (no Qt): the time axis (int64 ns <-> pixels, zoom at an
+// Pure geometry of the timeline view: the time axis (int64 ns <-> pixels, zoom at an
 // anchor, pan, clamping to the trace span plus a margin, a minimum window), adaptive ruler
 // ticks (1/2/5 x 10^k ns with unit labels), the vertical layout of layers / processes / tracks
 // computed once per layout change, and hit testing of LOD items. Times stay int64; doubles are
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace xt::widgets {
+namespace xt::view {
 
 class TimeAxis {
 public:
@@ -121,33 +121,4 @@ std::vector<std::uint32_t> processOrder(const timeline::TraceStore& store);
 int hitTestItems(std::span<const timeline::LodItem> items, std::uint16_t depth,
                  const TimeAxis& axis, std::int64_t offsetNs, double x, double tolerancePx);
 
-// A coarse level of detail for zoomed-out windows: every depth row of every track with its
-// slices shorter than `grain` merged into blocks (a block spans less than two grains; longer
-// slices stay alone). A window whose fold width is at least 4 grains folds these few entries
-// instead of the full rows, and gives the same picture: O(entries), independent of how many
-// millions of tiny slices are underneath. Built once per layer, off the GUI thread.
-class CoarseLod {
-public:
-    static CoarseLod build(const timeline::TraceStore& store, std::int64_t grainNs = 0);
-    std::int64_t grain() const { return m_grain; }
-    // Whether a query of this fold width should use the coarse rows.
-    bool covers(const timeline::LodQuery& q) const;
-    // Same contract as LodIndex::query (items per row, depth 0 first; counts of real slices).
-    void query(std::uint32_t track, const timeline::LodQuery& q,
-               std::vector<timeline::LodItem>& out) const;
-    std::size_t entries() const { return m_start.size(); }
-
-private:
-    std::int64_t m_grain = 1;
-    std::vector<std::uint32_t> m_rowBegin;  // per track: first row; size tracks + 1
-    std::vector<std::uint32_t> m_rowOffset; // per row: first entry; size rows + 1
-    std::vector<std::int64_t> m_start, m_dur;
-    std::vector<std::uint32_t> m_slice; // the real slice, kNoIndex for a merged block
-    std::vector<std::uint64_t> m_cum;   // slices before each entry in its row (size entries+rows)
-    std::vector<std::uint32_t> m_iota;  // 0, 1, 2... (row indices for foldRow)
-};
-
-// ASCII case-insensitive substring test (UTF-8 bytes outside ASCII compare exactly).
-bool containsIgnoreCase(std::string_view haystack, std::string_view needle);
-
-} // namespace xt::widgets
+} // namespace xt::view

@@ -1,9 +1,9 @@
-#include "widgets/series_math.h"
+#include "widgets/logic/series_math.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace xt::widgets {
+namespace xt::view {
 
 double xOf(const analysis::RecordStats& r, XAxisMode mode) {
     switch (mode) {
@@ -74,4 +74,4 @@ std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {
     return out;
 }
 
-} // namespace xt::widgets
+} // namespace xt::view

@@ -1,4 +1,4 @@
-#include "widgets/timeline_geometry.h"
+#include "widgets/logic/timeline_geometry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-namespace xt::widgets {
+namespace xt::view {
 
 using timeline::TraceStore;
 
@@ -262,143 +262,4 @@ int hitTestItems(std::span<const timeline::LodItem> items, std::uint16_t depth,
     return best;
 }
 
-// ---- CoarseLod ----
-
-CoarseLod CoarseLod::build(const TraceStore& store, std::int64_t grainNs) {
-    CoarseLod c;
-    const std::int64_t span = store.beginTime() == timeline::kNoTime
-                                  ? 1
-                                  : std::max<std::int64_t>(1, store.endTime() - store.beginTime());
-    c.m_grain = grainNs > 0 ? grainNs : std::max<std::int64_t>(1, span / 65536);
-    const auto starts = store.sliceStart();
-    const auto durs = store.sliceDuration();
-    const auto depth = store.sliceDepth();
-    c.m_rowOffset.push_back(0);
-    struct Open {
-        std::int64_t start = 0, end = 0;
-        std::uint32_t slice = timeline::kNoIndex;
-        std::uint64_t count = 0;
-    };
-    std::vector<std::vector<Open>> rows; // per depth: finished entries of this track
-    std::vector<Open> open;
-    for (const auto& t : store.tracks()) {
-        c.m_rowBegin.push_back(std::uint32_t(c.m_rowOffset.size() - 1));
-        if (t.sliceBegin == t.sliceEnd) continue;
-        const std::size_t nrows = std::size_t(t.maxDepth) + 1;
-        rows.assign(nrows, {});
-        open.assign(nrows, Open{});
-        auto flush = [&](std::size_t d) {
-            if (open[d].count) rows[d].push_back(open[d]);
-            open[d] = Open{};
-        };
-        for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s) {
-            const std::size_t d = depth[s];
-            Open& o = open[d];
-            const std::int64_t a = starts[s], b = a + durs[s];
-            if (durs[s] >= c.m_grain) { // long: alone
-                flush(d);
-                rows[d].push_back({a, b, s, 1});
-                continue;
-            }
-            if (o.count && a < o.start + c.m_grain) {
-                o.end = std::max(o.end, b);
-                o.slice = timeline::kNoIndex;
-                ++o.count;
-            } else {
-                flush(d);
-                open[d] = {a, b, s, 1};
-            }
-        }
-        for (std::size_t d = 0; d < nrows; ++d) {
-            flush(d);
-            std::uint64_t cum = 0;
-            for (const Open& o : rows[d]) {
-                c.m_start.push_back(o.start);
-                c.m_dur.push_back(o.end - o.start);
-                c.m_slice.push_back(o.slice);
-                c.m_cum.push_back(cum);
-                cum += o.count;
-            }
-            c.m_cum.push_back(cum); // the row's total, one past its last entry
-            c.m_rowOffset.push_back(std::uint32_t(c.m_start.size()));
-        }
-    }
-    c.m_rowBegin.push_back(std::uint32_t(c.m_rowOffset.size() - 1));
-    std::size_t longest = 0;
-    for (std::size_t r = 0; r + 1 < c.m_rowOffset.size(); ++r)
-        longest = std::max<std::size_t>(longest, c.m_rowOffset[r + 1] - c.m_rowOffset[r]);
-    c.m_iota.resize(longest);
-    for (std::size_t i = 0; i < longest; ++i)
-        c.m_iota[i] = std::uint32_t(i);
-    return c;
-}
-
-bool CoarseLod::covers(const timeline::LodQuery& q) const {
-    if (q.t1 <= q.t0 || q.widthPx <= 0) return false;
-    return double(q.t1 - q.t0) / q.widthPx * q.minPx >= 4.0 * double(m_grain);
-}
-
-void CoarseLod::query(std::uint32_t track, const timeline::LodQuery& q,
-                      std::vector<timeline::LodItem>& out) const {
-    if (track + 1 >= m_rowBegin.size()) return;
-    for (std::uint32_t r = m_rowBegin[track]; r < m_rowBegin[track + 1]; ++r) {
-        const std::uint32_t b = m_rowOffset[r], n = m_rowOffset[r + 1] - b;
-        const std::size_t first = out.size();
-        // Entry k of the row is m_*[b + k]; its cumulative count is m_cum[b + r + k].
-        const std::span<const std::int64_t> starts(m_start.data() + b, n);
-        timeline::foldRow(std::span<const std::uint32_t>(m_iota.data(), n), starts,
-                          std::span<const std::int64_t>(m_dur.data() + b, n),
-                          std::uint16_t(r - m_rowBegin[track]), q, out);
-        // foldRow walks the entries in order, each item taking the next run of them: follow it
-        // with a cursor to turn entry runs into real slice counts.
-        const std::uint64_t* cum = m_cum.data() + b + r;
-        const std::int64_t* dur = m_dur.data() + b;
-        std::size_t lo = 0, hi = n; // foldRow's first visible entry
-        while (lo < hi) {
-            const std::size_t mid = (lo + hi) / 2;
-            const std::int64_t e = starts[mid] + dur[mid];
-            if (e < q.t0 || (e == q.t0 && starts[mid] < q.t0))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        const double nsPerPx = double(q.t1 - q.t0) / q.widthPx;
-        const auto minNs = std::max<std::int64_t>(std::int64_t(std::ceil(nsPerPx * q.minPx)), 1);
-        std::size_t cursor = lo;
-        for (std::size_t i = first; i < out.size(); ++i) {
-            timeline::LodItem& it = out[i];
-            if (!it.folded()) {
-                const std::uint32_t k = it.slice;
-                it.slice = m_slice[b + k];
-                it.count = std::uint32_t(cum[k + 1] - cum[k]);
-                cursor = std::size_t(k) + 1;
-                continue;
-            }
-            std::size_t end =
-                std::size_t(std::lower_bound(starts.begin() + std::ptrdiff_t(cursor) + 1,
-                                             starts.end(), it.start + minNs) -
-                            starts.begin());
-            if (i + 1 < out.size() && !out[i + 1].folded())
-                end = std::min<std::size_t>(end, out[i + 1].slice);
-            it.count = std::uint32_t(cum[end] - cum[cursor]);
-            cursor = end;
-        }
-    }
-}
-
-bool containsIgnoreCase(std::string_view h, std::string_view n) {
-    if (n.empty()) return true;
-    if (n.size() > h.size()) return false;
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    const char first = lower(n[0]);
-    for (std::size_t i = 0; i + n.size() <= h.size(); ++i) {
-        if (lower(h[i]) != first) continue;
-        std::size_t k = 1;
-        while (k < n.size() && lower(h[i + k]) == lower(n[k]))
-            ++k;
-        if (k == n.size()) return true;
-    }
-    return false;
-}
-
-} // namespace xt::widgets
+} // namespace xt::view

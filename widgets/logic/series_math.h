@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace xt::widgets {
+namespace xt::view {
 
 enum class XAxisMode { Gstep, Lstep, WallTime };
 
@@ -31,4 +31,4 @@ XYSeries visibleSlice(const XYSeries& s, double lo, double hi);
 // (1 - w) y_n, reported as s_n / (1 - w^n). weight in [0, 1); NaN inputs are skipped.
 std::vector<double> emaDebiased(const std::vector<double>& y, double weight);
 
-} // namespace xt::widgets
+} // namespace xt::view
