@@ -62,6 +62,12 @@ TimelinePage::TimelinePage(QWidget* parent)
     button(tr("Zoom in"), tr("Zoom in (W, Ctrl+wheel)"), [this] { m_view->zoomBy(1.5); });
     button(tr("Zoom out"), tr("Zoom out (S, Ctrl+wheel)"), [this] { m_view->zoomBy(1 / 1.5); });
     bar->addStretch(1);
+    m_cursorLabel = new QLabel(this);
+    m_cursorLabel->setObjectName(QStringLiteral("cursorSummary"));
+    m_cursorLabel->setToolTip(tr("Cursors A and B (Ctrl+1, Ctrl+2 at the mouse; Ctrl+Shift+C "
+                                 "copies their times, steps and counter values)"));
+    bar->addWidget(m_cursorLabel);
+    bar->addSpacing(12);
     auto* help = new QLabel(tr("W/S zoom, A/D pan, drag pans, Shift+drag selects a range"), this);
     help->setStyleSheet(QStringLiteral("color: gray"));
     bar->addWidget(help);
@@ -107,6 +113,8 @@ TimelinePage::TimelinePage(QWidget* parent)
         m_details->setSlice(m_view->layers()[std::size_t(layer)], layer, slice);
     });
     connect(m_view, &TimelineView::selectionCleared, m_details, &SliceDetails::clear);
+    connect(m_view, &TimelineView::cursorsChanged, this,
+            [this] { m_cursorLabel->setText(m_view->cursorSummary()); });
     connect(m_details, &SliceDetails::jumpToSlice, this,
             [this](int layer, quint32 slice) { m_view->selectSlice(layer, slice, true); });
 
@@ -127,6 +135,12 @@ TimelinePage::TimelinePage(QWidget* parent)
 
 TimelinePage::~TimelinePage() {
     m_jobs->cancel();
+}
+
+QString TimelinePage::identity() const {
+    for (const QString& p : m_paths)
+        if (!p.isEmpty()) return p;
+    return m_view->layers().empty() ? QString() : m_view->layers().front().title;
 }
 
 void TimelinePage::addPanel(QWidget* panel, const QString& title) {

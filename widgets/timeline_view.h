@@ -12,8 +12,13 @@
 //
 // Painting queries the LodIndex per visible track only, into vectors reused between frames;
 // the layout (rows and y offsets) is rebuilt only when layers, collapsing or pinning change.
-// Public times (setViewWindow, rangeSelected, viewWindowChanged) are in layer 0's time base.
+// Public times (setViewWindow, rangeSelected, viewWindowChanged, cursors, notes) are in layer
+// 0's time base. Fit all shows the data (slices, counters, thread and process instants), not
+// trailing global markers such as Kineto's "Record Window End". Cursors A and B measure the
+// time, the steps and the counter values between two points; notes mark a time or a range.
 
+#include "widgets/cursors.h"
+#include "widgets/notes.h"
 #include "widgets/timeline_document.h"
 #include "widgets/timeline_geometry.h"
 
@@ -58,7 +63,12 @@ public:
     void setViewWindow(qint64 t0, qint64 t1);
     qint64 viewStart() const;
     qint64 viewEnd() const;
+    // The window of the data's extent plus a margin of 1%.
     void fitAll();
+    // The first and last time of the data (slices, counters, non-global instants) of every layer.
+    std::pair<qint64, qint64> dataExtent() const;
+    // The earliest event of the layers (times in the ruler and in notes count from it).
+    qint64 traceBegin() const;
     // factor > 1 zooms in around the time-area pixel `anchorPx` (< 0: the centre).
     void zoomBy(double factor, double anchorPx = -1);
     // Pans by a fraction of the window (positive: later times).
@@ -73,6 +83,24 @@ public:
     // The selected range in layer 0's time base.
     std::optional<std::pair<qint64, qint64>> selectedRange() const;
     void fitSelection();
+
+    // Cursors A and B (nullopt hides one).
+    void setCursorAt(Cursor c, std::optional<qint64> t);
+    std::optional<qint64> cursorAt(Cursor c) const;
+    // Puts `c` at the mouse when it is over the tracks, else at the view's centre.
+    void placeCursor(Cursor c);
+    void clearCursors();
+    // Time from the trace's start, the step ("ProfilerStep#N") and every counter's value at A
+    // and B with B - A, tab-separated (empty without a cursor); copyCursors() puts it on the
+    // clipboard; cursorSummary() is one line of it.
+    QString cursorText() const;
+    QString cursorSummary() const;
+    void copyCursors() const;
+    // The step marker slice of `layer` that holds time `t` (layer 0's base), if any.
+    std::optional<quint32> stepAt(int layer, qint64 t) const;
+
+    void setNotes(std::vector<Note> notes);
+    const std::vector<Note>& notes() const { return m_notes; }
 
     void highlightName(int layer, timeline::StringId name);
     void clearHighlight();
@@ -114,6 +142,9 @@ signals:
     void rangeSelected(qint64 t0, qint64 t1);
     void viewWindowChanged(qint64 t0, qint64 t1);
     void layersChanged();
+    void cursorsChanged();
+    // "Add note..." in the context menu: at `t`, or over the selected range when there is one.
+    void noteRequested(qint64 t);
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -163,6 +194,7 @@ private:
     void paintInstants(QPainter& p, const LayoutRow& row, int top);
     void paintFlows(QPainter& p);
     void paintOverlays(QPainter& p);
+    void paintNotesAndCursors(QPainter& p);
     const QString& nameOf(int layer, timeline::StringId id);
     int nameWidth(int layer, timeline::StringId id, const QFontMetrics& fm);
     int colourOf(int layer, timeline::StringId id);
@@ -185,6 +217,8 @@ private:
     timeline::StringId m_hlName = 0;
     QVector<SearchHit> m_hits;
     int m_hitIndex = -1;
+    std::optional<std::int64_t> m_cursors[2]; // display time
+    std::vector<Note> m_notes;
 
     enum class Drag { None, Click, Pan, Range, Overview };
     Drag m_drag = Drag::None;
