@@ -1,12 +1,14 @@
-// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S]: writes a realistic,
-// deterministic demo run with the recorder (the built-in demo of the README and the viewer).
+// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S] [--diverge-rank R]:
+// writes a realistic, deterministic demo run with the recorder (the built-in demo of the README
+// and the viewer).
 //
 // The simulated job is data-parallel: every rank holds the same weights (a 3-layer MLP) that
 // drift as training goes on, each rank has its own gradients (shrinking over time), activations
 // (one raw, one summarised as a mean over the batch), a loss, a learning rate traced through a
 // callback, and its configuration traced once as a string (Int8). On one rank a NaN appears in
-// one gradient two thirds of the way through. Timestamps start at a fixed time and advance by a
-// jittered step time.
+// one gradient two thirds of the way through; with --diverge-rank, that rank's gradients drift
+// away from the others' from the middle of the run on. Timestamps start at a fixed time and
+// advance by a jittered step time.
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
 #include "core/recorder/recorder.h"
@@ -37,6 +39,7 @@ struct DemoOptions {
     int steps = 100;
     double maxMB = 0; // 0: about three parts per rank
     std::uint64_t seed = 7;
+    int divergeRank = -1; // none
 };
 
 int runDemo(const DemoOptions& o) {
@@ -137,6 +140,9 @@ int runDemo(const DemoOptions& o) {
                 Layer& l = layers[li];
                 for (std::size_t i = 0; i < l.grad.size(); ++i)
                     l.grad[i] = common[li][i] + 0.02f * decay * normal(s.rng);
+                if (r == o.divergeRank && step >= o.steps / 2)
+                    for (auto& g : l.grad)
+                        g += 0.002f * static_cast<float>(step - o.steps / 2 + 1);
                 if (r == nanRank && step >= nanStep && l.name == "fc2")
                     l.grad[3] = std::numeric_limits<float>::quiet_NaN();
             }
@@ -211,6 +217,10 @@ void addRecordDemoCommand(CLI::App& app, int& exitCode) {
                     "max_file_m_size in decimal MB (default: about three parts per rank)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", opts->seed, "random seed")->capture_default_str();
+    cmd->add_option("--diverge-rank", opts->divergeRank,
+                    "this rank's gradients drift away from the other ranks' from the middle of "
+                    "the run on (an outlier rank)")
+        ->check(CLI::Range(0, 1023));
     cmd->callback([opts, &exitCode] { exitCode = runDemo(*opts); });
 }
 
