@@ -135,7 +135,7 @@ void HistogramView::drawNotes() {
         if (const auto steps = noteSteps(n, series))
             addNoteItems(m_heatmap, m_heatmap->axisRect(), double(steps->first),
                          double(steps->second + (steps->second > steps->first ? 1 : 0)), n,
-                         m_noteItems);
+                         m_noteItems, false);
 }
 
 int HistogramView::rank() const {

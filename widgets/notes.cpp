@@ -100,6 +100,8 @@ QJsonArray NoteStore::toJson() const {
     QJsonArray out;
     for (const Note& n : m_notes)
         out.append(QJsonObject{{QStringLiteral("target"), n.target},
+                               {QStringLiteral("on"),
+                                n.onTimeline ? QStringLiteral("timeline") : QStringLiteral("run")},
                                {QStringLiteral("kind"), QLatin1String(noteKindName(n.kind))},
                                {QStringLiteral("begin"), double(n.begin)},
                                {QStringLiteral("end"), double(n.end)},
@@ -121,6 +123,7 @@ std::vector<Note> NoteStore::fromJson(const QJsonArray& array, int* skipped) {
         }
         Note n;
         n.target = o.value(QStringLiteral("target")).toString();
+        n.onTimeline = o.value(QStringLiteral("on")).toString() == QLatin1String("timeline");
         n.kind = *kind;
         n.begin = qint64(begin.toDouble());
         n.end = qint64(o.value(QStringLiteral("end")).toDouble(begin.toDouble()));
@@ -158,10 +161,11 @@ noteSteps(const Note& note, const std::vector<const analysis::KeySeries*>& serie
 }
 
 void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, const Note& note,
-                  std::vector<QCPAbstractItem*>& items) {
+                  std::vector<QCPAbstractItem*>& items, bool belowData) {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    const QString layer = plot->layer(QStringLiteral("grid")) ? QStringLiteral("grid") : QString();
+    const QString layer =
+        belowData && plot->layer(QStringLiteral("grid")) ? QStringLiteral("grid") : QString();
     auto place = [&](QCPItemPosition* p, double px, double ratio) {
         p->setAxes(x, y);
         p->setAxisRect(rect);

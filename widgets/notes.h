@@ -29,6 +29,7 @@ struct Note {
     qint64 begin = 0, end = 0;
     QString text;
     QColor colour = QColor(0xe0, 0x8a, 0x00);
+    bool onTimeline = false; // the target is a timeline tab (times in ns), else a run
     bool operator==(const Note&) const = default;
 };
 
@@ -55,8 +56,8 @@ public:
     std::vector<Note> notesFor(const QString& target) const;
     const Note* find(int id) const;
 
-    // [{"target":..., "kind":"step"|"steps"|"time", "begin":n, "end":n, "text":s,
-    //   "colour":"#rrggbb"}], documented in docs/SESSIONS.md.
+    // [{"target":..., "on":"run"|"timeline", "kind":"step"|"steps"|"time", "begin":n,
+    //   "end":n, "text":s, "colour":"#rrggbb"}], documented in docs/SESSIONS.md.
     QJsonArray toJson() const;
     // Notes from toJson(); entries that do not parse are skipped and counted in `skipped`.
     static std::vector<Note> fromJson(const QJsonArray& array, int* skipped = nullptr);
@@ -75,9 +76,10 @@ std::optional<std::pair<std::int64_t, std::int64_t>>
 noteSteps(const Note& note, const std::vector<const analysis::KeySeries*>& series);
 
 // Draws a note over [x0, x1] of `rect` (a line when x0 == x1, else a band) with its text at the
-// top, below the plottables; the items are appended to `items`.
+// top, below the plottables (over them for heatmaps, which would hide it); the items are
+// appended to `items`.
 void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, const Note& note,
-                  std::vector<QCPAbstractItem*>& items);
+                  std::vector<QCPAbstractItem*>& items, bool belowData = true);
 // Removes `items` from `plot` and clears the vector.
 void removeItems(QCustomPlot* plot, std::vector<QCPAbstractItem*>& items);
 

@@ -252,7 +252,7 @@ void RankHeatmap::drawNotes() {
         if (const auto steps = noteSteps(n, m_series))
             addNoteItems(m_plot, m_plot->axisRect(), double(steps->first),
                          double(steps->second + (steps->second > steps->first ? 1 : 0)), n,
-                         m_noteItems);
+                         m_noteItems, false);
 }
 
 void RankHeatmap::changeEvent(QEvent* e) {

@@ -19,7 +19,8 @@ struct RunEntry {
     QString name() const { return customName.isEmpty() ? autoName : customName; }
 };
 
-// What a run's custom name sticks to: its URL when it was read from one, else its label.
+// What a run's custom name and notes stick to, and where the GUI says the run is: its URL when
+// it was read from one (not the mirror's path), else its label.
 QString runIdentity(const LoadedRun& run);
 // Names that tell `runs` apart (xdl::distinctRunNames over their directories, own names and
 // URLs' hosts and paths), in order.
@@ -45,6 +46,9 @@ public:
     QString nameOf(const RunSnapshot& run) const;
     // Gives the run at `index` a custom name; an empty name gives it its automatic name back.
     void renameRun(int index, const QString& name);
+    // Custom names by runIdentity, also of runs not open now (sessions save and restore them).
+    const QHash<QString, QString>& customNames() const { return m_customNames; }
+    void setCustomNames(const QHash<QString, QString>& names);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

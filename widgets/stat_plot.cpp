@@ -71,6 +71,7 @@ StatPlot::StatPlot(QWidget* parent)
     m_readout->setObjectName(QStringLiteral("cursorReadout"));
     m_readout->setContentsMargins(6, 1, 6, 1);
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readout->setWordWrap(true); // never wider than the plot
     m_readout->hide();
     adaptTicks(m_plot);
     setFocusPolicy(Qt::StrongFocus);
@@ -78,7 +79,9 @@ StatPlot::StatPlot(QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     m_plot->legend->setVisible(true);
-    m_plot->legend->setFont(font());
+    QFont legendFont = font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
+    m_plot->legend->setFont(legendFont);
     // Legend entries are added one by one (addLine): with hundreds of ranks, adding every
     // graph and removing most again costs seconds.
     m_plot->setAutoAddPlottableToLegend(false);

@@ -4,6 +4,7 @@
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/step_breakdown.h"
 #include "core/timeline/step_stats_reader.h"
+#include "core/xdl/run_discovery.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -83,6 +84,22 @@ Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCall
         finish(timeline::importChromeTrace(file, {progress}),
                QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
     return layer;
+}
+
+Status writeStepTimeline(const std::string& runPath, const std::string& outPath,
+                         const ProgressCallback& progress) {
+    Diagnostics diag;
+    auto found = xdl::discoverRuns({runPath}, diag);
+    if (!found) return found.status();
+    std::vector<xdl::RunReader> runs;
+    for (const auto& files : found.value()) {
+        auto reader = xdl::RunReader::open(files, diag, progress);
+        if (!reader) return reader.status();
+        runs.push_back(std::move(reader.value()));
+    }
+    if (runs.empty()) return Status(ErrorCode::NotFound, "no run in " + runPath);
+    auto written = writeChromeSteps(runs, outPath, progress);
+    return written ? Status() : written.status();
 }
 
 bool looksLikeTimelineFile(const QString& path) {

@@ -64,9 +64,11 @@ TimelinePage::TimelinePage(QWidget* parent)
     bar->addStretch(1);
     m_cursorLabel = new QLabel(this);
     m_cursorLabel->setObjectName(QStringLiteral("cursorSummary"));
+    m_cursorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_cursorLabel->setMinimumWidth(120);
     m_cursorLabel->setToolTip(tr("Cursors A and B (Ctrl+1, Ctrl+2 at the mouse; Ctrl+Shift+C "
                                  "copies their times, steps and counter values)"));
-    bar->addWidget(m_cursorLabel);
+    bar->addWidget(m_cursorLabel, 3);
     bar->addSpacing(12);
     auto* help = new QLabel(tr("W/S zoom, A/D pan, drag pans, Shift+drag selects a range"), this);
     help->setStyleSheet(QStringLiteral("color: gray"));

@@ -76,6 +76,13 @@ void ValueInspector::setContext(RunSnapshot run, const QString& key,
     refresh();
 }
 
+void ValueInspector::setRank(int rank) {
+    const int i = m_rank->findData(rank);
+    if (i < 0 || i == m_rank->currentIndex()) return;
+    m_rank->setCurrentIndex(i);
+    refresh();
+}
+
 void ValueInspector::refresh() {
     m_model->setTensor(nullptr, {});
     m_map->data()->clear();
