@@ -2,6 +2,7 @@
 
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
+#include "widgets/run_browser_model.h"
 #include "widgets/table_columns.h"
 #include "widgets/text_format.h"
 
@@ -279,10 +280,9 @@ void CompareView::showNames() {
                         "<span style='color:%3'><b>B</b></span> %4")
                          .arg(kColorA.name(), sideText(m_request.a).toHtmlEscaped(), kColorB.name(),
                               sideText(m_request.b).toHtmlEscaped()));
-    m_sides->setToolTip(
-        QStringLiteral("A: %1\nB: %2")
-            .arg(m_request.a.run ? QString::fromStdString(m_request.a.run->label()) : QString(),
-                 m_request.b.run ? QString::fromStdString(m_request.b.run->label()) : QString()));
+    m_sides->setToolTip(QStringLiteral("A: %1\nB: %2")
+                            .arg(m_request.a.run ? runIdentity(*m_request.a.run) : QString(),
+                                 m_request.b.run ? runIdentity(*m_request.b.run) : QString()));
     const QString stat = QString::fromUtf8(analysis::statFieldName(m_field));
     for (auto& l : m_lines) {
         if (l.graph->objectName() == QLatin1String("A"))
@@ -514,7 +514,46 @@ void CompareView::rebuildPlots() {
     m_plot->legend->setVisible(!m_key.isEmpty());
     showNames(); // the title and the legend's A and B
     updateCursorLines();
+    drawNotes();
     redecimate();
+}
+
+void CompareView::setNotes(std::vector<Note> a, std::vector<Note> b) {
+    m_notesA = std::move(a);
+    m_notesB = std::move(b);
+    drawNotes();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CompareView::drawNotes() {
+    removeItems(m_plot, m_noteItems);
+    if (m_key.isEmpty()) return;
+    const std::pair<const CompareSide*, const std::vector<Note>*> sides[] = {
+        {&m_request.a, &m_notesA}, {&m_request.b, &m_notesB}};
+    for (const auto& [side, notes] : sides) {
+        if (!side->run || notes->empty()) continue;
+        std::vector<const analysis::KeySeries*> series;
+        for (const auto* s : side->run->seriesOf(m_key.toStdString()))
+            if (s->rank == side->rank) series.push_back(s);
+        if (series.empty()) continue;
+        const std::int64_t origin = side == &m_request.a ? m_originA : m_originB;
+        // The aligned step of the side's first record at or after `gstep`.
+        auto aligned = [&](std::int64_t gstep) -> std::optional<double> {
+            for (const auto& r : series.front()->records)
+                if (r.gstep >= gstep)
+                    return double(analysis::alignedStep(r.gstep, r.lstep, m_request.align, origin));
+            return std::nullopt;
+        };
+        for (const Note& n : *notes) {
+            const auto steps = noteSteps(n, series);
+            if (!steps) continue;
+            const auto x0 = aligned(steps->first);
+            if (!x0) continue;
+            const double x1 = aligned(steps->second).value_or(*x0);
+            for (QCPAxisRect* rect : {m_curves, m_delta})
+                addNoteItems(m_plot, rect, *x0, x1, n, m_noteItems);
+        }
+    }
 }
 
 void CompareView::redecimate() {

@@ -66,6 +66,7 @@ CompareView* MainWindow::openCompare(const CompareRequest& r) {
     updateTabTitle(i);
     m_center->setCurrentIndex(1);
     m_tabs->setCurrentIndex(i);
+    updateNotes();
     connect(view, &CompareView::compared, this, [this, view] {
         if (!view->error().isEmpty()) {
             m_diagModel->addMessage(Severity::Error, QStringLiteral("compare-failed"),

@@ -240,6 +240,13 @@ void MainWindow::updateNotes() {
             v->setNotes(m_notes->notesFor(runIdentity(*v->run())));
         else if (auto* page = qobject_cast<TimelinePage*>(w))
             page->view()->setNotes(m_notes->notesFor(page->identity()));
+        else if (auto* c = qobject_cast<CompareView*>(w);
+                 c && c->request().a.run && c->request().b.run) {
+            const QString a = runIdentity(*c->request().a.run);
+            const QString b = runIdentity(*c->request().b.run);
+            // Two ranks of one run: its notes once.
+            c->setNotes(m_notes->notesFor(a), a == b ? std::vector<Note>{} : m_notes->notesFor(b));
+        }
     }
 }
 
