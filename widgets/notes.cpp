@@ -103,8 +103,8 @@ QJsonArray NoteStore::toJson() const {
                                {QStringLiteral("on"),
                                 n.onTimeline ? QStringLiteral("timeline") : QStringLiteral("run")},
                                {QStringLiteral("kind"), QLatin1String(noteKindName(n.kind))},
-                               {QStringLiteral("begin"), double(n.begin)},
-                               {QStringLiteral("end"), double(n.end)},
+                               {QStringLiteral("begin"), n.begin},
+                               {QStringLiteral("end"), n.end},
                                {QStringLiteral("text"), n.text},
                                {QStringLiteral("colour"), n.colour.name()}});
     return out;
@@ -125,8 +125,10 @@ std::vector<Note> NoteStore::fromJson(const QJsonArray& array, int* skipped) {
         n.target = o.value(QStringLiteral("target")).toString();
         n.onTimeline = o.value(QStringLiteral("on")).toString() == QLatin1String("timeline");
         n.kind = *kind;
-        n.begin = qint64(begin.toDouble());
-        n.end = qint64(o.value(QStringLiteral("end")).toDouble(begin.toDouble()));
+        // Exact integers (nanoseconds since the epoch need 64 bits); else through a double.
+        n.begin = begin.toInteger(qint64(begin.toDouble()));
+        const QJsonValue end = o.value(QStringLiteral("end"));
+        n.end = end.isDouble() ? end.toInteger(qint64(end.toDouble())) : n.begin;
         if (n.end < n.begin) std::swap(n.begin, n.end);
         n.text = o.value(QStringLiteral("text")).toString();
         const QColor c(o.value(QStringLiteral("colour")).toString());

@@ -23,12 +23,15 @@ bool isGlob(const QString& path) {
            path.contains(QLatin1Char('['));
 }
 
+// Integers are written as such (nanoseconds since the epoch need all 64 bits, more than a double
+// holds); a number written with a fraction or an exponent is read through a double.
 QJsonValue optionalNumber(const std::optional<qint64>& v) {
-    return v ? QJsonValue(double(*v)) : QJsonValue();
+    return v ? QJsonValue(*v) : QJsonValue();
 }
 
 std::optional<qint64> numberOf(const QJsonValue& v) {
-    return v.isDouble() ? std::optional<qint64>(qint64(v.toDouble())) : std::nullopt;
+    if (!v.isDouble()) return std::nullopt;
+    return v.toInteger(qint64(v.toDouble()));
 }
 
 QJsonObject pathJson(const SessionPath& p, const QString& dir) {
@@ -71,13 +74,12 @@ QJsonObject tabJson(const SessionTab& t, const QString& dir) {
     case SessionTab::Kind::Timeline: {
         o.insert(QStringLiteral("files"), pathsJson(t.files, dir));
         if (t.window)
-            o.insert(QStringLiteral("window"),
-                     QJsonArray{double(t.window->first), double(t.window->second)});
+            o.insert(QStringLiteral("window"), QJsonArray{t.window->first, t.window->second});
         o.insert(QStringLiteral("cursorA"), optionalNumber(t.cursorA));
         o.insert(QStringLiteral("cursorB"), optionalNumber(t.cursorB));
         QJsonArray offsets;
         for (qint64 v : t.offsets)
-            offsets.append(double(v));
+            offsets.append(v);
         o.insert(QStringLiteral("offsets"), offsets);
         break;
     }
@@ -116,12 +118,12 @@ std::optional<SessionTab> tabOf(const QJsonObject& o) {
         t.files = pathsOf(o.value(QStringLiteral("files")));
         if (t.files.empty()) return std::nullopt;
         const QJsonArray w = o.value(QStringLiteral("window")).toArray();
-        if (w.size() == 2 && w[0].isDouble() && w[1].isDouble())
-            t.window = std::make_pair(qint64(w[0].toDouble()), qint64(w[1].toDouble()));
+        const auto t0 = numberOf(w.at(0)), t1 = numberOf(w.at(1));
+        if (w.size() == 2 && t0 && t1) t.window = std::make_pair(*t0, *t1);
         t.cursorA = numberOf(o.value(QStringLiteral("cursorA")));
         t.cursorB = numberOf(o.value(QStringLiteral("cursorB")));
         for (const QJsonValue& v : o.value(QStringLiteral("offsets")).toArray())
-            t.offsets.push_back(qint64(v.toDouble()));
+            t.offsets.push_back(numberOf(v).value_or(0));
         break;
     }
     case SessionTab::Kind::Compare:
