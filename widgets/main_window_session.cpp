@@ -30,10 +30,11 @@ namespace {
 constexpr int kMaxRecentSessions = 10;
 const QString kRecentSessionsKey = QStringLiteral("recentSessions");
 
-// The directory whose path prefixes the identities of the runs found at `path`.
-QString runDirectoryOf(const QString& path) {
-    const QFileInfo fi(path);
-    return fi.isDir() ? fi.absoluteFilePath() : fi.absolutePath();
+// A run path of the session that was found at `now`: the directories that prefix the
+// identities of its runs, then and now (the path itself for a directory, else its folder).
+std::pair<QString, QString> runDirectories(const QString& then, const QString& now) {
+    if (QFileInfo(now).isDir()) return {QDir::cleanPath(then), QDir::cleanPath(now)};
+    return {QFileInfo(then).absolutePath(), QFileInfo(now).absolutePath()};
 }
 
 } // namespace
@@ -204,7 +205,10 @@ bool MainWindow::openSession(const QString& path) {
             continue;
         }
         runs << *at;
-        if (*at != p.path) pending->moved.insert(runDirectoryOf(p.path), runDirectoryOf(*at));
+        if (*at != p.path) {
+            const auto [then, now] = runDirectories(p.path, *at);
+            pending->moved.insert(then, now);
+        }
     }
     std::vector<QStringList> timelineFiles(session->tabs.size());
     for (std::size_t i = 0; i < session->tabs.size(); ++i)
