@@ -797,8 +797,9 @@ void CompareView::showHistograms() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool CompareView::exportImage(const QString& path, int width, int height, QString* error) const {
-    return exportPlot(m_plot, path, width, height, error);
+bool CompareView::exportImage(const QString& path, int width, int height, QString* error,
+                              bool notes) const {
+    return exportPlot(m_plot, path, width, height, error, {}, notes);
 }
 
 void CompareView::updateProgress() {

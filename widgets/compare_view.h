@@ -92,9 +92,10 @@ public:
     // Notes of the runs of A and B, drawn over the step panels at their aligned steps.
     void setNotes(std::vector<Note> a, std::vector<Note> b);
     std::size_t noteItemCount() const { return m_noteItems.size(); }
-    // PNG, PDF or SVG by suffix (widgets/plot_export); false with `error` set on failure.
-    bool exportImage(const QString& path, int width = 0, int height = 0,
-                     QString* error = nullptr) const;
+    // PNG, PDF or SVG by suffix (widgets/plot_export), with or without the notes; false with
+    // `error` set on failure.
+    bool exportImage(const QString& path, int width = 0, int height = 0, QString* error = nullptr,
+                     bool notes = true) const;
 
 signals:
     void stepSelected(std::int64_t step);

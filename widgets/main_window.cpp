@@ -22,7 +22,6 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScopeGuard>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -796,21 +795,24 @@ void MainWindow::exportPlot(bool heatmap) {
     if (path.isEmpty()) return;
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
+    if (exportCurrentPlot(path, heatmap, &error))
+        m_statusLabel->setText(tr("Exported %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+bool MainWindow::exportCurrentPlot(const QString& path, bool heatmap, QString* error) {
+    KeyView* v = currentKeyView();
+    if (!v) {
+        if (error) *error = tr("no plot tab is open");
+        return false;
+    }
     QCustomPlot* plot = heatmap ? v->histogramView()->heatmapPlot() : v->statPlot()->plot();
-    // Notes stay in the image when File > Include Notes in Images says so.
-    const bool hideNotes = !heatmap && !exportsNotes();
-    if (hideNotes) v->statPlot()->setNotesVisible(false);
-    const auto showNotes = qScopeGuard([&] {
-        if (hideNotes) v->statPlot()->setNotesVisible(true);
-    });
     const QString title = heatmap ? tr("%1 - %2, rank %3")
                                         .arg(v->key(), runName(v->run()))
                                         .arg(v->histogramView()->rank())
                                   : tr("%1 - %2").arg(v->key(), runName(v->run()));
-    if (xt::widgets::exportPlot(plot, path, 0, 0, &error, title))
-        m_statusLabel->setText(tr("Exported %1").arg(path));
-    else
-        QMessageBox::warning(this, tr("Export failed"), error);
+    return xt::widgets::exportPlot(plot, path, 0, 0, error, title, exportsNotes());
 }
 
 void MainWindow::updateTitle() {

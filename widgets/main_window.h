@@ -111,8 +111,11 @@ public:
     void addNoteDialog();
     // What `target` is called in the Notes dock (a run's name, a timeline's file name).
     QString noteTargetName(const QString& target) const;
-    // Whether exported plot images show the notes (File > Include Notes in Images).
+    // Whether exported plot images show the notes (Measure > Include Notes in Exported Images).
     bool exportsNotes() const;
+    // Writes the current plot tab's statistics plot, or its histogram heatmap, to `path` (PNG,
+    // PDF or SVG), with the notes when exportsNotes(); false with `error` set on failure.
+    bool exportCurrentPlot(const QString& path, bool heatmap, QString* error = nullptr);
 
     // Sessions (main_window_session.cpp; the file format is in docs/SESSIONS.md).
     bool saveSession(const QString& path, QString* error = nullptr);

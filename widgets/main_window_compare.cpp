@@ -159,7 +159,7 @@ void MainWindow::exportCompareView() {
     if (path.isEmpty()) return;
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    if (v->exportImage(path, 0, 0, &error))
+    if (v->exportImage(path, 0, 0, &error, exportsNotes()))
         m_statusLabel->setText(tr("Exported %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export failed"), error);

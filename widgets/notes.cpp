@@ -11,6 +11,8 @@ namespace xt::widgets {
 
 namespace {
 constexpr const char* kKindNames[] = {"step", "steps", "time"};
+// Set on every item of a drawn note.
+constexpr const char* kNoteItemProperty = "xtNoteItem";
 } // namespace
 
 const char* noteKindName(Note::Kind kind) {
@@ -162,6 +164,10 @@ noteSteps(const Note& note, const std::vector<const analysis::KeySeries*>& serie
     return std::make_pair(*a, b ? *b : last);
 }
 
+bool isNoteItem(const QCPAbstractItem* item) {
+    return item && item->property(kNoteItemProperty).toBool();
+}
+
 void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, const Note& note,
                   std::vector<QCPAbstractItem*>& items, bool belowData) {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
@@ -186,6 +192,7 @@ void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, co
         band->setBrush(fill);
         band->setSelectable(false);
         if (!layer.isEmpty()) band->setLayer(layer);
+        band->setProperty(kNoteItemProperty, true);
         items.push_back(band);
     } else {
         auto* line = new QCPItemLine(plot);
@@ -195,6 +202,7 @@ void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, co
         line->setPen(QPen(note.colour, 2));
         line->setSelectable(false);
         if (!layer.isEmpty()) line->setLayer(layer);
+        line->setProperty(kNoteItemProperty, true);
         items.push_back(line);
     }
     if (note.text.isEmpty()) return;
@@ -210,6 +218,7 @@ void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, co
     label->setBrush(bg);
     label->setPadding(QMargins(3, 1, 3, 1));
     label->setSelectable(false);
+    label->setProperty(kNoteItemProperty, true);
     items.push_back(label);
 }
 

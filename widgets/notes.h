@@ -80,6 +80,8 @@ noteSteps(const Note& note, const std::vector<const analysis::KeySeries*>& serie
 // appended to `items`.
 void addNoteItems(QCustomPlot* plot, QCPAxisRect* rect, double x0, double x1, const Note& note,
                   std::vector<QCPAbstractItem*>& items, bool belowData = true);
+// Whether `item` is part of a note drawn by addNoteItems (exports can leave them out).
+bool isNoteItem(const QCPAbstractItem* item);
 // Removes `items` from `plot` and clears the vector.
 void removeItems(QCustomPlot* plot, std::vector<QCPAbstractItem*>& items);
 

@@ -698,13 +698,6 @@ void StatPlot::setNotes(std::vector<Note> notes) {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void StatPlot::setNotesVisible(bool visible) {
-    m_notesVisible = visible;
-    for (QCPAbstractItem* i : m_noteItems)
-        i->setVisible(visible);
-    m_plot->replot(visible ? QCustomPlot::rpQueuedReplot : QCustomPlot::rpImmediateRefresh);
-}
-
 void StatPlot::drawNotes() {
     removeItems(m_plot, m_noteItems);
     if (m_series.empty()) return;
@@ -723,10 +716,7 @@ void StatPlot::drawNotes() {
             x0 = xMode() == XAxisMode::Gstep ? double(steps->first) : xOfRecord(*a);
             x1 = xMode() == XAxisMode::Gstep ? double(steps->second) : b ? xOfRecord(*b) : x0;
         }
-        const std::size_t first = m_noteItems.size();
         addNoteItems(m_plot, m_plot->axisRect(), x0, x1, n, m_noteItems);
-        for (std::size_t i = first; i < m_noteItems.size(); ++i)
-            m_noteItems[i]->setVisible(m_notesVisible);
     }
 }
 

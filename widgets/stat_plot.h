@@ -85,8 +85,6 @@ public:
 
     void setNotes(std::vector<Note> notes);
     const std::vector<Note>& notes() const { return m_notes; }
-    // Whether notes are drawn (exports without them hide them for the time of the export).
-    void setNotesVisible(bool visible);
     std::size_t noteItemCount() const { return m_noteItems.size(); }
 
 signals:
@@ -144,7 +142,6 @@ private:
     std::optional<std::int64_t> m_cursorStep;
     std::vector<Note> m_notes;
     std::vector<QCPAbstractItem*> m_noteItems;
-    bool m_notesVisible = true;
     QTimer m_decimateTimer;
     QPoint m_pressPos;
 };
