@@ -155,14 +155,21 @@ CompareView::CompareView(QWidget* parent)
     m_delta = new QCPAxisRect(m_plot);
     m_histA = new QCPAxisRect(m_plot);
     m_histB = new QCPAxisRect(m_plot);
+    // Their backgrounds under the grid and the notes, as QCustomPlot's own axis rect.
+    for (QCPAxisRect* r : {m_curves, m_delta, m_histA, m_histB})
+        r->setLayer(QStringLiteral("background"));
     auto* hists = new QCPLayoutGrid;
+    // The legend in a row of its own under the title, never over the curves.
+    auto* legend = new QCPLegend;
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_plot->plotLayout()->addElement(1, 0, m_curves);
-    m_plot->plotLayout()->addElement(2, 0, m_delta);
-    m_plot->plotLayout()->addElement(3, 0, hists);
+    m_plot->plotLayout()->addElement(1, 0, legend);
+    m_plot->plotLayout()->addElement(2, 0, m_curves);
+    m_plot->plotLayout()->addElement(3, 0, m_delta);
+    m_plot->plotLayout()->addElement(4, 0, hists);
     hists->addElement(0, 0, m_histA);
     hists->addElement(0, 1, m_histB);
-    m_plot->plotLayout()->setRowStretchFactors({0.01, 3, 2, 2});
+    m_plot->plotLayout()->setRowStretchFactors({0.01, 0.01, 3, 2, 2});
     auto* margins = new QCPMarginGroup(m_plot);
     m_curves->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_delta->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -170,8 +177,6 @@ CompareView::CompareView(QWidget* parent)
     m_delta->axis(QCPAxis::atRight)->setLabel(tr("max |a-b| (dashed)"));
     m_delta->axis(QCPAxis::atLeft)->setLabel(tr("B - A"));
     m_histA->axis(QCPAxis::atLeft)->setLabel(tr("count"));
-    auto* legend = new QCPLegend;
-    m_curves->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
     legend->setLayer(QStringLiteral("legend"));
     legend->setFont(font());
     m_plot->legend = legend;
@@ -841,7 +846,7 @@ void CompareView::applyPalette() {
     m_title->setTextColor(fg);
     m_plot->legend->setBrush(p.brush(QPalette::Base));
     m_plot->legend->setTextColor(fg);
-    m_plot->legend->setBorderPen(QPen(grid));
+    m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
