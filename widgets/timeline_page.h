@@ -79,6 +79,7 @@ private:
     QLineEdit* m_search;
     QLabel* m_hitLabel;
     QLabel* m_cursorLabel;
+    QLabel* m_help;
     QTabWidget* m_panels;
     QSplitter* m_vsplit;
     QStackedWidget* m_stack;
