@@ -41,7 +41,7 @@ void ProgressBar::finish() {
 }
 
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs) {
+             std::vector<xdl::RunReader>& runs, std::vector<std::string>* labels) {
     // hdfs:// URLs are read through the local mirror (only what changed is fetched).
     std::vector<storage::MirrorStatus> mirrored;
     std::vector<std::string> local;
@@ -77,6 +77,12 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
             bar.finish();
             std::fprintf(stderr, "xtrace: %s\n", run.status().message().c_str());
             return kExitUnreadable;
+        }
+        if (labels) {
+            const std::string url = storage::remoteUrlOf(files.directory, mirrored);
+            const std::string name =
+                files.prefix.empty() ? files.name : files.prefix + "." + files.name;
+            labels->push_back(url.empty() ? files.label() : url + "/" + name);
         }
         runs.push_back(std::move(*run));
     }

@@ -30,9 +30,11 @@ private:
 };
 
 // Discovers and opens every run under `paths`. On failure prints the reason to stderr and
-// returns the exit status to use (kExitUnreadable); on success returns kExitOk.
+// returns the exit status to use (kExitUnreadable); on success returns kExitOk. `labels`, when
+// given, receives what to call each run in output: the URL and name of a run read from HDFS
+// (not the path of its local mirror), else RunFiles::label().
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<xdl::RunReader>& runs);
+             std::vector<xdl::RunReader>& runs, std::vector<std::string>* labels = nullptr);
 
 // Prints diagnostics to stderr: each stored one, then a count of any not shown.
 void printDiagnostics(const Diagnostics& diag);

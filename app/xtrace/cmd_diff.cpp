@@ -99,9 +99,10 @@ void printText(const RankPair& p, const analysis::RunDiff& d, const char* align)
     }
 }
 
-// The single run under `path`, or an exit status.
-int openOne(const std::string& path, Diagnostics& diag, std::vector<xdl::RunReader>& runs) {
-    int rc = openRuns({path}, diag, runs);
+// The single run under `path` and its label, or an exit status.
+int openOne(const std::string& path, Diagnostics& diag, std::vector<xdl::RunReader>& runs,
+            std::vector<std::string>& labels) {
+    int rc = openRuns({path}, diag, runs, &labels);
     if (rc != kExitOk) return rc;
     if (runs.size() != 1) {
         std::fprintf(stderr, "xtrace: '%s' holds %zu runs; name one run\n", path.c_str(),
@@ -152,8 +153,9 @@ void addDiffCommand(CLI::App& app, int& exitCode) {
         }
         Diagnostics diag;
         std::vector<xdl::RunReader> runsA, runsB;
-        if ((exitCode = openOne(opts->a, diag, runsA)) != kExitOk) return;
-        if ((exitCode = openOne(opts->b, diag, runsB)) != kExitOk) return;
+        std::vector<std::string> labelsA, labelsB;
+        if ((exitCode = openOne(opts->a, diag, runsA, labelsA)) != kExitOk) return;
+        if ((exitCode = openOne(opts->b, diag, runsB, labelsB)) != kExitOk) return;
         const auto& ra = runsA[0];
         const auto& rb = runsB[0];
 
@@ -183,7 +185,7 @@ void addDiffCommand(CLI::App& app, int& exitCode) {
 
         JsonWriter w(true);
         w.beginObject();
-        w.field("a", ra.files().label()).field("b", rb.files().label());
+        w.field("a", labelsA[0]).field("b", labelsB[0]);
         w.field("align", opts->align).field("atol", co.atol).field("rtol", co.rtol);
         w.key("ranks_only_a").beginArray();
         for (int r : onlyA)

@@ -71,9 +71,11 @@ void addDumpCommand(CLI::App& app, int& exitCode) {
     cmd->callback([opts, &exitCode] {
         Diagnostics diag;
         std::vector<xdl::RunReader> runs;
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        std::vector<std::string> labels;
+        if ((exitCode = openRuns({opts->path}, diag, runs, &labels)) != kExitOk) return;
         printDiagnostics(diag);
-        for (const auto& run : runs) {
+        for (std::size_t ri = 0; ri < runs.size(); ++ri) {
+            const auto& run = runs[ri];
             for (const auto& rank : run.ranks()) {
                 if (opts->rank && rank.rank() != *opts->rank) continue;
                 std::optional<std::size_t> found;
@@ -98,8 +100,8 @@ void addDumpCommand(CLI::App& app, int& exitCode) {
                 auto t = rank.tensor(*found, opts->key);
                 const auto& e = rank.entry(*found);
                 fmt::print("# run {} rank {} key {} gstep {} lstep {} timestamp {} ({})\n",
-                           run.files().label(), rank.rank(), opts->key, e.gstep, e.lstep,
-                           e.timestamp, formatTimestampMs(e.timestamp));
+                           labels[ri], rank.rank(), opts->key, e.gstep, e.lstep, e.timestamp,
+                           formatTimestampMs(e.timestamp));
                 fmt::print("# dtype {} shape {} elements {}{}\n", xdl::dtypeName(t->dtype()),
                            t->shape().toString(), t->size(), t->empty() ? " (empty column)" : "");
                 std::fflush(stdout);

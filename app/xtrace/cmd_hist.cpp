@@ -133,7 +133,8 @@ void addHistCommand(CLI::App& app, int& exitCode) {
         }
         Diagnostics diag;
         std::vector<xdl::RunReader> runs;
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        std::vector<std::string> labels;
+        if ((exitCode = openRuns({opts->path}, diag, runs, &labels)) != kExitOk) return;
         std::uint64_t work = 0;
         for (const auto& run : runs)
             for (const auto& rank : run.ranks())
@@ -143,8 +144,8 @@ void addHistCommand(CLI::App& app, int& exitCode) {
         JsonWriter w(true);
         w.beginObject().key("histograms").beginArray();
         bool any = false;
-        for (const auto& run : runs) {
-            for (const auto& rank : run.ranks()) {
+        for (std::size_t ri = 0; ri < runs.size(); ++ri) {
+            for (const auto& rank : runs[ri].ranks()) {
                 if (opts->rank && rank.rank() != *opts->rank) continue;
                 ProgressBar bar;
                 auto m = analysis::stepHistograms(rank, opts->key, *backend, ho, steps, diag,
@@ -159,9 +160,9 @@ void addHistCommand(CLI::App& app, int& exitCode) {
                 }
                 any = true;
                 if (opts->json)
-                    writeJson(w, run.files().label(), rank.rank(), opts->key, *m);
+                    writeJson(w, labels[ri], rank.rank(), opts->key, *m);
                 else
-                    printText(run.files().label(), rank.rank(), opts->key, *m);
+                    printText(labels[ri], rank.rank(), opts->key, *m);
             }
         }
         w.endArray().endObject();

@@ -69,7 +69,7 @@ std::string keyTypeText(const xdl::KeySummary& k) {
     return s;
 }
 
-void printText(const std::vector<xdl::RunReader>& runs,
+void printText(const std::vector<xdl::RunReader>& runs, const std::vector<std::string>& labels,
                const std::vector<std::vector<xdl::KeySummary>>& keys) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& run = runs[i];
@@ -77,7 +77,7 @@ void printText(const std::vector<xdl::RunReader>& runs,
         std::size_t parts = 0;
         for (const auto& r : run.ranks())
             total.add(rankRanges(r)), parts += r.parts().size();
-        fmt::print("run {}\n  {} rank(s), {} part file(s), {} record(s), {}\n", run.files().label(),
+        fmt::print("run {}\n  {} rank(s), {} part file(s), {} record(s), {}\n", labels[i],
                    run.ranks().size(), parts, total.records, formatBytes(total.bytes));
         fmt::print("  gstep {}, lstep {}\n  time {}\n", rangeText(total.gstep),
                    rangeText(total.lstep), timeText(total.timestamp));
@@ -122,7 +122,7 @@ void writeRanges(JsonWriter& w, const Ranges& r) {
     writeRange(w, "timestamp", r.timestamp);
 }
 
-void printJson(const std::vector<xdl::RunReader>& runs,
+void printJson(const std::vector<xdl::RunReader>& runs, const std::vector<std::string>& labels,
                const std::vector<std::vector<xdl::KeySummary>>& keys, const Diagnostics& diag) {
     JsonWriter w(true);
     w.beginObject().key("runs").beginArray();
@@ -132,7 +132,7 @@ void printJson(const std::vector<xdl::RunReader>& runs,
         for (const auto& r : run.ranks())
             total.add(rankRanges(r));
         w.beginObject()
-            .field("label", run.files().label())
+            .field("label", labels[i])
             .field("directory", run.files().directory)
             .field("prefix", run.files().prefix)
             .field("name", run.files().name);
@@ -234,7 +234,8 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
     cmd->callback([opts, &exitCode] {
         Diagnostics diag;
         std::vector<xdl::RunReader> runs;
-        if ((exitCode = openRuns(opts->paths, diag, runs)) != kExitOk) return;
+        std::vector<std::string> labels; // hdfs:// runs by their URL, not their local mirror
+        if ((exitCode = openRuns(opts->paths, diag, runs, &labels)) != kExitOk) return;
         std::vector<std::vector<xdl::KeySummary>> keys;
         ProgressBar bar;
         for (const auto& run : runs) {
@@ -248,9 +249,9 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
         }
         bar.finish();
         if (opts->json)
-            printJson(runs, keys, diag);
+            printJson(runs, labels, keys, diag);
         else
-            printText(runs, keys);
+            printText(runs, labels, keys);
         printDiagnostics(diag);
     });
 }
