@@ -384,8 +384,8 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     for (auto* d : w.findChildren<QDockWidget*>())
         if (d->isVisible()) docks << d->windowTitle();
     docks.sort();
-    EXPECT_EQ(docks, (QStringList{"Diagnostics", "Keys: train.trace", "Meta summary", "Runs",
-                                  "Value inspector"}));
+    EXPECT_EQ(docks, (QStringList{"Diagnostics", "Keys: train.trace", "Meta summary", "Notes",
+                                  "Runs", "Value inspector"}));
     QTest::qWait(200);
     const QImage shot = w.grab().toImage();
     EXPECT_EQ(shot.width(), 1400);
