@@ -35,7 +35,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_search->setMinimumWidth(200);
     m_search->setMaximumWidth(420);
     m_hitLabel = new QLabel(this);
-    m_hitLabel->setMinimumWidth(90);
+    m_hitLabel->setMinimumWidth(70);
     auto button = [&](const QString& text, const QString& tip, auto fn) {
         auto* b = new QToolButton(this);
         b->setText(text);
@@ -65,7 +65,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_cursorLabel = new QLabel(this);
     m_cursorLabel->setObjectName(QStringLiteral("cursorSummary"));
     m_cursorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_cursorLabel->setMinimumWidth(120);
+    m_cursorLabel->setMinimumWidth(80);
     m_cursorLabel->setToolTip(tr("Cursors A and B (Ctrl+1, Ctrl+2 at the mouse; Ctrl+Shift+C "
                                  "copies their times, steps and counter values)"));
     bar->addWidget(m_cursorLabel, 1);
