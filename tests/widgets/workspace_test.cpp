@@ -9,6 +9,7 @@
 #include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/main_window.h"
+#include "widgets/note_dialog.h"
 #include "widgets/plot_export.h"
 #include "widgets/text_format.h"
 #include "widgets/timeline_page.h"
@@ -21,6 +22,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonArray>
@@ -35,6 +37,7 @@
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTest>
+#include <QTimer>
 #include <QTreeWidget>
 #include <filesystem>
 #include <fstream>
@@ -416,6 +419,16 @@ TEST(LogX, StepsAndSecondsOnALogarithmicAxisFromTheMenuAndTheKeyboard) {
     QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);
     EXPECT_FALSE(view->statPlot()->options().logX);
     EXPECT_EQ(plot->xAxis->scaleType(), QCPAxis::stLinear);
+
+    // The rest of the Plot menu: ranks aggregated (Ctrl+G), the ranks x steps heatmap
+    // (Ctrl+Shift+H).
+    ASSERT_FALSE(view->statPlot()->options().aggregateRanks);
+    QTest::keyClick(&w, Qt::Key_G, Qt::ControlModifier);
+    EXPECT_TRUE(view->statPlot()->options().aggregateRanks);
+    EXPECT_TRUE(view->statPlot()->lineData(QStringLiteral("median of ranks")));
+    ASSERT_EQ(view->lowerTabs()->currentIndex(), 0);
+    QTest::keyClick(&w, Qt::Key_H, Qt::ControlModifier | Qt::ShiftModifier);
+    EXPECT_EQ(view->lowerTabs()->currentIndex(), 1);
 }
 
 // ---- 4. cursors ----
@@ -610,6 +623,75 @@ TEST(Notes, DrawnInEveryViewOfTheirRunListedAndLeftOutOfExportsOnRequest) {
     EXPECT_EQ(first->statPlot()->noteItemCount(), 0u);
     EXPECT_EQ(compare->noteItemCount(), 0u);
     EXPECT_EQ(tree->topLevelItemCount(), 1);
+}
+
+// Answers the next note dialog: `text`, the place at index `place`, the colour at `colour`.
+void answerNoteDialog(const QString& text, int place, int colour, bool* answered) {
+    auto* timer = new QTimer;
+    QObject::connect(timer, &QTimer::timeout, timer, [=] {
+        auto* dialog = qobject_cast<NoteDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return;
+        timer->deleteLater();
+        *answered = true;
+        dialog->textEdit()->setText(text);
+        const auto boxes = dialog->findChildren<QComboBox*>(); // the places, the colours
+        boxes.at(0)->setCurrentIndex(place);
+        boxes.at(1)->setCurrentIndex(colour);
+        dialog->accept();
+    });
+    timer->start(20);
+}
+
+TEST(Notes, AddedFromTheMeasureMenuOnAPlotAndATimeline) {
+    app();
+    TempDir dir;
+    writeRun(dir.str() + "/run");
+    MainWindow w(q(dir.file("settings.ini")));
+    w.resize(1600, 1000);
+    w.show();
+    w.openPaths({q(dir.str() + "/run")});
+    ASSERT_TRUE(waitIdle(w));
+    KeyView* view = w.currentKeyView();
+    ASSERT_TRUE(view);
+    view->setStepCursor(4);
+    view->statPlot()->setCursorAt(Cursor::A, 2);
+    view->statPlot()->setCursorAt(Cursor::B, 6);
+    // Measure > Add Note (Ctrl+M): offered the step cursor, the cursors' range (in steps and in
+    // time) and each cursor; the second, in red.
+    bool answered = false;
+    answerNoteDialog(QStringLiteral("spike"), 1, 1, &answered);
+    QTest::keyClick(&w, Qt::Key_M, Qt::ControlModifier);
+    ASSERT_TRUE(answered);
+    ASSERT_EQ(w.notes()->all().size(), 1u);
+    const Note& n = w.notes()->all()[0];
+    EXPECT_EQ(n.target, runIdentity(*view->run()));
+    EXPECT_EQ(n.kind, Note::Kind::StepRange);
+    EXPECT_EQ(n.begin, 2);
+    EXPECT_EQ(n.end, 6);
+    EXPECT_EQ(n.text, QStringLiteral("spike"));
+    EXPECT_EQ(n.colour, QColor(0xd0, 0x28, 0x28));
+    EXPECT_EQ(view->statPlot()->noteItemCount(), 2u);
+
+    // On a timeline: the cursors' time range first.
+    TimelinePage* page = w.openTimelineFiles({q(writeTrace(dir.file("trace.json")))});
+    ASSERT_TRUE(waitIdle(w));
+    page->view()->setCursorAt(Cursor::A, kT0 + 5 * kMs);
+    page->view()->setCursorAt(Cursor::B, kT0 + 32 * kMs);
+    w.activateWindow(); // the closed dialog had it (a window manager gives it back)
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
+    answered = false;
+    answerNoteDialog(QStringLiteral("slow steps"), 0, 0, &answered);
+    QTest::keyClick(&w, Qt::Key_M, Qt::ControlModifier);
+    ASSERT_TRUE(answered);
+    ASSERT_EQ(w.notes()->all().size(), 2u);
+    const Note& t = w.notes()->all()[1];
+    EXPECT_TRUE(t.onTimeline);
+    EXPECT_EQ(t.target, page->identity());
+    EXPECT_EQ(t.kind, Note::Kind::TimeRange);
+    EXPECT_EQ(t.begin, kT0 + 5 * kMs);
+    EXPECT_EQ(t.end, kT0 + 32 * kMs);
+    EXPECT_EQ(page->view()->notes().size(), 1u);
+    EXPECT_EQ(dock(w, "NotesDock")->windowTitle(), QStringLiteral("Notes (2)"));
 }
 
 TEST(Notes, SurviveJsonWithTheirExactTimes) {
