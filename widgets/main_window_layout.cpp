@@ -70,7 +70,11 @@ void MainWindow::arrangeDocks(LayoutKind kind) {
     }
     for (QDockWidget* d : {runs, keys, meta, diag, notes, inspector})
         d->setVisible(std::find(shown.begin(), shown.end(), d) != shown.end());
-    if (kind == LayoutKind::Compare) diag->raise();
+    if (kind == LayoutKind::Compare) {
+        diag->raise();
+        // The key table and the plots need the width more than the list of runs.
+        resizeDocks({runs}, {260}, Qt::Horizontal);
+    }
 }
 
 void MainWindow::loadLayouts() {
