@@ -857,7 +857,8 @@ void TimelineView::paintNotesAndCursors(QPainter& p) {
         const int tw = fm.horizontalAdvance(text) + 10;
         const double mid = std::clamp((a + b) / 2, double(area.left()) + tw / 2.0,
                                       double(area.right()) - tw / 2.0);
-        const QRectF box(mid - tw / 2.0, area.top() - kRulerHeight + 1, tw, fm.height() + 2);
+        // At the foot of the tracks, clear of the ruler's labels and of the notes' texts.
+        const QRectF box(mid - tw / 2.0, area.bottom() - fm.height() - 6, tw, fm.height() + 2);
         p.fillRect(box, QColor(0x40, 0x40, 0x40));
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, text);
