@@ -9,7 +9,10 @@ namespace xt::widgets {
 namespace {
 
 constexpr int kMaxTicks = 12;
-constexpr int kMaxPasses = 16;
+constexpr int kMaxPasses = 24;
+constexpr int kMaxPrecision = 15;
+// The number precision an axis had before fitTicks first saw it.
+constexpr const char* kBasePrecision = "xtBasePrecision";
 
 bool isHorizontal(const QCPAxis* a) {
     return a->orientation() == Qt::Horizontal;
@@ -54,6 +57,22 @@ bool crowded(const QCPAxis* axis) {
     return false;
 }
 
+// Whether two neighbouring tick labels read the same: a range narrower than the labels' digits
+// (0.2499999, 0.25 and 0.2500001 all read "0.25").
+bool repeated(const QCPAxis* axis) {
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (int i = 1; i < labels.size(); ++i)
+        if (labels[i] == labels[i - 1]) return true;
+    return false;
+}
+
+// Whether the labels are numbers written with the axis' number precision.
+bool numeric(QCPAxis* axis) {
+    return !qSharedPointerDynamicCast<QCPAxisTickerDateTime>(axis->ticker()) &&
+           !qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()) &&
+           !qSharedPointerDynamicCast<QCPAxisTickerTime>(axis->ticker());
+}
+
 int mostTicks(const QCPAxis* axis) {
     const QFontMetricsF fm(axis->tickLabelFont());
     const QRect r = axis->axisRect()->rect();
@@ -80,16 +99,26 @@ void fitTicks(QCustomPlot* plot) {
     const QList<QCPAxis*> axes = labelledAxes(plot);
     if (axes.isEmpty()) return;
     QCPLayoutGrid* layout = plot->plotLayout();
-    for (QCPAxis* a : axes)
+    for (QCPAxis* a : axes) {
         a->ticker()->setTickCount(mostTicks(a));
+        const QVariant base = a->property(kBasePrecision);
+        if (base.isValid())
+            a->setNumberPrecision(base.toInt());
+        else
+            a->setProperty(kBasePrecision, a->numberPrecision());
+    }
     layout->update(QCPLayoutElement::upPreparation); // regenerates every axis' ticks
     for (int pass = 0; pass < kMaxPasses; ++pass) {
         bool changed = false;
-        for (QCPAxis* a : axes)
-            if (a->ticker()->tickCount() > 1 && crowded(a)) {
+        for (QCPAxis* a : axes) {
+            if (numeric(a) && a->numberPrecision() < kMaxPrecision && repeated(a)) {
+                a->setNumberPrecision(a->numberPrecision() + 1); // a digit more
+                changed = true;
+            } else if (a->ticker()->tickCount() > 1 && crowded(a)) {
                 a->ticker()->setTickCount(a->ticker()->tickCount() - 1);
                 changed = true;
             }
+        }
         if (!changed) break;
         layout->update(QCPLayoutElement::upPreparation);
     }

@@ -3,6 +3,7 @@
 // screen, on resize and in exports), each axis with tick labels gets the most ticks its length
 // allows (about one per ten characters across, one per 2.5 lines up) and then fewer until its
 // labels, measured with the axis' tick label font as QCustomPlot draws them, keep a gap apart.
+// Numbers get more digits while two neighbouring labels would read the same.
 
 #include <QRectF>
 #include <QVector>

@@ -25,8 +25,7 @@ CompareDialog::CompareDialog(std::vector<RunSnapshot> runs, int current, QWidget
     for (std::size_t i = 0; i < m_runs.size(); ++i)
         for (QComboBox* c : {m_runA, m_runB}) {
             c->addItem(m_names[int(i)]);
-            c->setItemData(c->count() - 1, QString::fromStdString(m_runs[i]->label()),
-                           Qt::ToolTipRole);
+            c->setItemData(c->count() - 1, runIdentity(*m_runs[i]), Qt::ToolTipRole);
         }
     m_align->addItem(tr("global step (gstep)"), int(analysis::StepAlign::Gstep));
     m_align->addItem(tr("local step (lstep)"), int(analysis::StepAlign::Lstep));

@@ -4,6 +4,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_palette.h"
+#include "widgets/run_browser_model.h"
 #include "widgets/table_columns.h"
 #include "widgets/text_format.h"
 
@@ -160,14 +161,21 @@ CompareView::CompareView(QWidget* parent)
     m_delta = new QCPAxisRect(m_plot);
     m_histA = new QCPAxisRect(m_plot);
     m_histB = new QCPAxisRect(m_plot);
+    // Their backgrounds under the grid and the notes, as QCustomPlot's own axis rect.
+    for (QCPAxisRect* r : {m_curves, m_delta, m_histA, m_histB})
+        r->setLayer(QStringLiteral("background"));
     auto* hists = new QCPLayoutGrid;
+    // The legend in a row of its own under the title, never over the curves.
+    auto* legend = new QCPLegend;
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_plot->plotLayout()->addElement(1, 0, m_curves);
-    m_plot->plotLayout()->addElement(2, 0, m_delta);
-    m_plot->plotLayout()->addElement(3, 0, hists);
+    m_plot->plotLayout()->addElement(1, 0, legend);
+    m_plot->plotLayout()->addElement(2, 0, m_curves);
+    m_plot->plotLayout()->addElement(3, 0, m_delta);
+    m_plot->plotLayout()->addElement(4, 0, hists);
     hists->addElement(0, 0, m_histA);
     hists->addElement(0, 1, m_histB);
-    m_plot->plotLayout()->setRowStretchFactors({0.01, 3, 2, 2});
+    m_plot->plotLayout()->setRowStretchFactors({0.01, 0.01, 3, 2, 2});
     auto* margins = new QCPMarginGroup(m_plot);
     m_curves->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_delta->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -175,8 +183,6 @@ CompareView::CompareView(QWidget* parent)
     m_delta->axis(QCPAxis::atRight)->setLabel(tr("max |a-b| (dashed)"));
     m_delta->axis(QCPAxis::atLeft)->setLabel(tr("B - A"));
     m_histA->axis(QCPAxis::atLeft)->setLabel(tr("count"));
-    auto* legend = new QCPLegend;
-    m_curves->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
     legend->setLayer(QStringLiteral("legend"));
     legend->setFont(font());
     m_plot->legend = legend;
@@ -285,10 +291,9 @@ void CompareView::showNames() {
                         "<span style='color:%3'><b>B</b></span> %4")
                          .arg(kColorA.name(), sideText(m_request.a).toHtmlEscaped(), kColorB.name(),
                               sideText(m_request.b).toHtmlEscaped()));
-    m_sides->setToolTip(
-        QStringLiteral("A: %1\nB: %2")
-            .arg(m_request.a.run ? QString::fromStdString(m_request.a.run->label()) : QString(),
-                 m_request.b.run ? QString::fromStdString(m_request.b.run->label()) : QString()));
+    m_sides->setToolTip(QStringLiteral("A: %1\nB: %2")
+                            .arg(m_request.a.run ? runIdentity(*m_request.a.run) : QString(),
+                                 m_request.b.run ? runIdentity(*m_request.b.run) : QString()));
     const QString stat = QString::fromUtf8(analysis::statFieldName(m_field));
     for (auto& l : m_lines) {
         if (l.graph->objectName() == QLatin1String("A"))
@@ -535,7 +540,46 @@ void CompareView::rebuildPlots() {
     m_plot->legend->setVisible(!m_key.isEmpty());
     showNames(); // the title and the legend's A and B
     updateCursorLines();
+    drawNotes();
     redecimate();
+}
+
+void CompareView::setNotes(std::vector<Note> a, std::vector<Note> b) {
+    m_notesA = std::move(a);
+    m_notesB = std::move(b);
+    drawNotes();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CompareView::drawNotes() {
+    removeItems(m_plot, m_noteItems);
+    if (m_key.isEmpty()) return;
+    const std::pair<const CompareSide*, const std::vector<Note>*> sides[] = {
+        {&m_request.a, &m_notesA}, {&m_request.b, &m_notesB}};
+    for (const auto& [side, notes] : sides) {
+        if (!side->run || notes->empty()) continue;
+        std::vector<const analysis::KeySeries*> series;
+        for (const auto* s : side->run->seriesOf(m_key.toStdString()))
+            if (s->rank == side->rank) series.push_back(s);
+        if (series.empty()) continue;
+        const std::int64_t origin = side == &m_request.a ? m_originA : m_originB;
+        // The aligned step of the side's first record at or after `gstep`.
+        auto aligned = [&](std::int64_t gstep) -> std::optional<double> {
+            for (const auto& r : series.front()->records)
+                if (r.gstep >= gstep)
+                    return double(analysis::alignedStep(r.gstep, r.lstep, m_request.align, origin));
+            return std::nullopt;
+        };
+        for (const Note& n : *notes) {
+            const auto steps = noteSteps(n, series);
+            if (!steps) continue;
+            const auto x0 = aligned(steps->first);
+            if (!x0) continue;
+            const double x1 = aligned(steps->second).value_or(*x0);
+            for (QCPAxisRect* rect : {m_curves, m_delta})
+                addNoteItems(m_plot, rect, *x0, x1, n, m_noteItems);
+        }
+    }
 }
 
 void CompareView::redecimate() {
@@ -781,8 +825,9 @@ void CompareView::showHistograms() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool CompareView::exportImage(const QString& path, int width, int height, QString* error) const {
-    return exportPlot(m_plot, path, width, height, error);
+bool CompareView::exportImage(const QString& path, int width, int height, QString* error,
+                              bool notes) const {
+    return exportPlot(m_plot, path, width, height, error, {}, notes);
 }
 
 void CompareView::updateProgress() {
@@ -807,6 +852,7 @@ void CompareView::changeEvent(QEvent* e) {
 void CompareView::applyPalette() {
     m_title->setTextColor(palette().color(QPalette::Text));
     applyPlotPalette(m_plot, palette());
+    m_plot->legend->setBorderPen(Qt::NoPen); // a row of its own under the title
 }
 
 } // namespace xt::widgets

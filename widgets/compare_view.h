@@ -16,6 +16,7 @@
 #include "widgets/job_tracker.h"
 #include "widgets/key_divergence_model.h"
 #include "widgets/logic/series_math.h"
+#include "widgets/notes.h"
 #include "widgets/run_loader.h"
 
 #include <QTimer>
@@ -90,9 +91,13 @@ public:
     std::optional<std::int64_t> histogramStep() const { return m_histStep; }
     // A one-line description: "a/run rank 0 vs b/run rank 0, aligned by gstep".
     QString title() const;
-    // PNG, PDF or SVG by suffix (widgets/plot_export); false with `error` set on failure.
-    bool exportImage(const QString& path, int width = 0, int height = 0,
-                     QString* error = nullptr) const;
+    // Notes of the runs of A and B, drawn over the step panels at their aligned steps.
+    void setNotes(std::vector<Note> a, std::vector<Note> b);
+    std::size_t noteItemCount() const { return m_noteItems.size(); }
+    // PNG, PDF or SVG by suffix (widgets/plot_export), with or without the notes; false with
+    // `error` set on failure.
+    bool exportImage(const QString& path, int width = 0, int height = 0, QString* error = nullptr,
+                     bool notes = true) const;
 
 signals:
     void stepSelected(std::int64_t step);
@@ -126,6 +131,7 @@ private:
     StepRecords stepRecords(const CompareSide& side, std::int64_t origin) const;
     std::optional<std::int64_t> nearestStep(double x) const;
     void onPlotClick(QMouseEvent* e);
+    void drawNotes();
 
     CompareRequest m_request;
     std::int64_t m_originA = 0, m_originB = 0;
@@ -167,6 +173,8 @@ private:
 
     std::shared_ptr<const std::pair<analysis::Histogram, analysis::Histogram>> m_hists;
     std::optional<std::int64_t> m_histStep;
+    std::vector<Note> m_notesA, m_notesB;
+    std::vector<QCPAbstractItem*> m_noteItems;
 };
 
 } // namespace xt::widgets

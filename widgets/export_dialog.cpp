@@ -2,6 +2,7 @@
 
 #include "core/export/atomic_file.h"
 #include "core/export/stats_csv.h"
+#include "widgets/run_browser_model.h"
 #include "widgets/text_format.h"
 
 #include <QDialogButtonBox>
@@ -100,10 +101,8 @@ Hdf5ExportDialog::Hdf5ExportDialog(RunSnapshot run, QWidget* parent)
     m_deflate->setRange(0, 9);
     m_deflate->setToolTip(tr("0: no compression; 1-9: gzip level"));
     auto* form = new QFormLayout;
-    form->addRow(
-        tr("Run"),
-        new QLabel(m_run ? QString::fromStdString(m_run->label()).toHtmlEscaped() : tr("(none)"),
-                   this));
+    form->addRow(tr("Run"),
+                 new QLabel(m_run ? runIdentity(*m_run).toHtmlEscaped() : tr("(none)"), this));
     form->addRow(tr("Output file"), out);
     form->addRow(tr("Keys"), m_keys);
     form->addRow(QString(), m_keyCount);

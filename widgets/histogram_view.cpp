@@ -121,6 +121,7 @@ void HistogramView::setData(RunSnapshot run, const QString& key) {
             m_rank->addItem(QString::number(s->rank), s->rank);
     const int keep = m_rank->findData(previous);
     if (keep >= 0) m_rank->setCurrentIndex(keep);
+    drawNotes();
     recompute();
 }
 
@@ -134,6 +135,30 @@ void HistogramView::extendRun(RunSnapshot run) {
         return;
     }
     if (!m_liveTimer.isActive()) m_liveTimer.start();
+}
+
+void HistogramView::setRank(int rank) {
+    const int i = m_rank->findData(rank);
+    if (i < 0 || i == m_rank->currentIndex()) return;
+    m_rank->setCurrentIndex(i);
+    recompute();
+}
+
+void HistogramView::setNotes(std::vector<Note> notes) {
+    m_notes = std::move(notes);
+    drawNotes();
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HistogramView::drawNotes() {
+    removeItems(m_heatmap, m_noteItems);
+    const auto series =
+        m_run ? m_run->seriesOf(m_key.toStdString()) : std::vector<const analysis::KeySeries*>{};
+    for (const Note& n : m_notes)
+        if (const auto steps = noteSteps(n, series))
+            addNoteItems(m_heatmap, m_heatmap->axisRect(), double(steps->first),
+                         double(steps->second + (steps->second > steps->first ? 1 : 0)), n,
+                         m_noteItems, false);
 }
 
 int HistogramView::rank() const {

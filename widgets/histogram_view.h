@@ -7,6 +7,7 @@
 
 #include "core/analysis/step_histogram.h"
 #include "widgets/job_tracker.h"
+#include "widgets/notes.h"
 #include "widgets/run_loader.h"
 
 #include <QTimer>
@@ -34,6 +35,10 @@ public:
     void setStepCursor(std::int64_t gstep);
     // The rank whose histograms are shown (-1 when none).
     int rank() const;
+    // Shows the histograms of `rank` (when the key has it).
+    void setRank(int rank);
+    // Notes of the run, drawn over the heatmap's steps.
+    void setNotes(std::vector<Note> notes);
     bool isBusy() const { return m_jobs->isRunning(); }
     // The matrix on screen, or null while none is.
     const analysis::HistogramMatrix* matrix() const { return m_matrix.get(); }
@@ -56,6 +61,7 @@ private:
     void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
     void showStep();
     void applyPalette();
+    void drawNotes();
 
     JobTracker* m_jobs;
     QComboBox* m_rank;
@@ -74,6 +80,8 @@ private:
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;
     QTimer m_liveTimer; // paces extendRun's recomputation
+    std::vector<Note> m_notes;
+    std::vector<QCPAbstractItem*> m_noteItems;
 };
 
 } // namespace xt::widgets

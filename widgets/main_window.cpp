@@ -64,7 +64,8 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
       m_completeJobs(new JobTracker(this)), m_keyJobs(new JobTracker(this)),
       m_demoJobs(new JobTracker(this)), m_runModel(new RunBrowserModel(this)),
       m_keyModel(new KeyTreeModel(this)), m_keyProxy(new QSortFilterProxyModel(this)),
-      m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)) {
+      m_metaModel(new MetaSummaryModel(this)), m_diagModel(new DiagnosticsModel(this)),
+      m_notes(new NoteStore(this)) {
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     m_keyProxy->setSourceModel(m_keyModel);
@@ -96,11 +97,20 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         }
         m_exportPlotAction->setEnabled(currentKeyView() != nullptr);
         m_exportHeatmapAction->setEnabled(currentKeyView() != nullptr);
+        for (QAction* a : m_plotActions)
+            a->setEnabled(currentKeyView() != nullptr);
     });
 
     createDocks();
     createActions();
     createTimelineActions();
+    createDesktopActions();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::applyLayout);
+    connect(m_center, &QStackedWidget::currentChanged, this, &MainWindow::applyLayout);
+    connect(m_notes, &NoteStore::changed, this, [this] {
+        updateNotes();
+        updateNotesDock();
+    });
 
     m_statusLabel = new QLabel(tr("Ready"), this);
     m_progress = new QProgressBar(this);
@@ -133,8 +143,9 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
 
     resize(1400, 900);
     restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
+    loadLayouts();
     updateRecentMenu();
+    updateRecentSessions();
     updateTitle();
 }
 
@@ -148,42 +159,89 @@ MainWindow::~MainWindow() {
 
 QWidget* MainWindow::createStartPage() {
     auto* page = new QWidget(this);
+    page->setObjectName(QStringLiteral("WelcomePage"));
     auto* outer = new QVBoxLayout(page);
     auto* box = new QWidget(page);
-    box->setMaximumWidth(640);
+    box->setMaximumWidth(900);
     auto* v = new QVBoxLayout(box);
     auto* title = new QLabel(QStringLiteral("xtview"), box);
     QFont f = title->font();
     f.setPointSizeF(f.pointSizeF() * 2.6);
     f.setBold(true);
     title->setFont(f);
-    auto* sub = new QLabel(tr("Tensor traces of deep-learning training: statistics, histograms "
-                              "and values of every traced key, per rank and step."),
-                           box);
+    auto* sub = new QLabel(
+        tr("A viewer for deep-learning training: <b>tensor traces</b> (statistics, histograms and "
+           "values of every traced key, per rank and step) and <b>timelines</b> (Chrome traces of "
+           "PyTorch/Kineto, TensorFlow and other profilers: slices, flows, counters, op summaries "
+           "and step breakdowns)."),
+        box);
     sub->setWordWrap(true);
-    auto* demo = new QPushButton(tr("Open the demo run"), box);
-    demo->setToolTip(tr("Writes a small simulated training run (4 ranks, drifting weights, a NaN) "
-                        "and opens it"));
-    auto* open = new QPushButton(tr("Open files..."), box);
-    auto* openDir = new QPushButton(tr("Open run directory..."), box);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(demo);
-    buttons->addWidget(open);
-    buttons->addWidget(openDir);
-    buttons->addStretch(1);
+    auto button = [&](const QString& text, const QString& tip, const char* name) {
+        auto* b = new QPushButton(text, box);
+        b->setToolTip(tip);
+        b->setObjectName(QLatin1String(name));
+        return b;
+    };
+    auto* demo = button(tr("Open the demo run"),
+                        tr("Writes a small simulated training run (4 ranks, drifting weights, a "
+                           "NaN) with xtrace record-demo and opens it"),
+                        "openDemo");
+    auto* sample = button(tr("Open a sample timeline"),
+                          tr("The demo run's steps per rank as a Chrome trace (written once, with "
+                             "the demo run), in a timeline tab"),
+                          "openSampleTimeline");
+    auto* open = button(tr("Open files..."), tr("Tensor trace files, or timeline files (Ctrl+O)"),
+                        "openFiles");
+    auto* openDir =
+        button(tr("Open run directory..."), tr("A run directory (Ctrl+Shift+O)"), "openDirectory");
+    auto* openTimeline =
+        button(tr("Open timeline..."),
+               tr("Chrome traces (.json, .json.gz, .zip) and TensorFlow StepStats (.pb) (Ctrl+T)"),
+               "openTimeline");
+    auto* openSessionButton =
+        button(tr("Open session..."), tr("A saved desktop: runs, timelines, tabs, notes (.xtview)"),
+               "openSession");
+    auto* row1 = new QHBoxLayout;
+    row1->addWidget(new QLabel(tr("<b>Try</b>"), box));
+    row1->addWidget(demo);
+    row1->addWidget(sample);
+    row1->addStretch(1);
+    auto* row2 = new QHBoxLayout;
+    row2->addWidget(new QLabel(tr("<b>Open</b>"), box));
+    row2->addWidget(open);
+    row2->addWidget(openDir);
+    row2->addWidget(openTimeline);
+    row2->addWidget(openSessionButton);
+    row2->addStretch(1);
     m_recentList = new QListWidget(box);
+    m_recentList->setObjectName(QStringLiteral("recentFiles"));
     m_recentList->setAlternatingRowColors(true);
+    m_recentSessionsList = new QListWidget(box);
+    m_recentSessionsList->setObjectName(QStringLiteral("recentSessions"));
+    m_recentSessionsList->setAlternatingRowColors(true);
+    auto* lists = new QHBoxLayout;
+    auto* files = new QVBoxLayout;
+    files->addWidget(new QLabel(tr("<b>Recent files</b> (drop files or directories anywhere to "
+                                   "open)"),
+                                box));
+    files->addWidget(m_recentList, 1);
+    auto* sessions = new QVBoxLayout;
+    sessions->addWidget(new QLabel(tr("<b>Recent sessions</b>"), box));
+    sessions->addWidget(m_recentSessionsList, 1);
+    lists->addLayout(files, 3);
+    lists->addLayout(sessions, 2);
     v->addWidget(title);
     v->addWidget(sub);
     v->addSpacing(12);
-    v->addLayout(buttons);
+    v->addLayout(row1);
+    v->addLayout(row2);
     v->addSpacing(12);
-    v->addWidget(new QLabel(tr("<b>Recent</b> (drop files or directories anywhere to open)"), box));
-    v->addWidget(m_recentList, 1);
+    v->addLayout(lists, 1);
     outer->addStretch(1);
     outer->addWidget(box, 3, Qt::AlignHCenter);
     outer->addStretch(1);
     connect(demo, &QPushButton::clicked, this, &MainWindow::openDemoRun);
+    connect(sample, &QPushButton::clicked, this, &MainWindow::openSampleTimeline);
     connect(open, &QPushButton::clicked, this, [this] {
         const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open trace files"));
         if (!files.isEmpty()) openPaths(files);
@@ -192,8 +250,18 @@ QWidget* MainWindow::createStartPage() {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
         if (!dir.isEmpty()) openPaths({dir});
     });
+    connect(openTimeline, &QPushButton::clicked, this, [this] {
+        for (QAction* a : findChildren<QAction*>())
+            if (a->objectName() == QLatin1String("openTimeline")) a->trigger();
+    });
+    connect(openSessionButton, &QPushButton::clicked, this, [this] {
+        for (QAction* a : findChildren<QAction*>())
+            if (a->objectName() == QLatin1String("openSession")) a->trigger();
+    });
     connect(m_recentList, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { openPaths(item->data(Qt::UserRole).toStringList()); });
+    connect(m_recentSessionsList, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { openSession(item->data(Qt::UserRole).toString()); });
     return page;
 }
 
@@ -207,8 +275,7 @@ void MainWindow::createDocks() {
             [this](const QModelIndex& i) {
                 if (i.isValid()) setCurrentRun(i.data(RunBrowserModel::RunIndexRole).toInt());
             });
-    QDockWidget* runDock =
-        makeDock(this, tr("Runs"), QStringLiteral("RunsDock"), m_runTree, Qt::LeftDockWidgetArea);
+    makeDock(this, tr("Runs"), QStringLiteral("RunsDock"), m_runTree, Qt::LeftDockWidgetArea);
     createRunNameActions();
 
     // Key tree with its filter.
@@ -247,9 +314,7 @@ void MainWindow::createDocks() {
         const QString key = i.data(KeyTreeModel::KeyRole).toString();
         if (!key.isEmpty()) showKey(key, true);
     });
-    QDockWidget* keyDock =
-        makeDock(this, tr("Keys"), QStringLiteral("KeysDock"), keys, Qt::LeftDockWidgetArea);
-    splitDockWidget(runDock, keyDock, Qt::Vertical);
+    makeDock(this, tr("Keys"), QStringLiteral("KeysDock"), keys, Qt::LeftDockWidgetArea);
 
     // Meta summary.
     auto* meta = new QWidget(this);
@@ -264,8 +329,7 @@ void MainWindow::createDocks() {
     m_metaTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     ml->addWidget(m_metaLabel);
     ml->addWidget(m_metaTable, 1);
-    QDockWidget* metaDock = makeDock(this, tr("Meta summary"), QStringLiteral("MetaDock"), meta,
-                                     Qt::BottomDockWidgetArea);
+    makeDock(this, tr("Meta summary"), QStringLiteral("MetaDock"), meta, Qt::BottomDockWidgetArea);
 
     // Diagnostics.
     m_diagTable = new QTableView(this);
@@ -273,19 +337,14 @@ void MainWindow::createDocks() {
     m_diagTable->verticalHeader()->hide();
     fitColumnsToContents(m_diagTable, DiagnosticsModel::MessageColumn);
     m_diagTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    QDockWidget* diagDock = makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"),
-                                     m_diagTable, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(metaDock, diagDock);
-    metaDock->raise();
+    makeDock(this, tr("Diagnostics"), QStringLiteral("DiagnosticsDock"), m_diagTable,
+             Qt::BottomDockWidgetArea);
 
     // Value inspector.
     m_inspector = new ValueInspector(this);
-    QDockWidget* inspectorDock =
-        makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
-                 Qt::RightDockWidgetArea);
-    resizeDocks({runDock, inspectorDock}, {400, 380}, Qt::Horizontal);
-    resizeDocks({metaDock}, {190}, Qt::Vertical);
-    resizeDocks({runDock, keyDock}, {220, 480}, Qt::Vertical);
+    makeDock(this, tr("Value inspector"), QStringLiteral("InspectorDock"), m_inspector,
+             Qt::RightDockWidgetArea);
+    createNotesDock();
 }
 
 void MainWindow::createActions() {
@@ -301,7 +360,9 @@ void MainWindow::createActions() {
     });
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     file->addAction(tr("Open the &Demo Run"), this, &MainWindow::openDemoRun);
+    file->addAction(tr("Open a Sample T&imeline"), this, &MainWindow::openSampleTimeline);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    createSessionActions(file);
     file->addSeparator();
     QAction* reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
     reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
@@ -354,17 +415,28 @@ void MainWindow::createActions() {
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_viewMenu->addAction(d->toggleViewAction());
+    QAction* resetLayoutAction =
+        m_viewMenu->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    resetLayoutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    resetLayoutAction->setToolTip(tr("The docks of this kind of tab (plots, timelines, compare "
+                                     "tabs, the welcome page) as they were at first"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard and Mouse"), this, [this] {
         QMessageBox::information(
             this, tr("Keyboard and mouse"),
             tr("<p><b>Plots</b>: drag to pan, wheel to zoom, click to move the step cursor; "
-               "+/- zoom, arrow keys pan, Home fits, [ and ] step the cursor.</p>"
-               "<p><b>Heatmap</b>: double-click moves the step cursor.</p>"
-               "<p>Ctrl+O open, Ctrl+Shift+O open directory, F5 reload, Ctrl+F find key, "
-               "Ctrl+E export plot, Ctrl+W close tab, Esc cancel loading, Ctrl+Q quit; F2 in "
-               "the Runs dock renames a run.</p>"));
+               "+/- zoom, arrow keys pan, Home fits, [ and ] step the cursor; Ctrl+L log x, "
+               "Ctrl+Shift+L log y, Ctrl+G ranks aggregated or overlaid.</p>"
+               "<p><b>Heatmap</b>: double-click moves the step cursor. <b>Ranks x steps</b>: a "
+               "click opens that rank and step.</p>"
+               "<p><b>Cursors</b> (plots and timelines): Ctrl+1 and Ctrl+2 put cursor A and B at "
+               "the mouse, Ctrl+0 clears them, Ctrl+Shift+C copies their values and deltas. "
+               "<b>Notes</b>: Ctrl+M adds one (step, cursors' range, selected time range).</p>"
+               "<p>Ctrl+O open, Ctrl+Shift+O open directory, Ctrl+T open timeline, Ctrl+S save "
+               "session, Ctrl+Alt+O open session, F5 reload, Ctrl+F find key, Ctrl+E export "
+               "plot, Ctrl+W close tab, Ctrl+Shift+R reset the layout, Esc cancel loading, "
+               "Ctrl+Q quit; F2 in the Runs dock renames a run.</p>"));
     });
     help->addAction(tr("&About xtview"), this, [this] { showAboutDialog(this); });
 }
@@ -376,6 +448,10 @@ KeyView* MainWindow::currentKeyView() const {
 void MainWindow::openPaths(const QStringList& all) {
     QStringList inputs;
     for (const QString& p : all) {
+        if (p.endsWith(sessionSuffix())) {
+            openSession(p);
+            return;
+        }
         // A directory or pattern of Chrome / Kineto traces only: the ranks of one job.
         if (const QStringList ranks = rankTraceFiles(p); !ranks.isEmpty()) {
             openRanksTimeline(ranks);
@@ -646,7 +722,7 @@ void MainWindow::updateMetaLabel() {
         return;
     }
     m_metaLabel->setText(tr("<b>%1</b> &nbsp; %2 ranks, %3 keys, statistics on %4")
-                             .arg(QString::fromStdString(run->label()).toHtmlEscaped())
+                             .arg(runIdentity(*run).toHtmlEscaped())
                              .arg(run->reader->ranks().size())
                              .arg(run->keys.size())
                              .arg(QString::fromStdString(run->backend)));
@@ -677,10 +753,13 @@ void MainWindow::showKey(const QString& key, bool newTab) {
     if (!view) {
         view = new KeyView(m_tabs);
         connect(view, &KeyView::stepSelected, this, &MainWindow::onStepSelected);
+        connect(view, &KeyView::rankSelected, m_inspector, &ValueInspector::setRank);
+        connect(view, &KeyView::noteRequested, this, &MainWindow::addNoteDialog);
         m_tabs->addTab(view, {});
     }
     const int i = m_tabs->indexOf(view);
     view->setData(m_currentRun, key);
+    view->setNotes(m_notes->notesFor(runIdentity(*m_currentRun)));
     updateTabTitle(i);
     ensureKeySeries(key);
     if (m_cursorStep) view->setStepCursor(*m_cursorStep);
@@ -707,8 +786,9 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
 bool MainWindow::isBusy() const {
     if (m_loadJobs->isRunning() || m_openJobs->isRunning() || !m_pendingOpens.isEmpty() ||
         m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning() ||
-        m_live->isBusy())
+        (m_sampleJobs && m_sampleJobs->isRunning()) || m_live->isBusy())
         return true;
+    if (m_pending) return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         if (page->isBusy()) return true;
@@ -745,9 +825,13 @@ QString MainWindow::demoDirectory() {
 }
 
 void MainWindow::openDemoRun() {
+    withDemoRun([this](const QString& dir) { openPaths({dir}); });
+}
+
+void MainWindow::withDemoRun(std::function<void(const QString& dir)> then) {
     const QString dir = demoDirectory();
     if (QDir(dir).exists() && !QDir(dir).isEmpty()) {
-        openPaths({dir});
+        then(dir);
         return;
     }
     if (m_demoJobs->isRunning()) return;
@@ -764,7 +848,7 @@ void MainWindow::openDemoRun() {
             if (!written) QDir(partial).removeRecursively();
             return written.status();
         },
-        [this, dir, partial](const Status& st) {
+        [this, dir, partial, then](const Status& st) {
             if (!st) {
                 m_diagModel->addMessage(codes::kDemoFailed, QString::fromStdString(st.toString()));
                 m_statusLabel->setText(tr("Writing the demo run failed"));
@@ -772,8 +856,42 @@ void MainWindow::openDemoRun() {
             }
             QDir(dir).removeRecursively();
             QDir().rename(partial, dir);
-            openPaths({dir});
+            then(dir);
         });
+}
+
+QString MainWindow::sampleTimelinePath() {
+    return demoDirectory() + QStringLiteral("-timeline.json");
+}
+
+void MainWindow::openSampleTimeline() {
+    const QString file = sampleTimelinePath();
+    if (QFileInfo(file).isFile()) {
+        openPaths({file});
+        return;
+    }
+    withDemoRun([this, file](const QString& dir) {
+        if (!m_sampleJobs) {
+            m_sampleJobs = new JobTracker(this);
+            connect(m_sampleJobs, &JobTracker::runningChanged, this,
+                    &MainWindow::updateBusyIndicators);
+        }
+        m_statusLabel->setText(tr("Writing the sample timeline (the demo run's steps)..."));
+        m_sampleJobs->startJob(
+            [dir = dir.toStdString(), out = file.toStdString()](JobContext& ctx) {
+                return writeStepTimeline(dir, out, ctx.callback());
+            },
+            [this, file](Status st) {
+                if (!st.isOk()) {
+                    m_diagModel->addMessage(codes::kSampleFailed,
+                                            QString::fromStdString(st.toString()));
+                    m_statusLabel->setText(tr("Writing the sample timeline failed"));
+                    showDiagnostics();
+                    return;
+                }
+                openPaths({file});
+            });
+    });
 }
 
 void MainWindow::addRecent(const QStringList& paths) {
@@ -818,15 +936,24 @@ void MainWindow::exportPlot(bool heatmap) {
     if (path.isEmpty()) return;
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
+    if (exportCurrentPlot(path, heatmap, &error))
+        m_statusLabel->setText(tr("Exported %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+bool MainWindow::exportCurrentPlot(const QString& path, bool heatmap, QString* error) {
+    KeyView* v = currentKeyView();
+    if (!v) {
+        if (error) *error = tr("no plot tab is open");
+        return false;
+    }
     QCustomPlot* plot = heatmap ? v->histogramView()->heatmapPlot() : v->statPlot()->plot();
     const QString title = heatmap ? tr("%1 - %2, rank %3")
                                         .arg(v->key(), runName(v->run()))
                                         .arg(v->histogramView()->rank())
                                   : tr("%1 - %2").arg(v->key(), runName(v->run()));
-    if (xt::widgets::exportPlot(plot, path, 0, 0, &error, title))
-        m_statusLabel->setText(tr("Exported %1").arg(path));
-    else
-        QMessageBox::warning(this, tr("Export failed"), error);
+    return xt::widgets::exportPlot(plot, path, 0, 0, error, title, exportsNotes());
 }
 
 void MainWindow::updateTitle() {
@@ -836,7 +963,7 @@ void MainWindow::updateTitle() {
 
 void MainWindow::saveSettings() {
     m_settings->setValue(QStringLiteral("window/geometry"), saveGeometry());
-    m_settings->setValue(QStringLiteral("window/state"), saveState());
+    storeCurrentLayout();
     m_settings->sync();
 }
 
@@ -865,6 +992,7 @@ void MainWindow::createTimelineActions() {
     QMenu* file = menuBar()->actions().first()->menu();
     QAction* before = file->actions().size() > 2 ? file->actions()[2] : nullptr;
     auto* open = new QAction(tr("Open &Timeline..."), this);
+    open->setObjectName(QStringLiteral("openTimeline"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(open, &QAction::triggered, this, [this] {
         const QStringList files = QFileDialog::getOpenFileNames(
@@ -911,6 +1039,8 @@ TimelinePage* MainWindow::newTimelinePage(const QString& title) {
             emit loadFinished();
         }
     });
+    connect(page->view(), &TimelineView::layersChanged, this, &MainWindow::updateNotes);
+    connect(page->view(), &TimelineView::noteRequested, this, &MainWindow::addNoteDialog);
     connect(page, &TimelinePage::loadFailed, this, [this](const QString& message) {
         m_diagModel->addMessage(codes::kTimelineOpenFailed, message);
         m_statusLabel->setText(tr("Could not open timeline: %1").arg(message));
@@ -942,13 +1072,20 @@ void MainWindow::showStepTimeline() {
     TimelinePage* page = currentTimelinePage();
     const RunSnapshot run = m_currentRun;
     if (!page) page = newTimelinePage(tr("Steps: %1").arg(runName(run)));
-    page->loadLayer([run](const ProgressCallback& cb) { return xdlStepLayer(*run->reader, cb); },
-                    tr("steps of %1").arg(runName(run)));
+    const QString title = tr("%1 steps").arg(runIdentity(*run));
+    page->loadLayer(
+        [run, title](const ProgressCallback& cb) {
+            auto layer = xdlStepLayer(*run->reader, cb);
+            if (layer) layer->title = title; // the URL of a remote run, not its mirror
+            return layer;
+        },
+        tr("steps of %1").arg(runName(run)));
 }
 
 void MainWindow::updateBusyIndicators() {
     bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() ||
-                   m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning();
+                   m_completeJobs->isRunning() || m_keyJobs->isRunning() ||
+                   m_demoJobs->isRunning() || (m_sampleJobs && m_sampleJobs->isRunning());
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);

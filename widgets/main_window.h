@@ -1,9 +1,10 @@
 #pragma once
-// The xtview main window: run browser, key tree (regex filter), meta summary, value inspector
-// and diagnostics docks around plot tabs, with a start page when nothing is open. Loading runs
+// The xtview main window: run browser, key tree (regex filter), meta summary, value inspector,
+// diagnostics and notes docks around plot, timeline and compare tabs, with a welcome page when
+// nothing is open. Each kind of tab has its own dock layout (View > Reset Layout). Loading runs
 // off the GUI thread through a JobTracker (progress and cancel in the status bar); the demo run
-// is written by core/demo, off the GUI thread too. Layout, recent files and options are kept
-// in QSettings.
+// is written by core/demo, off the GUI thread too. Sessions (.xtview) save and restore the
+// whole desktop. Layouts, recent files and sessions and options are kept in QSettings.
 
 #include "core/open/open_plan.h"
 #include "widgets/compare_view.h"
@@ -13,13 +14,16 @@
 #include "widgets/key_view.h"
 #include "widgets/live_runs.h"
 #include "widgets/meta_summary_model.h"
+#include "widgets/notes.h"
 #include "widgets/run_browser_model.h"
+#include "widgets/session.h"
 #include "widgets/value_inspector.h"
 
 #include <QMainWindow>
 #include <QPointer>
 #include <QSettings>
 #include <QTimer>
+#include <functional>
 
 class QLabel;
 class QLineEdit;
@@ -32,6 +36,7 @@ class QTabWidget;
 class QTableView;
 class QToolButton;
 class QTreeView;
+class QTreeWidget;
 
 namespace xt::widgets {
 
@@ -106,8 +111,49 @@ public:
     // Shows the last alert's key with the cursor at its step.
     void jumpToAlert();
 
+    // The demo run's steps as a Chrome trace (written next to the demo run), and opening it
+    // (writing the demo run first when needed).
+    static QString sampleTimelinePath();
+    void openSampleTimeline();
+
+    // Dock layouts, one per kind of tab (main_window_layout.cpp).
+    enum class LayoutKind { Start, Tensor, Timeline, Compare };
+    LayoutKind layoutKind() const { return m_layoutKind; }
+    // The current kind's layout back to its default.
+    void resetLayout();
+
+    // Cursors and notes on the current tab (main_window_notes.cpp).
+    void placeCursor(Cursor c);
+    void clearCursors();
+    void copyCursors();
+    NoteStore* notes() const { return m_notes; }
+    // "Add Note...": the dialog for the current plot or timeline.
+    void addNoteDialog();
+    // What `target` is called in the Notes dock (a run's name, a timeline's file name).
+    QString noteTargetName(const QString& target) const;
+    // Whether exported plot images show the notes (Measure > Include Notes in Exported Images).
+    bool exportsNotes() const;
+    // Writes the current plot tab's statistics plot, or its histogram heatmap, to `path` (PNG,
+    // PDF or SVG), with the notes when exportsNotes(); false with `error` set on failure.
+    bool exportCurrentPlot(const QString& path, bool heatmap, QString* error = nullptr);
+
+    // Sessions (main_window_session.cpp; the file format is in docs/SESSIONS.md).
+    bool saveSession(const QString& path, QString* error = nullptr);
+    // Closes everything and restores the session: its runs and timelines open through
+    // openPaths, its tabs, views, notes, names and layouts follow once they are loaded
+    // (sessionRestored). False when the file is not a session.
+    bool openSession(const QString& path);
+    // What the last session could not restore (files gone, keys missing...).
+    const QStringList& sessionProblems() const { return m_sessionProblems; }
+    // The session file last opened or saved ("" = none).
+    const QString& sessionPath() const { return m_sessionPath; }
+    // Whether a session is still being restored.
+    bool isRestoringSession() const { return m_pending != nullptr; }
+
 signals:
     void loadFinished();
+    // A session was restored as far as it could be; `problems` says what was left out.
+    void sessionRestored(const QStringList& problems);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -155,7 +201,32 @@ private:
     void updateTabTitle(int index);
     void updateKeysDockTitle();
     void followCurrentTab();
-
+    // Dock layouts per kind of tab.
+    void applyLayout();
+    void arrangeDocks(LayoutKind kind);
+    LayoutKind currentLayoutKind() const;
+    void loadLayouts();
+    void storeCurrentLayout();
+    // The layouts by kind name, for sessions; setting them applies the current kind's.
+    QMap<QString, QByteArray> layoutsByName();
+    void setLayoutsByName(const QMap<QString, QByteArray>& layouts);
+    // Shows and raises the Diagnostics dock (hidden in some layouts).
+    void showDiagnostics();
+    // Cursors, notes, plot options and their menus.
+    void createDesktopActions();
+    void createNotesDock();
+    void updateNotes();
+    void updateNotesDock();
+    void goToNote(int id);
+    void editNote(int id);
+    // Sessions.
+    void createSessionActions(QMenu* file);
+    void addRecentSession(const QString& path);
+    void updateRecentSessions();
+    Session currentSession();
+    void restoreTabs();
+    void finishSessionRestore();
+    void withDemoRun(std::function<void(const QString& dir)> then);
     std::unique_ptr<QSettings> m_settings;
     JobTracker* m_loadJobs;
     JobTracker* m_openJobs;            // planOpen of the oldest pending openPaths call
@@ -201,6 +272,29 @@ private:
     QToolButton* m_alertButton = nullptr;
     QSystemTrayIcon* m_tray = nullptr;
     std::optional<Alert> m_alert;
+
+    NoteStore* m_notes;
+    QTreeWidget* m_notesTree = nullptr;
+    QAction* m_exportNotesAction = nullptr;
+    QList<QAction*> m_plotActions; // enabled on plot tabs only
+    LayoutKind m_layoutKind = LayoutKind::Start;
+    QHash<int, QByteArray> m_layouts; // the user's layout per kind
+    QByteArray m_defaultLayout;       // every dock in place (arrangeDocks)
+    bool m_applyingLayout = false;
+    // A session being restored: its tabs wait for its runs to load.
+    struct PendingSession {
+        Session session;
+        QString dir;                         // the session file's directory
+        QHash<QString, QString> moved;       // old path -> where it was found
+        std::vector<QPointer<QWidget>> tabs; // per session tab, once made
+        bool tabsRestored = false;
+    };
+    std::unique_ptr<PendingSession> m_pending;
+    QStringList m_sessionProblems;
+    QString m_sessionPath;
+    QMenu* m_recentSessionsMenu = nullptr;
+    QListWidget* m_recentSessionsList = nullptr;
+    JobTracker* m_sampleJobs = nullptr;
 };
 
 } // namespace xt::widgets

@@ -66,6 +66,7 @@ CompareView* MainWindow::openCompare(const CompareRequest& r) {
     updateTabTitle(i);
     m_center->setCurrentIndex(1);
     m_tabs->setCurrentIndex(i);
+    updateNotes();
     connect(view, &CompareView::compared, this, [this, view] {
         if (!view->error().isEmpty()) {
             m_diagModel->addMessage(codes::kCompareFailed, view->error());
@@ -156,7 +157,7 @@ void MainWindow::exportCompareView() {
     if (path.isEmpty()) return;
     m_settings->setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    if (v->exportImage(path, 0, 0, &error))
+    if (v->exportImage(path, 0, 0, &error, exportsNotes()))
         m_statusLabel->setText(tr("Exported %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export failed"), error);

@@ -58,9 +58,7 @@ void MainWindow::updateTabTitle(int index) {
         const QString name = runName(v->run());
         m_tabs->setTabText(index, m_runModel->rowCount() > 1 ? tr("%1 (%2)").arg(v->key(), name)
                                                              : v->key());
-        m_tabs->setTabToolTip(
-            index,
-            tr("%1\n%2 (%3)").arg(v->key(), name, QString::fromStdString(v->run()->label())));
+        m_tabs->setTabToolTip(index, tr("%1\n%2 (%3)").arg(v->key(), name, runIdentity(*v->run())));
     } else if (auto* c = qobject_cast<CompareView*>(w)) {
         auto side = [](const CompareSide& s) {
             return s.run ? QStringLiteral("%1:%2").arg(s.name).arg(s.rank) : QStringLiteral("-");
@@ -75,7 +73,7 @@ void MainWindow::updateKeysDockTitle() {
     auto* dock = findChild<QDockWidget*>(QStringLiteral("KeysDock"));
     if (!dock) return;
     dock->setWindowTitle(m_currentRun ? tr("Keys: %1").arg(runName(m_currentRun)) : tr("Keys"));
-    dock->setToolTip(m_currentRun ? QString::fromStdString(m_currentRun->label()) : QString());
+    dock->setToolTip(m_currentRun ? runIdentity(*m_currentRun) : QString());
 }
 
 void MainWindow::followCurrentTab() {

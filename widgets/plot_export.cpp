@@ -1,5 +1,7 @@
 #include "widgets/plot_export.h"
 
+#include "widgets/notes.h"
+
 #include <QFileInfo>
 #include <QScopeGuard>
 #include <QSvgGenerator>
@@ -15,7 +17,7 @@ QString exportFormatOf(const QString& path) {
 }
 
 bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, QString* error,
-                const QString& title) {
+                const QString& title, bool notes) {
     auto fail = [&](const QString& why) {
         if (error) *error = why;
         return false;
@@ -39,6 +41,18 @@ bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, Q
         plot->plotLayout()->remove(heading);
         plot->plotLayout()->simplify();
         plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    std::vector<QCPAbstractItem*> hidden;
+    if (!notes)
+        for (int i = 0; i < plot->itemCount(); ++i)
+            if (QCPAbstractItem* item = plot->item(i); isNoteItem(item) && item->visible()) {
+                item->setVisible(false);
+                hidden.push_back(item);
+            }
+    const auto showNotes = qScopeGuard([&] {
+        for (QCPAbstractItem* item : hidden)
+            item->setVisible(true);
+        if (!hidden.empty()) plot->replot(QCustomPlot::rpQueuedReplot);
     });
     const int w = width > 0 ? width : plot->width();
     const int h = height > 0 ? height : plot->height();

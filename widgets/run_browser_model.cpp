@@ -127,6 +127,15 @@ void RunBrowserModel::renameRun(int index, const QString& name) {
     emit runNamesChanged();
 }
 
+void RunBrowserModel::setCustomNames(const QHash<QString, QString>& names) {
+    m_customNames = names;
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        m_entries[i].customName = m_customNames.value(runIdentity(*m_entries[i].run));
+    if (!m_entries.empty())
+        emit dataChanged(index(0, NameColumn), index(int(m_entries.size()) - 1, NameColumn));
+    emit runNamesChanged();
+}
+
 bool RunBrowserModel::setData(const QModelIndex& index, const QVariant& value, int role) {
     if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable)) return false;
     renameRun(index.row(), value.toString());

@@ -20,7 +20,8 @@ struct RunEntry {
     QString name() const { return customName.isEmpty() ? autoName : customName; }
 };
 
-// What a run's custom name sticks to: its URL when it was read from one, else its label.
+// What a run's custom name and notes stick to, and where the GUI says the run is: its URL when
+// it was read from one (not the mirror's path), else its label.
 QString runIdentity(const LoadedRun& run);
 // Names that tell `runs` apart (xdl::distinctRunNames over their directories, own names and
 // URLs' hosts and paths), in order.
@@ -51,6 +52,9 @@ public:
     void replaceRun(const RunSnapshot& before, const RunSnapshot& after);
     // A followed run's status ("live, last record 0.4 s ago", "writer gone", ...).
     void setLiveStatus(const RunSnapshot& run, const QString& status);
+    // Custom names by runIdentity, also of runs not open now (sessions save and restore them).
+    const QHash<QString, QString>& customNames() const { return m_customNames; }
+    void setCustomNames(const QHash<QString, QString>& names);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

@@ -5,7 +5,10 @@
 #include "widgets/text_format.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QKeyEvent>
+#include <QLabel>
+#include <QMenu>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -41,35 +44,64 @@ bool onRightAxis(analysis::StatField f) {
     return !(f == F::Min || f == F::Max || f == F::Mean || f == F::Std);
 }
 
-QString xLabel(XAxisMode m) {
+QString xLabel(XAxisMode m, bool logX) {
     switch (m) {
     case XAxisMode::Gstep:
         return QObject::tr("global step");
     case XAxisMode::Lstep:
         return QObject::tr("local step");
     case XAxisMode::WallTime:
-        return QObject::tr("wall time (UTC)");
+        return logX ? QObject::tr("seconds since the first record")
+                    : QObject::tr("wall time (UTC)");
     }
     return {};
 }
 
+const QColor kCursorColours[2] = {cursorColour(Cursor::A), cursorColour(Cursor::B)};
+const char* const kCursorNames[2] = {cursorName(Cursor::A), cursorName(Cursor::B)};
+
+// The last point of `s` at or before x (NaN when there is none).
+double valueAt(const XYSeries& s, double x) {
+    const auto it = std::upper_bound(s.x.begin(), s.x.end(), x);
+    if (it == s.x.begin()) return std::nan("");
+    return s.y[std::size_t(it - s.x.begin()) - 1];
+}
+
 } // namespace
 
-StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+StatPlot::StatPlot(QWidget* parent)
+    : QWidget(parent), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
+    layout->setSpacing(0);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_readout);
+    m_readout->setObjectName(QStringLiteral("cursorReadout"));
+    m_readout->setContentsMargins(6, 1, 6, 1);
+    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readout->setWordWrap(true); // never wider than the plot
+    m_readout->hide();
     adaptTicks(m_plot);
     setFocusPolicy(Qt::StrongFocus);
     m_plot->setFocusPolicy(Qt::NoFocus);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     m_plot->legend->setVisible(true);
-    m_plot->legend->setFont(font());
+    QFont legendFont = font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
+    m_plot->legend->setFont(legendFont);
     // Legend entries are added one by one (addLine): with hundreds of ranks, adding every
     // graph and removing most again costs seconds.
     m_plot->setAutoAddPlottableToLegend(false);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend in a column of its own right of the axes (top aligned), never over the data.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 1, side);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));
+    side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 6, 6, 6));
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
     m_plot->setNoAntialiasingOnDrag(true);
 
     auto makeLine = [this](QColor c, Qt::PenStyle style) {
@@ -83,6 +115,21 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     m_cursor->setPen(QPen(QColor(0xff, 0x8c, 0x00), 1.5));
     m_crossV = makeLine(QColor(128, 128, 128), Qt::DotLine);
     m_crossH = makeLine(QColor(128, 128, 128), Qt::DotLine);
+    for (int i = 0; i < 2; ++i) {
+        m_cursorLines[std::size_t(i)] = makeLine(kCursorColours[i], Qt::DashLine);
+        m_cursorLines[std::size_t(i)]->setPen(QPen(kCursorColours[i], 1.5, Qt::DashLine));
+        auto* label = new QCPItemText(m_plot);
+        label->setText(QString::fromLatin1(kCursorNames[i]));
+        label->setColor(Qt::white);
+        label->setBrush(kCursorColours[i]);
+        label->setPadding(QMargins(4, 1, 4, 1));
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        label->setClipToAxisRect(true);
+        label->setSelectable(false);
+        label->setVisible(false);
+        m_cursorLabels[std::size_t(i)] = label;
+    }
 
     m_decimateTimer.setSingleShot(true);
     m_decimateTimer.setInterval(30);
@@ -93,6 +140,8 @@ StatPlot::StatPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     connect(m_plot, &QCustomPlot::mousePress, this, &StatPlot::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &StatPlot::onMouseRelease);
     connect(m_plot, &QCustomPlot::mouseWheel, this, &StatPlot::userMovedView);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, &StatPlot::showContextMenu);
     applyPalette();
 }
 
@@ -105,6 +154,7 @@ void StatPlot::setData(RunSnapshot run, const QString& key) {
 
 void StatPlot::setOptions(const StatPlotOptions& options) {
     const bool refit = options.xAxis != m_options.xAxis || options.logY != m_options.logY ||
+                       options.logX != m_options.logX ||
                        options.aggregateRanks != m_options.aggregateRanks ||
                        options.showL2 != m_options.showL2;
     m_options = options;
@@ -128,8 +178,23 @@ QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen,
     if (inLegend) g->addToLegend();
     g->setPen(pen);
     g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
-    m_lines.push_back({g, std::move(data)});
+    const bool value = pen.style() != Qt::NoPen && !data.x.empty();
+    m_lines.push_back({g, std::move(data), value});
     return g;
+}
+
+void StatPlot::addLegendText(const QString& text) {
+    addLine(text, {}, QPen(Qt::NoPen), false);
+}
+
+XAxisMode StatPlot::xMode() const {
+    return m_options.aggregateRanks && m_series.size() > 1 ? XAxisMode::Gstep : m_options.xAxis;
+}
+
+double StatPlot::xOfRecord(const analysis::RecordStats& r) const {
+    const XAxisMode mode = xMode();
+    const double x = xOf(r, mode);
+    return mode == XAxisMode::WallTime && m_options.logX ? x - m_timeOrigin : x;
 }
 
 void StatPlot::selectSeries() {
@@ -174,88 +239,125 @@ void StatPlot::userMovedView() {
 void StatPlot::rebuild() {
     m_plot->clearGraphs();
     m_lines.clear();
+    m_spread = {};
     selectSeries();
-    const XAxisMode xMode = m_options.aggregateRanks ? XAxisMode::Gstep : m_options.xAxis;
+    m_timeOrigin = 0;
+    bool anyRecord = false;
+    for (const auto* s : m_series)
+        for (const auto& r : s->records) {
+            const double t = xOf(r, XAxisMode::WallTime);
+            if (!anyRecord || t < m_timeOrigin) m_timeOrigin = t;
+            anyRecord = true;
+        }
+    const XAxisMode mode = xMode();
     bool right = false;
 
     auto bandPen = QPen(Qt::NoPen);
-    auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha) {
+    // A filled band; the upper edge carries `legend` into the legend when it is not empty.
+    auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha,
+                       const QString& legend = {}) {
         QCPGraph* gl =
             addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false, false);
-        QCPGraph* gh =
-            addLine(base + QStringLiteral(" upper"), std::move(hi), bandPen, false, false);
+        QCPGraph* gh = addLine(legend.isEmpty() ? base + QStringLiteral(" upper") : legend,
+                               std::move(hi), bandPen, false, !legend.isEmpty());
         gh->setBrush(withAlpha(c, alpha));
         gh->setChannelFillGraph(gl);
+        m_lines[m_lines.size() - 1].value = m_lines[m_lines.size() - 2].value = false;
     };
     // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
     bool inLegend = true;
-    auto addMeanLine = [&](const QString& base, const XYSeries& raw, QColor c) {
+    auto addMeanLine = [&](const QString& name, const XYSeries& raw, QColor c, double width) {
         if (m_options.smoothing > 0) {
-            addLine(base + QStringLiteral(" mean"), raw, QPen(withAlpha(c, 70), 1), false, false);
+            addLine(name, raw, QPen(withAlpha(c, 70), 1), false, false);
             XYSeries s{raw.x, emaDebiased(raw.y, m_options.smoothing)};
-            addLine(base + QStringLiteral(" mean (EMA %1)").arg(m_options.smoothing), std::move(s),
-                    QPen(c, 2), false, inLegend);
+            addLine(name + QStringLiteral(" (EMA %1)").arg(m_options.smoothing), std::move(s),
+                    QPen(c, width + 0.4), false, inLegend);
         } else {
-            addLine(base + QStringLiteral(" mean"), raw, QPen(c, 1.6), false, inLegend);
+            addLine(name, raw, QPen(c, width), false, inLegend);
         }
+    };
+    auto rankMeans = [&](const analysis::KeySeries& series) {
+        XYSeries mean;
+        for (const auto& r : series.records)
+            if (r.stats.hasFinite()) {
+                mean.x.push_back(xOfRecord(r));
+                mean.y.push_back(r.stats.mean);
+            }
+        return mean;
     };
 
     if (m_options.aggregateRanks && m_series.size() > 1) {
         using analysis::StatField;
-        auto agg = [&](StatField f) {
-            return analysis::aggregateSteps(m_run->series, m_key.toStdString(), f);
-        };
+        const int ranks = int(m_series.size());
         const QColor c = rankColor(0);
-        const auto means = agg(StatField::Mean);
-        XYSeries mean, lo, hi;
-        for (const auto& a : means) {
-            if (a.ranks == 0) continue;
-            mean.x.push_back(double(a.gstep));
-            mean.y.push_back(a.mean);
-            lo.x.push_back(double(a.gstep));
-            lo.y.push_back(a.min);
-            hi.x.push_back(double(a.gstep));
-            hi.y.push_back(a.max);
-        }
+        auto medians = [&](StatField f) {
+            XYSeries s;
+            for (const auto& st : analysis::rankSpread(m_series, f).steps) {
+                s.x.push_back(double(st.gstep));
+                s.y.push_back(st.median);
+            }
+            return s;
+        };
+        m_spread = analysis::rankSpread(m_series, StatField::Mean);
         if (m_options.minMaxBand) {
             XYSeries mn, mx;
-            for (const auto& a : agg(StatField::Min))
-                if (a.ranks) {
-                    mn.x.push_back(double(a.gstep));
-                    mn.y.push_back(a.min);
-                }
-            for (const auto& a : agg(StatField::Max))
-                if (a.ranks) {
-                    mx.x.push_back(double(a.gstep));
-                    mx.y.push_back(a.max);
-                }
-            addBand(QStringLiteral("all ranks min-max"), std::move(mn), std::move(mx), c, 30);
+            for (const auto& st : analysis::rankSpread(m_series, StatField::Min).steps) {
+                mn.x.push_back(double(st.gstep));
+                mn.y.push_back(st.min);
+            }
+            for (const auto& st : analysis::rankSpread(m_series, StatField::Max).steps) {
+                mx.x.push_back(double(st.gstep));
+                mx.y.push_back(st.max);
+            }
+            addBand(QStringLiteral("all ranks min-max"), std::move(mn), std::move(mx), c, 25);
         }
         if (m_options.showMean) {
-            addBand(QStringLiteral("rank spread of mean"), std::move(lo), std::move(hi), c, 80);
-            addMeanLine(QStringLiteral("all ranks"), mean, c);
+            XYSeries median, lo, hi;
+            for (const auto& st : m_spread.steps) {
+                median.x.push_back(double(st.gstep));
+                median.y.push_back(st.median);
+            }
+            lo.x = hi.x = median.x;
+            for (const auto& st : m_spread.steps) {
+                lo.y.push_back(st.min);
+                hi.y.push_back(st.max);
+            }
+            addMeanLine(QStringLiteral("median of ranks"), median, c, 1.8);
+            addBand(QStringLiteral("ranks min..max"), std::move(lo), std::move(hi), c, 60,
+                    tr("min..max of %1 ranks").arg(ranks));
+            // The outlier ranks, most outlying first, under the rule that found them.
+            // Two lines, so that the legend stays narrow.
+            addLegendText(QString::fromStdString(analysis::describeOutlierRule({}))
+                              .replace(QStringLiteral(" at >= "), QStringLiteral("\nat >= ")) +
+                          (m_spread.outliers.empty() ? tr(": none") : QStringLiteral(":")));
+            int drawn = 0;
+            for (const auto& o : m_spread.outliers) {
+                if (drawn == kLegendRanks) break;
+                for (const auto* s : m_series)
+                    if (s->rank == o.rank)
+                        addMeanLine(QStringLiteral("rank %1 mean").arg(o.rank), rankMeans(*s),
+                                    rankColor(1 + drawn), 1.4);
+                ++drawn;
+            }
+            if (int(m_spread.outliers.size()) > drawn)
+                addLegendText(tr("... and %n more outlier rank(s)", nullptr,
+                                 int(m_spread.outliers.size()) - drawn));
+            const QString highlighted = QStringLiteral("rank %1 mean").arg(m_options.highlightRank);
+            if (m_options.highlightRank >= 0 && !lineData(highlighted))
+                for (const auto* s : m_series)
+                    if (s->rank == m_options.highlightRank)
+                        addMeanLine(highlighted, rankMeans(*s), QColor(0x30, 0x30, 0x30), 2);
         }
         if (m_options.showL2) {
-            XYSeries l2;
-            for (const auto& a : agg(StatField::L2))
-                if (a.ranks) {
-                    l2.x.push_back(double(a.gstep));
-                    l2.y.push_back(a.mean);
-                }
-            addLine(QStringLiteral("all ranks l2"), std::move(l2),
+            addLine(QStringLiteral("median of ranks l2"), medians(StatField::L2),
                     QPen(QColor(0xd6, 0x27, 0x28), 1.4, Qt::DashLine), true);
             right = true;
         }
         for (auto f : m_options.lines) {
-            XYSeries s;
-            for (const auto& a : agg(f))
-                if (a.ranks) {
-                    s.x.push_back(double(a.gstep));
-                    s.y.push_back(a.mean);
-                }
             right |= onRightAxis(f);
-            addLine(QStringLiteral("all ranks ") + QString::fromUtf8(analysis::statFieldName(f)),
-                    std::move(s), QPen(rankColor(int(f) + 1), 1.4), onRightAxis(f));
+            addLine(QStringLiteral("median of ranks ") +
+                        QString::fromUtf8(analysis::statFieldName(f)),
+                    medians(f), QPen(rankColor(int(f) + 1), 1.4), onRightAxis(f));
         }
     } else {
         int colorIndex = 0;
@@ -266,8 +368,7 @@ void StatPlot::rebuild() {
             XYSeries mean, mn, mx, sLo, sHi, l2;
             for (const auto& r : series->records) {
                 if (!r.stats.hasFinite()) continue;
-                const double x = xOf(r, xMode);
-                mean.x.push_back(x);
+                mean.x.push_back(xOfRecord(r));
                 mean.y.push_back(r.stats.mean);
                 mn.y.push_back(r.stats.min);
                 mx.y.push_back(r.stats.max);
@@ -280,7 +381,7 @@ void StatPlot::rebuild() {
                 addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
             if (m_options.stdBand)
                 addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
-            if (m_options.showMean) addMeanLine(base, mean, c);
+            if (m_options.showMean) addMeanLine(base + QStringLiteral(" mean"), mean, c, 1.6);
             if (m_options.showL2) {
                 addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
                         true, inLegend);
@@ -290,7 +391,7 @@ void StatPlot::rebuild() {
                 XYSeries s;
                 for (const auto& r : series->records)
                     if (auto v = analysis::statValue(r.stats, f)) {
-                        s.x.push_back(xOf(r, xMode));
+                        s.x.push_back(xOfRecord(r));
                         s.y.push_back(*v);
                     }
                 right |= onRightAxis(f);
@@ -300,9 +401,10 @@ void StatPlot::rebuild() {
                         std::move(s), pen, onRightAxis(f), inLegend);
             }
         }
+        inLegend = true;
         if (m_series.size() > std::size_t(kLegendRanks))
-            addLine(tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks), {},
-                    QPen(Qt::NoPen), false);
+            addLegendText(
+                tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks));
     }
     // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
     XYSeries marks;
@@ -311,7 +413,7 @@ void StatPlot::rebuild() {
         for (const auto& r : series->records) {
             if (r.stats.hasFinite()) lastY = r.stats.mean;
             if (r.stats.nan || r.stats.inf) {
-                marks.x.push_back(xOf(r, xMode));
+                marks.x.push_back(xOfRecord(r));
                 marks.y.push_back(lastY);
             }
         }
@@ -332,15 +434,21 @@ void StatPlot::rebuild() {
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted,
                                            QColor(0xd0, 0x20, 0x20), QColor(0xd0, 0x20, 0x20), 9));
+        m_lines.back().value = false;
     }
 
-    m_plot->xAxis->setLabel(xLabel(xMode));
-    if (xMode == XAxisMode::WallTime) {
+    m_plot->xAxis->setLabel(xLabel(mode, m_options.logX));
+    if (m_options.logX) {
+        m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    } else if (mode == XAxisMode::WallTime) {
+        m_plot->xAxis->setScaleType(QCPAxis::stLinear);
         auto t = QSharedPointer<QCPAxisTickerDateTime>::create();
         t->setDateTimeFormat(QStringLiteral("hh:mm:ss\nyyyy-MM-dd"));
         t->setDateTimeSpec(Qt::UTC);
         m_plot->xAxis->setTicker(t);
     } else {
+        m_plot->xAxis->setScaleType(QCPAxis::stLinear);
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
     for (QCPAxis* ax : {m_plot->yAxis, m_plot->yAxis2}) {
@@ -357,7 +465,10 @@ void StatPlot::rebuild() {
     m_plot->yAxis2->setLabel(right ? tr("right axis: dashed") : QString());
     m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
     if (m_cursorStep) setStepCursor(*m_cursorStep);
+    updateCursorItems();
+    drawNotes();
     redecimate();
+    emit spreadChanged();
 }
 
 void StatPlot::redecimate() {
@@ -368,8 +479,24 @@ void StatPlot::redecimate() {
         if (m_options.logY)
             for (auto& v : sy)
                 if (!(v > 0)) v = std::nan("");
-        XYSeries d = l.graph->lineStyle() == QCPGraph::lsNone ? XYSeries{sx, sy}
-                                                              : decimateMinMax(sx, sy, buckets);
+        XYSeries d;
+        if (m_options.logX) {
+            // Nothing at x <= 0; buckets of equal width on the log axis.
+            XYSeries positive;
+            for (std::size_t i = 0; i < sx.size(); ++i)
+                if (sx[i] > 0) {
+                    positive.x.push_back(std::log10(sx[i]));
+                    positive.y.push_back(sy[i]);
+                }
+            d = l.graph->lineStyle() == QCPGraph::lsNone
+                    ? positive
+                    : decimateMinMax(positive.x, positive.y, buckets);
+            for (auto& x : d.x)
+                x = std::pow(10.0, x);
+        } else {
+            d = l.graph->lineStyle() == QCPGraph::lsNone ? XYSeries{sx, sy}
+                                                         : decimateMinMax(sx, sy, buckets);
+        }
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
                          QVector<double>(d.y.begin(), d.y.end()), true);
     }
@@ -385,6 +512,7 @@ void StatPlot::resetZoom() {
         for (std::size_t i = 0; i < l.data.x.size(); ++i) {
             const double x = l.data.x[i], y = l.data.y[i];
             if (!std::isfinite(y) || (m_options.logY && y <= 0)) continue;
+            if (m_options.logX && !(x > 0)) continue;
             if (!any) xr = QCPRange(x, x);
             xr.expand(x);
             any = true;
@@ -397,8 +525,8 @@ void StatPlot::resetZoom() {
         }
     }
     if (!any) {
-        m_plot->xAxis->setRange(0, 1);
-        m_plot->yAxis->setRange(0, 1);
+        m_plot->xAxis->setRange(m_options.logX ? QCPRange(1, 10) : QCPRange(0, 1));
+        m_plot->yAxis->setRange(m_options.logY ? QCPRange(1, 10) : QCPRange(0, 1));
         redecimate();
         return;
     }
@@ -407,7 +535,10 @@ void StatPlot::resetZoom() {
         double d = r.size() > 0 ? r.size() * 0.05 : std::max(std::abs(r.lower) * 0.05, 0.5);
         return QCPRange(r.lower - d, r.upper + d);
     };
-    if (xr.size() == 0) xr = QCPRange(xr.lower - 0.5, xr.upper + 0.5);
+    if (m_options.logX)
+        xr = QCPRange(xr.lower / 1.1, xr.upper * 1.1);
+    else if (xr.size() == 0)
+        xr = QCPRange(xr.lower - 0.5, xr.upper + 0.5);
     m_plot->xAxis->setRange(xr);
     if (anyL) m_plot->yAxis->setRange(pad(yl));
     if (anyR) m_plot->yAxis2->setRange(pad(yr));
@@ -415,25 +546,34 @@ void StatPlot::resetZoom() {
 }
 
 double StatPlot::xOfGstep(std::int64_t gstep) const {
-    const XAxisMode mode = m_options.aggregateRanks ? XAxisMode::Gstep : m_options.xAxis;
-    if (mode == XAxisMode::Gstep) return double(gstep);
+    if (xMode() == XAxisMode::Gstep) return double(gstep);
     for (const auto* s : m_series)
         for (const auto& r : s->records)
-            if (r.gstep == gstep) return xOf(r, mode);
+            if (r.gstep == gstep) return xOfRecord(r);
     return std::nan("");
 }
 
+const analysis::RecordStats* StatPlot::recordAtOrAfter(std::int64_t gstep) const {
+    const analysis::RecordStats* best = nullptr;
+    for (const auto* s : m_series) {
+        const auto& recs = s->records;
+        auto it = std::lower_bound(recs.begin(), recs.end(), gstep,
+                                   [](const auto& r, std::int64_t g) { return r.gstep < g; });
+        if (it != recs.end() && (!best || it->gstep < best->gstep)) best = &*it;
+    }
+    return best;
+}
+
 std::optional<std::int64_t> StatPlot::nearestGstep(double x) const {
-    const XAxisMode mode = m_options.aggregateRanks ? XAxisMode::Gstep : m_options.xAxis;
     std::optional<std::int64_t> best;
     double bestD = 0;
     for (const auto* s : m_series) {
         const auto& recs = s->records;
         auto it = std::lower_bound(recs.begin(), recs.end(), x,
-                                   [&](const auto& r, double v) { return xOf(r, mode) < v; });
+                                   [&](const auto& r, double v) { return xOfRecord(r) < v; });
         for (auto c : {it, it == recs.begin() ? it : it - 1}) {
             if (c == recs.end()) continue;
-            const double d = std::abs(xOf(*c, mode) - x);
+            const double d = std::abs(xOfRecord(*c) - x);
             if (!best || d < bestD) {
                 best = c->gstep;
                 bestD = d;
@@ -454,6 +594,179 @@ void StatPlot::setStepCursor(std::int64_t gstep) {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// ---- cursors A and B ----
+
+void StatPlot::setCursorAt(Cursor c, std::optional<std::int64_t> gstep) {
+    m_cursors[int(c)] = gstep;
+    updateCursorItems();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    emit cursorsChanged();
+}
+
+void StatPlot::clearCursors() {
+    m_cursors = {};
+    updateCursorItems();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    emit cursorsChanged();
+}
+
+void StatPlot::placeCursor(Cursor c) {
+    const QPoint mouse = m_plot->mapFromGlobal(QCursor::pos());
+    std::optional<std::int64_t> g;
+    if (m_plot->underMouse() && m_plot->axisRect()->rect().contains(mouse))
+        g = nearestGstep(m_plot->xAxis->pixelToCoord(mouse.x()));
+    else if (m_cursorStep)
+        g = m_cursorStep;
+    else
+        g = nearestGstep(m_plot->xAxis->range().center());
+    if (g) setCursorAt(c, g);
+}
+
+void StatPlot::updateCursorItems() {
+    QStringList parts;
+    std::array<double, 2> xs{};
+    for (int i = 0; i < 2; ++i) {
+        const auto& g = m_cursors[std::size_t(i)];
+        const double x = g ? xOfGstep(*g) : std::nan("");
+        xs[std::size_t(i)] = x;
+        const bool shown = std::isfinite(x);
+        m_cursorLines[std::size_t(i)]->setVisible(shown);
+        m_cursorLabels[std::size_t(i)]->setVisible(shown);
+        if (!shown) continue;
+        m_cursorLines[std::size_t(i)]->point1->setCoords(x, 0);
+        m_cursorLines[std::size_t(i)]->point2->setCoords(x, 1);
+        m_cursorLabels[std::size_t(i)]->position->setCoords(x, 0);
+    }
+    if (!m_cursors[0] && !m_cursors[1]) {
+        m_readout->hide();
+        return;
+    }
+    // A one-line summary: the steps, their distance in steps and time, and the legend's lines.
+    auto timeOf = [&](std::int64_t g) -> std::optional<std::int64_t> {
+        const auto* r = recordAtOrAfter(g);
+        if (r && r->gstep == g) return r->timestamp;
+        return std::nullopt;
+    };
+    QString text;
+    for (int i = 0; i < 2; ++i)
+        if (m_cursors[std::size_t(i)])
+            text += QStringLiteral("<b style='color:%1'>%2</b> gstep %3 &nbsp; ")
+                        .arg(kCursorColours[i].name(), QLatin1String(kCursorNames[i]))
+                        .arg(*m_cursors[std::size_t(i)]);
+    if (m_cursors[0] && m_cursors[1]) {
+        text += tr("<b>\u0394</b> %n step(s)", nullptr, int(*m_cursors[1] - *m_cursors[0]));
+        const auto ta = timeOf(*m_cursors[0]), tb = timeOf(*m_cursors[1]);
+        if (ta && tb) text += QStringLiteral(", %1").arg(formatDurationMs(*tb - *ta));
+    }
+    int shown = 0;
+    for (const auto& l : m_lines) {
+        if (!l.value || !m_plot->legend->hasItemWithPlottable(l.graph)) continue;
+        if (++shown > 4) break;
+        const double a = m_cursors[0] ? valueAt(l.data, xs[0]) : std::nan("");
+        const double b = m_cursors[1] ? valueAt(l.data, xs[1]) : std::nan("");
+        text += QStringLiteral(" &nbsp;|&nbsp; %1: ").arg(l.graph->name().toHtmlEscaped());
+        if (m_cursors[0]) text += formatValue(a);
+        if (m_cursors[0] && m_cursors[1]) text += QStringLiteral(" \u2192 ");
+        if (m_cursors[1]) text += formatValue(b);
+        if (m_cursors[0] && m_cursors[1])
+            text += QStringLiteral(" (\u0394 %1)").arg(formatValue(b - a));
+    }
+    m_readout->setText(text);
+    m_readout->setToolTip(tr("Ctrl+Shift+C (or Ctrl+C in the plot) copies every value"));
+    m_readout->show();
+}
+
+QString StatPlot::cursorText() const {
+    if (!m_cursors[0] && !m_cursors[1]) return {};
+    const bool both = m_cursors[0] && m_cursors[1];
+    QStringList rows;
+    QStringList header{QStringLiteral("key: ") + m_key};
+    for (int i = 0; i < 2; ++i)
+        if (m_cursors[std::size_t(i)]) header << QString::fromLatin1(kCursorNames[i]);
+    if (both) header << QStringLiteral("B - A");
+    rows << header.join(QLatin1Char('\t'));
+    auto row = [&](const QString& name, auto cell, auto delta) {
+        QStringList r{name};
+        for (int i = 0; i < 2; ++i)
+            if (m_cursors[std::size_t(i)]) r << cell(i);
+        if (both) r << delta();
+        rows << r.join(QLatin1Char('\t'));
+    };
+    const analysis::RecordStats* recs[2] = {nullptr, nullptr};
+    for (int i = 0; i < 2; ++i)
+        if (m_cursors[std::size_t(i)]) {
+            const auto* r = recordAtOrAfter(*m_cursors[std::size_t(i)]);
+            if (r && r->gstep == *m_cursors[std::size_t(i)]) recs[i] = r;
+        }
+    row(
+        QStringLiteral("gstep"), [&](int i) { return QString::number(*m_cursors[std::size_t(i)]); },
+        [&] { return QString::number(*m_cursors[1] - *m_cursors[0]); });
+    row(
+        QStringLiteral("lstep"),
+        [&](int i) { return recs[i] ? QString::number(recs[i]->lstep) : QString(); },
+        [&] {
+            return recs[0] && recs[1] ? QString::number(recs[1]->lstep - recs[0]->lstep)
+                                      : QString();
+        });
+    row(
+        QStringLiteral("time (UTC)"),
+        [&](int i) { return recs[i] ? formatTimestampMs(recs[i]->timestamp) : QString(); },
+        [&] {
+            return recs[0] && recs[1]
+                       ? QStringLiteral("%1 s").arg(
+                             double(recs[1]->timestamp - recs[0]->timestamp) / 1000.0, 0, 'f', 3)
+                       : QString();
+        });
+    for (const auto& l : m_lines) {
+        if (!l.value) continue;
+        double v[2] = {std::nan(""), std::nan("")};
+        for (int i = 0; i < 2; ++i)
+            if (m_cursors[std::size_t(i)])
+                v[i] = valueAt(l.data, xOfGstep(*m_cursors[std::size_t(i)]));
+        row(
+            l.graph->name(), [&](int i) { return formatValue(v[i]); },
+            [&] { return formatValue(v[1] - v[0]); });
+    }
+    return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+void StatPlot::copyCursors() const {
+    const QString text = cursorText();
+    if (!text.isEmpty()) QApplication::clipboard()->setText(text);
+}
+
+// ---- notes ----
+
+void StatPlot::setNotes(std::vector<Note> notes) {
+    m_notes = std::move(notes);
+    drawNotes();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StatPlot::drawNotes() {
+    removeItems(m_plot, m_noteItems);
+    if (m_series.empty()) return;
+    for (const Note& n : m_notes) {
+        double x0 = 0, x1 = 0;
+        if (n.kind == Note::Kind::TimeRange && xMode() == XAxisMode::WallTime) {
+            const double shift = m_options.logX ? m_timeOrigin : 0;
+            x0 = double(n.begin) / 1000.0 - shift;
+            x1 = double(n.end) / 1000.0 - shift;
+        } else {
+            const auto steps = noteSteps(n, m_series);
+            if (!steps) continue;
+            const auto* a = recordAtOrAfter(steps->first);
+            const auto* b = recordAtOrAfter(steps->second);
+            if (!a) continue;
+            x0 = xMode() == XAxisMode::Gstep ? double(steps->first) : xOfRecord(*a);
+            x1 = xMode() == XAxisMode::Gstep ? double(steps->second) : b ? xOfRecord(*b) : x0;
+        }
+        addNoteItems(m_plot, m_plot->axisRect(), x0, x1, n, m_noteItems);
+    }
+}
+
+// ---- mouse ----
+
 void StatPlot::onMouseMove(QMouseEvent* e) {
     const double x = m_plot->xAxis->pixelToCoord(e->position().x());
     const double y = m_plot->yAxis->pixelToCoord(e->position().y());
@@ -472,9 +785,24 @@ void StatPlot::onMouseMove(QMouseEvent* e) {
     const auto g = nearestGstep(x);
     if (!g) return;
     QString text = tr("<b>%1</b> &nbsp; gstep %2").arg(m_key.toHtmlEscaped()).arg(*g);
+    if (!m_spread.steps.empty()) {
+        const auto it = std::lower_bound(
+            m_spread.steps.begin(), m_spread.steps.end(), *g,
+            [](const analysis::RankSpreadStep& s, std::int64_t v) { return s.gstep < v; });
+        if (it != m_spread.steps.end() && it->gstep == *g)
+            text += tr("<br>mean over %1 ranks: median %2, min %3, max %4")
+                        .arg(it->ranks)
+                        .arg(formatValue(it->median), formatValue(it->min), formatValue(it->max));
+    }
+    int listed = 0, more = 0;
     for (const auto* s : m_series) {
         for (const auto& r : s->records) {
             if (r.gstep != *g) continue;
+            if (listed == kLegendRanks) {
+                ++more;
+                break;
+            }
+            ++listed;
             const auto& st = r.stats;
             text += tr("<br><b>rank %1</b> lstep %2, %3")
                         .arg(s->rank)
@@ -493,6 +821,7 @@ void StatPlot::onMouseMove(QMouseEvent* e) {
             break;
         }
     }
+    if (more) text += tr("<br>... and %n more rank(s)", nullptr, more);
     QToolTip::showText(e->globalPosition().toPoint(), text, m_plot);
 }
 
@@ -512,6 +841,31 @@ void StatPlot::onMouseRelease(QMouseEvent* e) {
         setStepCursor(*g);
         emit stepSelected(*g);
     }
+}
+
+void StatPlot::showContextMenu(QPoint pos) {
+    const auto g = nearestGstep(m_plot->xAxis->pixelToCoord(pos.x()));
+    QMenu menu(this);
+    if (g) {
+        menu.addAction(tr("Set Cursor &A Here (Ctrl+1)"), this,
+                       [this, g] { setCursorAt(Cursor::A, g); });
+        menu.addAction(tr("Set Cursor &B Here (Ctrl+2)"), this,
+                       [this, g] { setCursorAt(Cursor::B, g); });
+    }
+    QAction* clear = menu.addAction(tr("&Clear Cursors (Ctrl+0)"), this, &StatPlot::clearCursors);
+    QAction* copy =
+        menu.addAction(tr("C&opy Cursor Values (Ctrl+Shift+C)"), this, &StatPlot::copyCursors);
+    clear->setEnabled(m_cursors[0] || m_cursors[1]);
+    copy->setEnabled(m_cursors[0] || m_cursors[1]);
+    if (g) {
+        menu.addSeparator();
+        menu.addAction(tr("Add &Note at gstep %1...").arg(*g), this, [this, g] {
+            setStepCursor(*g);
+            emit stepSelected(*g);
+            emit noteRequested(*g);
+        });
+    }
+    menu.exec(m_plot->mapToGlobal(pos));
 }
 
 void StatPlot::keyPressEvent(QKeyEvent* e) {
@@ -544,6 +898,13 @@ void StatPlot::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_End: // back to the newest steps, following again
         setFollowing(true);
         resetZoom();
+        return;
+    case Qt::Key_C:
+        if (e->matches(QKeySequence::Copy) && (m_cursors[0] || m_cursors[1])) {
+            copyCursors();
+            return;
+        }
+        QWidget::keyPressEvent(e);
         return;
     case Qt::Key_BracketLeft:
     case Qt::Key_BracketRight:

@@ -1,31 +1,44 @@
 #pragma once
 // Statistic curves of one key over steps (QCustomPlot): mean with a min-max band and a
-// mean +- std band, L2 norm on the right axis, NaN/Inf markers, log y, debiased EMA smoothing
-// drawn over the faint raw curve, ranks overlaid or aggregated (mean and spread across ranks,
-// through core/analysis). Lines are min/max decimated to the visible x range so spikes survive
-// a million points. A crosshair shows exact values; a click moves the shared step cursor.
+// mean +- std band, L2 norm on the right axis, NaN/Inf markers, log x and log y, debiased EMA
+// smoothing drawn over the faint raw curve, ranks overlaid or aggregated. Aggregated, the mean is
+// the median across ranks with a band from the lowest to the highest rank, and only the outlier
+// ranks (analysis::rankSpread: median absolute deviation, the rule written in the legend) are
+// drawn. Lines are min/max decimated to the visible x range so spikes survive a million points.
+// The legend sits right of the axes, never over the data. A crosshair shows exact values; a
+// click moves the shared step cursor; cursors A and B show the values at two steps and their
+// differences; notes of the run are drawn as lines and bands.
 
+#include "core/analysis/rank_spread.h"
 #include "core/analysis/step_aggregate.h"
+#include "widgets/cursors.h"
 #include "widgets/logic/series_math.h"
+#include "widgets/notes.h"
 #include "widgets/run_loader.h"
 
 #include <QPointer>
 #include <QTimer>
 #include <QWidget>
+#include <array>
 #include <qcustomplot.h>
+
+class QLabel;
 
 namespace xt::widgets {
 
 struct StatPlotOptions {
     view::XAxisMode xAxis = view::XAxisMode::Gstep;
+    // Log x: steps, or seconds since the first record on the wall-time axis; x <= 0 is not drawn.
+    bool logX = false;
     bool logY = false;
     bool showMean = true;
     bool minMaxBand = true;
     bool stdBand = true;
     bool showL2 = false; // right axis
     bool aggregateRanks = false;
-    int rank = -1;        // only this rank; -1 = every rank
-    double smoothing = 0; // EMA weight in [0, 1); 0 = off
+    int highlightRank = -1; // aggregated: this rank is drawn as well
+    int rank = -1;          // only this rank; -1 = every rank
+    double smoothing = 0;   // EMA weight in [0, 1); 0 = off
     // Extra statistics drawn as plain lines (min/max/mean/std left axis, the others right).
     std::vector<analysis::StatField> lines;
 };
@@ -48,24 +61,50 @@ public:
     bool isFollowing() const { return m_following; }
     void setOptions(const StatPlotOptions& options);
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
-    // default in a KeyView).
+    // default in a KeyView). Also the most outlier ranks drawn when aggregated.
     static constexpr int kLegendRanks = 8;
     const StatPlotOptions& options() const { return m_options; }
     // Options for the next setData (nothing is drawn now).
     void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     const QString& key() const { return m_key; }
+    const RunSnapshot& run() const { return m_run; }
     QCustomPlot* plot() const { return m_plot; }
-    // The full-resolution data of a drawn line by graph name ("rank 0 mean", "all ranks mean",
+    // The full-resolution data of a drawn line by graph name ("rank 0 mean", "median of ranks",
     // "rank 1 l2", ...); empty when there is no such line.
     const view::XYSeries* lineData(const QString& name) const;
+    // The mean across ranks (median, range, outlier ranks) while aggregated, else empty.
+    const analysis::RankSpread& spread() const { return m_spread; }
     // Moves the step cursor (x in the current axis mode is looked up from the gstep).
     void setStepCursor(std::int64_t gstep);
+    std::optional<std::int64_t> stepCursor() const { return m_cursorStep; }
     // Fits both axes to the data.
     void resetZoom();
+
+    // Cursors A and B, at global steps (nullopt hides one).
+    void setCursorAt(Cursor c, std::optional<std::int64_t> gstep);
+    std::optional<std::int64_t> cursorAt(Cursor c) const { return m_cursors[int(c)]; }
+    // Puts `c` at the record under the mouse, else at the step cursor, else mid-view.
+    void placeCursor(Cursor c);
+    void clearCursors();
+    // The steps, times and every value line at A and B, with B - A, tab-separated (empty
+    // without a cursor); copyCursors() puts it on the clipboard.
+    QString cursorText() const;
+    void copyCursors() const;
+    // The one-line summary under the plot.
+    QLabel* cursorReadout() const { return m_readout; }
+
+    void setNotes(std::vector<Note> notes);
+    const std::vector<Note>& notes() const { return m_notes; }
+    std::size_t noteItemCount() const { return m_noteItems.size(); }
 
 signals:
     void stepSelected(std::int64_t gstep);
     void followingChanged(bool on);
+    void cursorsChanged();
+    // "Add note..." in the context menu, after moving the step cursor to `gstep`.
+    void noteRequested(std::int64_t gstep);
+    // The aggregate was recomputed (spread() changed).
+    void spreadChanged();
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -75,6 +114,7 @@ private:
     struct Line {
         QCPGraph* graph = nullptr;
         view::XYSeries data; // full resolution, x ascending
+        bool value = false;  // a value line (not a band edge, marker or legend text)
     };
     void rebuild();
     void selectSeries(); // m_series from m_run, m_key and the rank option
@@ -82,23 +122,39 @@ private:
     void applyPalette();
     QCPGraph* addLine(const QString& name, view::XYSeries data, const QPen& pen, bool rightAxis,
                       bool inLegend = true);
+    void addLegendText(const QString& text);
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
     void onMouseRelease(QMouseEvent* e);
+    void showContextMenu(QPoint pos);
+    view::XAxisMode xMode() const;
+    double xOfRecord(const analysis::RecordStats& r) const;
     std::optional<std::int64_t> nearestGstep(double x) const;
     void userMovedView(); // pauses following
     double xOfGstep(std::int64_t gstep) const;
+    // The first record at or after `gstep` on any shown rank.
+    const analysis::RecordStats* recordAtOrAfter(std::int64_t gstep) const;
+    void updateCursorItems();
+    void drawNotes();
 
     QCustomPlot* m_plot;
+    QLabel* m_readout;
     QCPItemStraightLine* m_cursor;
     QCPItemStraightLine* m_crossV;
     QCPItemStraightLine* m_crossH;
+    std::array<QCPItemStraightLine*, 2> m_cursorLines{};
+    std::array<QCPItemText*, 2> m_cursorLabels{};
+    std::array<std::optional<std::int64_t>, 2> m_cursors;
     RunSnapshot m_run;
     QString m_key;
     StatPlotOptions m_options;
     std::vector<const analysis::KeySeries*> m_series;
+    analysis::RankSpread m_spread;
+    double m_timeOrigin = 0; // log x on wall time: seconds of the first record
     std::vector<Line> m_lines;
     std::optional<std::int64_t> m_cursorStep;
+    std::vector<Note> m_notes;
+    std::vector<QCPAbstractItem*> m_noteItems;
     QTimer m_decimateTimer;
     QPoint m_pressPos;
     bool m_following = false;

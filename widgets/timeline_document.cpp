@@ -3,6 +3,7 @@
 #include "core/export/chrome_steps_writer.h"
 #include "core/open/trace_import.h"
 #include "core/timeline/step_breakdown.h"
+#include "core/xdl/run_discovery.h"
 
 #include <QFileInfo>
 
@@ -41,6 +42,22 @@ Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run, const ProgressCall
                         xdl::RunReader::open(run.files(), diag, progress));
     return finish(xdlStepsTrace(reopened, progress),
                   QString::fromStdString(run.files().label()) + QStringLiteral(" steps"), progress);
+}
+
+Status writeStepTimeline(const std::string& runPath, const std::string& outPath,
+                         const ProgressCallback& progress) {
+    Diagnostics diag;
+    auto found = xdl::discoverRuns({runPath}, diag);
+    if (!found) return found.status();
+    std::vector<xdl::RunReader> runs;
+    for (const auto& files : found.value()) {
+        auto reader = xdl::RunReader::open(files, diag, progress);
+        if (!reader) return reader.status();
+        runs.push_back(std::move(reader.value()));
+    }
+    if (runs.empty()) return Status(ErrorCode::NotFound, "no run in " + runPath);
+    auto written = writeChromeSteps(runs, outPath, progress);
+    return written ? Status() : written.status();
 }
 
 } // namespace xt::widgets

@@ -39,4 +39,9 @@ Result<TimelineLayer> loadTimelineLayer(const std::string& path,
 Result<TimelineLayer> xdlStepLayer(const xdl::RunReader& run,
                                    const ProgressCallback& progress = {});
 
+// The steps of the runs under `runPath` (a run directory) as a Chrome trace file at `outPath`
+// (core/export's writeChromeSteps, whole or not at all): the sample timeline of the demo run.
+Status writeStepTimeline(const std::string& runPath, const std::string& outPath,
+                         const ProgressCallback& progress = {});
+
 } // namespace xt::widgets

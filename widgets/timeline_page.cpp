@@ -33,11 +33,11 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_search->setPlaceholderText(
         tr("Search slices  (/ or Ctrl+F; Enter next, Shift+Enter previous)"));
     m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(280);
+    m_search->setMinimumWidth(200);
     m_search->setMaximumWidth(420);
     m_hitLabel = new QLabel(this);
     m_hitLabel->setObjectName(QStringLiteral("searchStatus"));
-    m_hitLabel->setMinimumWidth(90);
+    m_hitLabel->setMinimumWidth(70);
     auto button = [&](const QString& text, const QString& tip, auto fn) {
         auto* b = new QToolButton(this);
         b->setText(text);
@@ -47,7 +47,7 @@ TimelinePage::TimelinePage(QWidget* parent)
         bar->addWidget(b);
         return b;
     };
-    bar->addWidget(m_search);
+    bar->addWidget(m_search, 1);
     bar->addWidget(m_hitLabel);
     button(QStringLiteral("\u25b2"), tr("Previous hit (Shift+Enter)"), [this] {
         m_view->selectPreviousHit();
@@ -63,10 +63,24 @@ TimelinePage::TimelinePage(QWidget* parent)
            [this] { m_view->fitSelection(); });
     button(tr("Zoom in"), tr("Zoom in (W, Ctrl+wheel)"), [this] { m_view->zoomBy(1.5); });
     button(tr("Zoom out"), tr("Zoom out (S, Ctrl+wheel)"), [this] { m_view->zoomBy(1 / 1.5); });
-    bar->addStretch(1);
-    auto* help = new QLabel(tr("W/S zoom, A/D pan, drag pans, Shift+drag selects a range"), this);
-    help->setStyleSheet(QStringLiteral("color: gray"));
-    bar->addWidget(help);
+    bar->addSpacing(12);
+    m_cursorLabel = new QLabel(this);
+    m_cursorLabel->setObjectName(QStringLiteral("cursorSummary"));
+    m_cursorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_cursorLabel->setMinimumWidth(80);
+    m_cursorLabel->setToolTip(tr("Cursors A and B (Ctrl+1, Ctrl+2 at the mouse; Ctrl+Shift+C "
+                                 "copies their times, steps and counter values)"));
+    bar->addWidget(m_cursorLabel, 1);
+    bar->addSpacing(12);
+    // The keyboard help takes the room that is left (elided), so that the page stays narrow
+    // enough to share the window with the docks of the other kinds of tab.
+    m_help = new QLabel(this);
+    m_help->setToolTip(tr("W/S zoom, A/D pan, drag pans, Shift+drag selects a range"));
+    m_help->setStyleSheet(QStringLiteral("color: gray"));
+    m_help->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_help->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_help->installEventFilter(this);
+    bar->addWidget(m_help, 1);
     v->addLayout(bar);
 
     // Loading placeholder, then view + details over the panel area.
@@ -113,6 +127,12 @@ TimelinePage::TimelinePage(QWidget* parent)
         m_details->setSlice(m_view->layers()[std::size_t(layer)], layer, slice);
     });
     connect(m_view, &TimelineView::selectionCleared, m_details, &SliceDetails::clear);
+    // The keyboard help gives its room to the cursors' summary while there is one.
+    connect(m_view, &TimelineView::cursorsChanged, this, [this] {
+        const QString summary = m_view->cursorSummary();
+        m_cursorLabel->setText(summary);
+        m_help->setVisible(summary.isEmpty());
+    });
     connect(m_details, &SliceDetails::jumpToSlice, this,
             [this](int layer, quint32 slice) { m_view->selectSlice(layer, slice, true); });
 
@@ -133,6 +153,12 @@ TimelinePage::TimelinePage(QWidget* parent)
 
 TimelinePage::~TimelinePage() {
     m_jobs->cancel();
+}
+
+QString TimelinePage::identity() const {
+    for (const QString& p : m_paths)
+        if (!p.isEmpty()) return p;
+    return m_view->layers().empty() ? QString() : m_view->layers().front().title;
 }
 
 void TimelinePage::addPanel(QWidget* panel, const QString& title) {
@@ -259,6 +285,9 @@ void TimelinePage::updateHits() {
 }
 
 bool TimelinePage::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_help && e->type() == QEvent::Resize)
+        m_help->setText(
+            m_help->fontMetrics().elidedText(m_help->toolTip(), Qt::ElideRight, m_help->width()));
     if (watched == m_search && e->type() == QEvent::KeyPress) {
         auto* k = static_cast<QKeyEvent*>(e);
         if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) {

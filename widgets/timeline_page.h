@@ -62,6 +62,10 @@ public:
     QString lastError() const { return m_lastError; }
     // The files loaded as layers, in layer order (empty strings for non-file layers).
     QStringList paths() const { return m_paths; }
+    // What notes of this tab stick to: its first file, else its first layer's title.
+    QString identity() const;
+    // The one-line summary of the cursors in the toolbar.
+    QLabel* cursorLabel() const { return m_cursorLabel; }
 
     void runSearch();
     bool isSearching() const { return m_view->isSearching(); }
@@ -87,6 +91,8 @@ private:
     TimelineAnalysis* m_analysis;
     QLineEdit* m_search;
     QLabel* m_hitLabel;
+    QLabel* m_cursorLabel;
+    QLabel* m_help;
     QTabWidget* m_panels;
     QSplitter* m_vsplit;
     QStackedWidget* m_stack;

@@ -1,7 +1,10 @@
 #include "widgets/timeline_view.h"
 
 #include "widgets/logic/slice_search.h"
+#include "widgets/trace_time_format.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -14,6 +17,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace xt::widgets {
 
@@ -170,6 +174,9 @@ void TimelineView::startCacheJob() {
             for (std::size_t i = 0; i < m_layers.size(); ++i)
                 for (const auto& [store, cache] : built)
                     if (!m_caches[i] && store == m_layers[i].store) m_caches[i] = cache;
+            // A window fitted before the data's extent was known fits it now, unless moved.
+            if (m_fitWindow == std::pair<std::int64_t, std::int64_t>{m_axis.t0(), m_axis.t1()})
+                fitAll();
             update();
             emit indexingChanged(false);
         });
@@ -227,9 +234,32 @@ void TimelineView::rebuildSpan(bool fit) {
     if (lo > hi) lo = hi = 0;
     const std::int64_t o0 = m_axis.t0(), o1 = m_axis.t1();
     m_axis.setSpan(lo, hi);
-    if (fit) m_axis.fitAll();
     m_axis.setWidth(timeWidth());
-    if (fit || o0 != m_axis.t0() || o1 != m_axis.t1()) windowChanged();
+    if (fit)
+        fitAll();
+    else if (o0 != m_axis.t0() || o1 != m_axis.t1())
+        windowChanged();
+}
+
+std::pair<qint64, qint64> TimelineView::dataExtent() const {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < m_layers.size(); ++i) {
+        // Until its cache is built, a layer's extent is its store's span (markers included).
+        const TraceStore& s = *m_layers[i].store;
+        const std::int64_t b = m_caches[i] ? m_caches[i]->dataBegin : s.beginTime();
+        const std::int64_t e = m_caches[i] ? m_caches[i]->dataEnd : s.endTime();
+        if (b != timeline::kNoTime) {
+            lo = std::min(lo, b + m_layers[i].offsetNs);
+            hi = std::max(hi, e + m_layers[i].offsetNs);
+        }
+    }
+    if (lo > hi) return {0, 0};
+    return {lo - offset(0), hi - offset(0)};
+}
+
+qint64 TimelineView::traceBegin() const {
+    return m_axis.spanBegin() - offset(0);
 }
 
 void TimelineView::updateScrollBar() {
@@ -323,7 +353,14 @@ qint64 TimelineView::viewEnd() const {
 }
 
 void TimelineView::fitAll() {
-    m_axis.fitAll();
+    if (m_layers.empty()) {
+        m_axis.fitAll();
+    } else {
+        const auto [lo, hi] = dataExtent();
+        const std::int64_t margin = std::max<std::int64_t>((hi - lo) / 100, 1000);
+        m_axis.setWindow(lo + offset(0) - margin, hi + offset(0) + margin);
+    }
+    m_fitWindow = {m_axis.t0(), m_axis.t1()};
     windowChanged();
 }
 
@@ -421,6 +458,145 @@ void TimelineView::fitSelection() {
         return;
     }
     windowChanged();
+}
+
+// ---- cursors and notes ----
+
+void TimelineView::setCursorAt(Cursor c, std::optional<qint64> t) {
+    m_cursors[int(c)] = t ? std::optional<std::int64_t>(*t + offset(0)) : std::nullopt;
+    update();
+    emit cursorsChanged();
+}
+
+std::optional<qint64> TimelineView::cursorAt(Cursor c) const {
+    const auto& t = m_cursors[int(c)];
+    return t ? std::optional<qint64>(*t - offset(0)) : std::nullopt;
+}
+
+void TimelineView::placeCursor(Cursor c) {
+    const double x = anchorForKeys();
+    const std::int64_t t = x >= 0 ? m_axis.toTime(x) : m_axis.t0() + m_axis.duration() / 2;
+    setCursorAt(c, t - offset(0));
+}
+
+void TimelineView::clearCursors() {
+    m_cursors[0].reset();
+    m_cursors[1].reset();
+    update();
+    emit cursorsChanged();
+}
+
+std::optional<quint32> TimelineView::stepAt(int layer, qint64 t) const {
+    if (layer < 0 || layer >= int(m_layers.size())) return std::nullopt;
+    const auto& l = m_layers[std::size_t(layer)];
+    const TraceStore& s = *l.store;
+    const std::int64_t local = t + offset(0) - l.offsetNs;
+    const auto& markers = l.stepMarkers;
+    auto it =
+        std::upper_bound(markers.begin(), markers.end(), local,
+                         [&](std::int64_t v, std::uint32_t m) { return v < s.sliceStart()[m]; });
+    if (it == markers.begin()) return std::nullopt;
+    --it;
+    return local < s.sliceEnd(*it) ? std::optional<quint32>(*it) : std::nullopt;
+}
+
+QString TimelineView::cursorText() const {
+    const auto a = cursorAt(Cursor::A), b = cursorAt(Cursor::B);
+    if (!a && !b) return {};
+    const std::optional<qint64> at[2] = {a, b};
+    const bool both = a && b;
+    const qint64 origin = traceBegin();
+    QStringList rows;
+    auto row = [&](const QString& name, const std::function<QString(int)>& cell,
+                   const std::function<QString()>& delta) {
+        QStringList r{name};
+        for (int i = 0; i < 2; ++i)
+            if (at[i]) r << cell(i);
+        if (both) r << delta();
+        rows << r.join(QLatin1Char('\t'));
+    };
+    QStringList header{m_layers.empty() ? QString()
+                                        : QStringLiteral("timeline: ") + m_layers.front().title};
+    for (int i = 0; i < 2; ++i)
+        if (at[i]) header << QString::fromLatin1(cursorName(Cursor(i)));
+    if (both) header << QStringLiteral("B - A");
+    rows << header.join(QLatin1Char('\t'));
+    row(
+        tr("time from start"), [&](int i) { return formatTraceDuration(double(*at[i] - origin)); },
+        [&] { return formatTraceDuration(double(*b - *a)); });
+    for (int li = 0; li < int(m_layers.size()); ++li) {
+        const auto& l = m_layers[std::size_t(li)];
+        if (l.stepMarkers.empty()) continue;
+        const TraceStore& s = *l.store;
+        std::optional<quint32> step[2];
+        for (int i = 0; i < 2; ++i)
+            if (at[i]) step[i] = stepAt(li, *at[i]);
+        auto index = [&](quint32 m) {
+            return std::lower_bound(l.stepMarkers.begin(), l.stepMarkers.end(), m,
+                                    [&](std::uint32_t x, quint32 v) {
+                                        return s.sliceStart()[x] < s.sliceStart()[v];
+                                    }) -
+                   l.stepMarkers.begin();
+        };
+        row(
+            tr("step (%1)").arg(l.title),
+            [&](int i) { return step[i] ? fromView(s.str(s.sliceName()[*step[i]])) : QString(); },
+            [&] {
+                return step[0] && step[1]
+                           ? tr("%n step(s)", nullptr, int(index(*step[1]) - index(*step[0])))
+                           : QString();
+            });
+    }
+    for (int li = 0; li < int(m_layers.size()); ++li) {
+        const TraceStore& s = *m_layers[std::size_t(li)].store;
+        const std::int64_t shift = offset(0) - offset(li);
+        for (const auto& c : s.counters()) {
+            auto valueAt = [&](qint64 t) {
+                const auto it = std::upper_bound(c.ts.begin(), c.ts.end(), t + shift);
+                return it == c.ts.begin() ? std::nan("")
+                                          : c.values[std::size_t(it - c.ts.begin()) - 1];
+            };
+            QString name = fromView(s.str(c.name));
+            if (c.key) name += QLatin1Char(' ') + fromView(s.str(c.key));
+            name += QStringLiteral(" (%1)").arg(QString::fromStdString(s.processLabel(c.process)));
+            const double va = a ? valueAt(*a) : std::nan(""), vb = b ? valueAt(*b) : std::nan("");
+            row(
+                name, [&](int i) { return QString::number(i == 0 ? va : vb, 'g', 12); },
+                [&] { return QString::number(vb - va, 'g', 12); });
+        }
+    }
+    return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+QString TimelineView::cursorSummary() const {
+    const auto a = cursorAt(Cursor::A), b = cursorAt(Cursor::B);
+    const qint64 origin = traceBegin();
+    QStringList parts;
+    if (a) parts << QStringLiteral("A %1").arg(formatTraceDuration(double(*a - origin)));
+    if (b) parts << QStringLiteral("B %1").arg(formatTraceDuration(double(*b - origin)));
+    if (a && b) {
+        QString d = QStringLiteral("\u0394 %1").arg(formatTraceDuration(double(*b - *a)));
+        if (!m_layers.empty() && !m_layers.front().stepMarkers.empty()) {
+            const auto sa = stepAt(0, *a), sb = stepAt(0, *b);
+            const TraceStore& s = *m_layers.front().store;
+            if (sa && sb)
+                d += tr(", %1 \u2192 %2")
+                         .arg(fromView(s.str(s.sliceName()[*sa])),
+                              fromView(s.str(s.sliceName()[*sb])));
+        }
+        parts << d;
+    }
+    return parts.join(QStringLiteral("  \u00b7  "));
+}
+
+void TimelineView::copyCursors() const {
+    const QString text = cursorText();
+    if (!text.isEmpty()) QApplication::clipboard()->setText(text);
+}
+
+void TimelineView::setNotes(std::vector<Note> notes) {
+    m_notes = std::move(notes);
+    update();
 }
 
 void TimelineView::highlightName(int layer, StringId name) {
@@ -640,6 +816,71 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     paintFlows(p);
     paintOverlays(p);
+    paintNotesAndCursors(p);
+}
+
+void TimelineView::paintNotesAndCursors(QPainter& p) {
+    const QRect area = timeArea();
+    const QFontMetrics fm = p.fontMetrics();
+    p.save();
+    p.setClipRect(area.adjusted(0, -kRulerHeight, 0, 0));
+    const std::int64_t o = offset(0);
+    int labelRow = 0;
+    for (const Note& n : m_notes) {
+        if (n.kind != Note::Kind::TimeRange) continue;
+        const double x0 = timeX() + m_axis.toPx(n.begin + o);
+        const double x1 = timeX() + m_axis.toPx(n.end + o);
+        if (x1 < area.left() - 1 || x0 > area.right() + 1) continue;
+        QColor fill = n.colour;
+        fill.setAlpha(40);
+        if (x1 - x0 >= 1) {
+            p.fillRect(QRectF(x0, area.top(), x1 - x0, area.height()), fill);
+            p.setPen(QPen(n.colour, 1, Qt::DashLine));
+            p.drawLine(QPointF(x0, area.top()), QPointF(x0, area.bottom()));
+            p.drawLine(QPointF(x1, area.top()), QPointF(x1, area.bottom()));
+        } else {
+            p.setPen(QPen(n.colour, 2));
+            p.drawLine(QPointF(x0, area.top()), QPointF(x0, area.bottom()));
+        }
+        if (n.text.isEmpty()) continue;
+        const QString text = fm.elidedText(n.text, Qt::ElideRight, 400);
+        const QRectF box(std::max(x0, double(area.left())) + 2,
+                         area.top() + 2 + (labelRow++ % 3) * (fm.height() + 4),
+                         fm.horizontalAdvance(text) + 8, fm.height() + 2);
+        p.fillRect(box, QColor(255, 255, 255, 220));
+        p.setPen(n.colour.darker(140));
+        p.drawRect(box);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+    std::optional<double> xs[2];
+    for (int i = 0; i < 2; ++i) {
+        if (!m_cursors[i]) continue;
+        const double x = timeX() + m_axis.toPx(*m_cursors[i]);
+        if (x < area.left() - 1 || x > area.right() + 1) continue;
+        xs[i] = x;
+        const QColor c = cursorColour(Cursor(i));
+        p.setPen(QPen(c, 1.5, Qt::DashLine));
+        p.drawLine(QPointF(x, area.top() - kRulerHeight), QPointF(x, area.bottom()));
+        const QRectF box(x - 8, area.top() - kRulerHeight + 1, 16, fm.height() + 2);
+        p.fillRect(box, c);
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, QString::fromLatin1(cursorName(Cursor(i))));
+    }
+    if (m_cursors[0] && m_cursors[1]) {
+        const double a = timeX() + m_axis.toPx(*m_cursors[0]);
+        const double b = timeX() + m_axis.toPx(*m_cursors[1]);
+        const QString text =
+            QStringLiteral("Δ %1").arg(formatTraceDuration(double(*m_cursors[1] - *m_cursors[0])));
+        const int tw = fm.horizontalAdvance(text) + 10;
+        const double mid = std::clamp((a + b) / 2, double(area.left()) + tw / 2.0,
+                                      double(area.right()) - tw / 2.0);
+        // At the foot of the tracks, clear of the ruler's labels and of the notes' texts.
+        const QRectF box(mid - tw / 2.0, area.bottom() - fm.height() - 6, tw, fm.height() + 2);
+        p.fillRect(box, QColor(0x40, 0x40, 0x40));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+    p.restore();
 }
 
 void TimelineView::paintOverview(QPainter& p) {
@@ -1283,6 +1524,13 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
         else
             clearSelections();
         break;
+    case Qt::Key_C:
+        if (!e->matches(QKeySequence::Copy)) {
+            QWidget::keyPressEvent(e);
+            return;
+        }
+        copyCursors();
+        break;
     case Qt::Key_Up:
         m_vscroll->setValue(m_vscroll->value() - m_metrics.sliceRow);
         break;
@@ -1297,9 +1545,28 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent* e) {
-    const LayoutRow* row = rowAt(e->pos());
-    if (!row) return;
     QMenu menu(this);
+    const double x = e->pos().x() - timeX();
+    if (!m_layers.empty() && x >= 0 && x <= m_axis.width()) {
+        const qint64 t = m_axis.toTime(x) - offset(0);
+        menu.addAction(tr("Set Cursor &A Here (Ctrl+1)"), this,
+                       [this, t] { setCursorAt(Cursor::A, t); });
+        menu.addAction(tr("Set Cursor &B Here (Ctrl+2)"), this,
+                       [this, t] { setCursorAt(Cursor::B, t); });
+        const bool any = m_cursors[0] || m_cursors[1];
+        menu.addAction(tr("&Clear Cursors (Ctrl+0)"), this, &TimelineView::clearCursors)
+            ->setEnabled(any);
+        menu.addAction(tr("C&opy Cursor Values (Ctrl+Shift+C)"), this, &TimelineView::copyCursors)
+            ->setEnabled(any);
+        menu.addAction(m_range ? tr("Add &Note on the Selected Range...") : tr("Add &Note Here..."),
+                       this, [this, t] { emit noteRequested(t); });
+        menu.addSeparator();
+    }
+    const LayoutRow* row = rowAt(e->pos());
+    if (!row) {
+        if (!menu.isEmpty()) menu.exec(e->globalPos());
+        return;
+    }
     const int li = row->layer;
     if (row->kind == RowKind::Track) {
         const std::uint32_t t = row->index;

@@ -13,14 +13,19 @@
 //
 // Painting queries the LodIndex per visible track only, into vectors reused between frames;
 // the layout (rows and y offsets) is rebuilt only when layers, collapsing or pinning change.
-// Each layer's view::LayerCache (instants, flows, counter ranges, overview density) is built by
-// a background job when the layer arrives; until it does, the layer's slices are drawn without
-// those. Search is a background job too. Painting never waits for either.
-// Public times (setViewWindow, rangeSelected, viewWindowChanged) are in layer 0's time base.
+// Each layer's view::LayerCache (instants, flows, counter ranges, overview density, the data's
+// extent) is built by a background job when the layer arrives; until it does, the layer's slices
+// are drawn without those. Search is a background job too. Painting never waits for either.
+// Public times (setViewWindow, rangeSelected, viewWindowChanged, cursors, notes) are in layer
+// 0's time base. Fit all shows the data (slices, counters, thread and process instants), not
+// trailing global markers such as Kineto's "Record Window End". Cursors A and B measure the
+// time, the steps and the counter values between two points; notes mark a time or a range.
 
+#include "widgets/cursors.h"
 #include "widgets/job_tracker.h"
 #include "widgets/logic/layer_cache.h"
 #include "widgets/logic/timeline_geometry.h"
+#include "widgets/notes.h"
 #include "widgets/timeline_document.h"
 
 #include <QBrush>
@@ -64,7 +69,12 @@ public:
     void setViewWindow(qint64 t0, qint64 t1);
     qint64 viewStart() const;
     qint64 viewEnd() const;
+    // The window of the data's extent plus a margin of 1%.
     void fitAll();
+    // The first and last time of the data (slices, counters, non-global instants) of every layer.
+    std::pair<qint64, qint64> dataExtent() const;
+    // The earliest event of the layers (times in the ruler and in notes count from it).
+    qint64 traceBegin() const;
     // factor > 1 zooms in around the time-area pixel `anchorPx` (< 0: the centre).
     void zoomBy(double factor, double anchorPx = -1);
     // Pans by a fraction of the window (positive: later times).
@@ -79,6 +89,24 @@ public:
     // The selected range in layer 0's time base.
     std::optional<std::pair<qint64, qint64>> selectedRange() const;
     void fitSelection();
+
+    // Cursors A and B (nullopt hides one).
+    void setCursorAt(Cursor c, std::optional<qint64> t);
+    std::optional<qint64> cursorAt(Cursor c) const;
+    // Puts `c` at the mouse when it is over the tracks, else at the view's centre.
+    void placeCursor(Cursor c);
+    void clearCursors();
+    // Time from the trace's start, the step ("ProfilerStep#N") and every counter's value at A
+    // and B with B - A, tab-separated (empty without a cursor); copyCursors() puts it on the
+    // clipboard; cursorSummary() is one line of it.
+    QString cursorText() const;
+    QString cursorSummary() const;
+    void copyCursors() const;
+    // The step marker slice of `layer` that holds time `t` (layer 0's base), if any.
+    std::optional<quint32> stepAt(int layer, qint64 t) const;
+
+    void setNotes(std::vector<Note> notes);
+    const std::vector<Note>& notes() const { return m_notes; }
 
     void highlightName(int layer, timeline::StringId name);
     void clearHighlight();
@@ -136,6 +164,9 @@ signals:
     void layersChanged();
     void searchStateChanged();
     void indexingChanged(bool running);
+    void cursorsChanged();
+    // "Add note..." in the context menu: at `t`, or over the selected range when there is one.
+    void noteRequested(qint64 t);
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -184,6 +215,7 @@ private:
     void paintInstants(QPainter& p, const view::LayoutRow& row, int top);
     void paintFlows(QPainter& p);
     void paintOverlays(QPainter& p);
+    void paintNotesAndCursors(QPainter& p);
     const QString& nameOf(int layer, timeline::StringId id);
     int nameWidth(int layer, timeline::StringId id, const QFontMetrics& fm);
     int colourOf(int layer, timeline::StringId id);
@@ -191,6 +223,7 @@ private:
 
     std::vector<TimelineLayer> m_layers;
     std::vector<std::shared_ptr<const view::LayerCache>> m_caches; // null until built
+    std::pair<std::int64_t, std::int64_t> m_fitWindow{0, 0};       // the window fitAll() last set
     std::vector<std::unique_ptr<LayerText>> m_text;
     std::vector<std::set<std::uint32_t>> m_collapsed, m_pinned;
     std::vector<char> m_layerCollapsed;
@@ -211,6 +244,8 @@ private:
     QVector<SearchHit> m_hits;
     int m_hitIndex = -1;
     bool m_searchComplete = true;
+    std::optional<std::int64_t> m_cursors[2]; // display time
+    std::vector<Note> m_notes;
 
     enum class Drag { None, Click, Pan, Range, Overview };
     Drag m_drag = Drag::None;

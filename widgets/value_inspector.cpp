@@ -79,6 +79,13 @@ void ValueInspector::setContext(RunSnapshot run, const QString& key,
     refresh();
 }
 
+void ValueInspector::setRank(int rank) {
+    const int i = m_rank->findData(rank);
+    if (i < 0 || i == m_rank->currentIndex()) return;
+    m_rank->setCurrentIndex(i);
+    refresh();
+}
+
 void ValueInspector::refresh() {
     ++m_reads; // a read still running for the previous context is not shown
     m_model->setTensor(nullptr, {});

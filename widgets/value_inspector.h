@@ -23,6 +23,8 @@ public:
     explicit ValueInspector(QWidget* parent = nullptr);
 
     void setContext(RunSnapshot run, const QString& key, std::optional<std::int64_t> gstep);
+    // Shows the values of `rank` (when the key has it); the next contexts keep it.
+    void setRank(int rank);
     ValueTableModel* model() const { return m_model; }
 
 private:

@@ -1,4 +1,5 @@
-// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S] [--live [--rate HZ]]:
+// xtrace record-demo DIR [--ranks N] [--steps N] [--max-mb M] [--seed S] [--diverge-rank R]
+//                       [--live [--rate HZ]]:
 // writes the built-in demo run (core/demo) and says what it wrote. --live writes it in real time
 // (HZ steps per second per rank, system clock timestamps) for watching a run train.
 #include "app/xtrace/cli_util.h"
@@ -51,6 +52,10 @@ void addRecordDemoCommand(CLI::App& app, int& exitCode) {
                     "max_file_m_size in decimal MB (default: about three parts per rank)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", opts->seed, "random seed")->capture_default_str();
+    cmd->add_option("--diverge-rank", opts->divergeRank,
+                    "this rank's gradients drift away from the other ranks' from the middle of "
+                    "the run on (an outlier rank)")
+        ->check(CLI::Range(0, 1023));
     struct Live {
         bool on = false;
         double rate = 10; // steps per second per rank

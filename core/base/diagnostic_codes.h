@@ -161,6 +161,11 @@ struct DiagnosticCode {
     X(kCompareFailed, "compare-failed", Error, "two runs could not be compared")                   \
     X(kExportFailed, "export-failed", Error, "an export could not be written")                     \
     X(kDemoFailed, "demo-failed", Error, "the built-in demo run could not be written")             \
+    X(kSampleFailed, "sample-failed", Error,                                                       \
+      "the sample timeline (the demo run's steps) could not be written")                           \
+    X(kSessionUnreadable, "session-unreadable", Error, "a session file could not be read")         \
+    X(kSessionIncomplete, "session-incomplete", Warning,                                           \
+      "a session was restored without some of its files, tabs or keys")                            \
     X(kNotShown, "not-shown", Info,                                                                \
       "more diagnostics of the listed codes were counted than are stored")
 

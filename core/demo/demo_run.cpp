@@ -137,6 +137,9 @@ Status DemoJob::traceRank(int r, int step, float progress, float decay,
         Layer& l = m_layers[li];
         for (std::size_t i = 0; i < l.grad.size(); ++i)
             l.grad[i] = common[li][i] + 0.02f * decay * m_normal(s.rng);
+        if (r == m_o.divergeRank && step >= m_o.steps / 2)
+            for (auto& g : l.grad)
+                g += 0.002f * static_cast<float>(step - m_o.steps / 2 + 1);
         if (r == m_nan.rank && step >= m_nan.step && l.name == "fc2")
             l.grad[3] = std::numeric_limits<float>::quiet_NaN();
     }

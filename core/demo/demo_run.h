@@ -6,8 +6,9 @@
 // drift as training goes on, each rank has its own gradients (shrinking over time), activations
 // (one raw, one summarised as a mean over the batch), a loss, a learning rate traced through a
 // callback, and its configuration traced once as a string (Int8). On one rank a NaN appears in
-// one gradient two thirds of the way through. Timestamps start at a fixed time and advance by a
-// jittered step time.
+// one gradient two thirds of the way through; with divergeRank, that rank's gradients drift away
+// from the others' from the middle of the run on (an outlier rank). Timestamps start at a fixed
+// time and advance by a jittered step time.
 
 #include "core/base/progress.h"
 #include "core/base/status.h"
@@ -23,6 +24,7 @@ struct DemoOptions {
     int steps = 100;
     double maxMB = 0; // max_file_m_size in decimal MB; 0: about three parts per rank
     std::uint64_t seed = 7;
+    int divergeRank = -1; // none
     // > 0: written in real time, this many steps per second per rank (step i is committed i /
     // liveRate seconds after the start), stamped with the system clock instead of the fixed one.
     double liveRate = 0;

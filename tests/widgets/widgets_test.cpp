@@ -211,11 +211,11 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
     ASSERT_TRUE(marks);
     EXPECT_EQ(marks->x, (std::vector<double>{3}));
 
-    // Aggregated ranks: the mean of the per-rank means.
+    // Aggregated ranks: the median of the per-rank means (of two, their mean).
     StatPlotOptions o;
     o.aggregateRanks = true;
     plot.setOptions(o);
-    const XYSeries* agg = plot.lineData("all ranks mean");
+    const XYSeries* agg = plot.lineData("median of ranks");
     ASSERT_TRUE(agg);
     ASSERT_EQ(agg->y.size(), 10u);
     EXPECT_NEAR(agg->y[0],
@@ -255,7 +255,7 @@ TEST(StatPlot, ManyRanksAreAggregatedByDefaultAndTheLegendStaysShort) {
     view.resize(900, 600);
     view.setData(r.runs[0], "loss");
     EXPECT_TRUE(view.statPlot()->options().aggregateRanks);
-    EXPECT_TRUE(view.statPlot()->lineData("all ranks mean"));
+    EXPECT_TRUE(view.statPlot()->lineData("median of ranks"));
 
     // Overlaid on request: every rank is drawn, the legend names the first kLegendRanks and
     // counts the others (plus the NaN/Inf entry when there is one).
@@ -362,8 +362,8 @@ TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
     for (auto* d : w.findChildren<QDockWidget*>())
         if (d->isVisible()) docks << d->windowTitle();
     docks.sort();
-    EXPECT_EQ(docks, (QStringList{"Diagnostics", "Keys: train.trace", "Meta summary", "Runs",
-                                  "Value inspector"}));
+    EXPECT_EQ(docks, (QStringList{"Diagnostics", "Keys: train.trace", "Meta summary", "Notes",
+                                  "Runs", "Value inspector"}));
     QTest::qWait(200);
     const QImage shot = w.grab().toImage();
     EXPECT_EQ(shot.width(), 1400);

@@ -19,7 +19,7 @@ Result<LayerCache> buildLayerCache(const TraceStore& s, const ProgressCallback& 
     const auto flows = s.flows();
     const auto start = s.sliceStart();
     // Units: instants, flows, counter points, slices.
-    std::uint64_t total = inst.size() + flows.size() + s.sliceCount(), done = 0;
+    std::uint64_t total = inst.size() + flows.size() + 2 * s.sliceCount(), done = 0;
     for (const auto& series : s.counters())
         total += series.values.size();
     const Status cancelled(ErrorCode::Cancelled, "indexing cancelled");
@@ -83,6 +83,24 @@ Result<LayerCache> buildLayerCache(const TraceStore& s, const ProgressCallback& 
                     std::size_t(double(start[i] - s.beginTime()) * scale))];
         if (!step(e - b)) return cancelled;
     }
+
+    auto extend = [&c](std::int64_t a, std::int64_t b) {
+        c.dataBegin = c.dataBegin == timeline::kNoTime ? a : std::min(c.dataBegin, a);
+        c.dataEnd = c.dataEnd == timeline::kNoTime ? b : std::max(c.dataEnd, b);
+    };
+    const auto dur = s.sliceDuration();
+    for (std::size_t b = 0; b < start.size(); b += kChunk) {
+        const std::size_t e = std::min(start.size(), b + kChunk);
+        for (std::size_t i = b; i < e; ++i)
+            extend(start[i], start[i] + dur[i]);
+        if (!step(e - b)) return cancelled;
+    }
+    for (const auto& series : s.counters())
+        if (!series.ts.empty()) extend(series.ts.front(), series.ts.back());
+    for (const auto& i : s.instants())
+        if (i.scope != timeline::InstantScope::Global) extend(i.ts, i.ts);
+    if (c.dataBegin == timeline::kNoTime && s.beginTime() != timeline::kNoTime)
+        extend(s.beginTime(), s.endTime());
     return c;
 }
 

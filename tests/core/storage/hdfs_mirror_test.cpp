@@ -393,6 +393,21 @@ TEST_F(MirrorFixture, XtraceInfoReadsAnHdfsUrl) {
               std::string::npos)
         << text;
     EXPECT_EQ(text.find("xtview/hdfs"), std::string::npos) << text;
+    // Text output too: the run and its rank's tensors by their URL.
+    const std::string label = srv.url("/exp/run/train.trace");
+    cmd = "XDG_CACHE_HOME='" + cache.path().string() + "' '" XT_XTRACE "' info '" +
+          srv.url("/exp") + "' > '" + out + "' 2>&1";
+    rc = std::system(cmd.c_str());
+    text = test::readFile(out);
+    EXPECT_EQ(WEXITSTATUS(rc), 0) << text;
+    EXPECT_EQ(text.rfind("run " + label + "\n", 0), 0u) << text;
+    cmd = "XDG_CACHE_HOME='" + cache.path().string() + "' '" XT_XTRACE "' dump '" +
+          srv.url("/exp") + "' --key w > '" + out + "' 2>&1";
+    rc = std::system(cmd.c_str());
+    text = test::readFile(out);
+    EXPECT_EQ(WEXITSTATUS(rc), 0) << text;
+    EXPECT_NE(text.find("# run " + label + " rank 0 key w"), std::string::npos) << text;
+    EXPECT_EQ(text.find(cache.path().string()), std::string::npos) << text;
     // Offline: the mirror still answers, with a warning on stderr.
     std::string url = srv.url("/exp");
     srv.stop();
