@@ -177,11 +177,14 @@ Status SparseFetcher::fetch(int fd, const LockedRangeMap& lock, RangeMap& map, s
     };
     auto client = m_context->takeClient();
     Status st = client->read(m_url, begin, end - begin, sink, progress);
+    // Only a server that cannot be reached puts the mirror offline; one that answered with an
+    // error or dropped a transfer (after the client's retries) fails this fetch alone.
+    const bool unreachable = !st && client->unreachable();
     m_context->giveBack(std::move(client));
     map.ranges.add(recorded, pos);
     m_context->m_bytesFetched += pos - begin;
     if (!st) {
-        if (st.code() == ErrorCode::IoError) m_context->setOffline(st.message());
+        if (unreachable) m_context->setOffline(st.message());
         if (st.code() == ErrorCode::Cancelled) return st;
         return Status(st.code(), fmt::format("{}: bytes {}..{} could not be fetched: {}",
                                              m_url.toString(), pos, end, st.message()));

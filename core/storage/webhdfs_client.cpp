@@ -374,6 +374,9 @@ Status WebHdfsClient::perform(const std::string& method, const std::string& url,
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.code);
     if (char* loc = nullptr; curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc)
         resp.location = loc;
+    m_unreachable = rc != CURLE_OK && resp.code == 0 &&
+                    (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+                     rc == CURLE_COULDNT_RESOLVE_PROXY);
     if (rc == CURLE_OK) return Status::ok();
     if (!resp.sinkStatus.isOk()) return resp.sinkStatus;
     if (st.cancelled) return Status(ErrorCode::Cancelled, "cancelled");

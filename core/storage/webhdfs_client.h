@@ -106,6 +106,10 @@ public:
 
     // Requests sent so far (tests count retries with it).
     std::uint64_t requestCount() const { return m_requests; }
+    // Whether the last request got no answer at all: no connection could be made to the
+    // namenode or datanode, or its name did not resolve (a server that answered, even with an
+    // error or a dropped transfer, is reachable).
+    bool unreachable() const { return m_unreachable; }
 
 private:
     struct Response;
@@ -124,6 +128,7 @@ private:
     WebHdfsSettings m_settings;
     std::unique_ptr<Curl> m_curl;
     std::uint64_t m_requests = 0;
+    bool m_unreachable = false;
     std::map<std::string, std::size_t> m_activeNamenode; // per nameservice
 };
 

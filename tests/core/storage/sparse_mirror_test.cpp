@@ -250,6 +250,28 @@ TEST_F(SparseFixture, OfflineWhatWasFetchedStaysReadableAndTheRestIsALocatedErro
     EXPECT_NE(missing.message().find("196608"), std::string::npos) << missing.message();
 }
 
+TEST_F(SparseFixture, AServerErrorFailsOneFetchAndTheNextOneTriesAgain) {
+    HdfsMirror m(opts);
+    ASSERT_TRUE(m.mirror(srv.url("/runs")));
+    xdl::PartFile p = attached(m, "runs/r1/train.trace.0.1");
+    // Every attempt of this fetch (opts.webhdfs.maxAttempts) gets a 500 from the datanode.
+    srv.control("fault=500&op=DN_OPEN&count=2");
+    Status failed = p.fetcher->ensure(0, 1000);
+    EXPECT_EQ(failed.code(), ErrorCode::IoError) << failed.toString();
+    // The server answered: the mirror is not offline, so the next read fetches at once.
+    EXPECT_FALSE(m.fetchContext()->offline());
+    srv.control("clear=1"); // whatever fault was not used up by retries
+    Status again = p.fetcher->ensure(0, 1000);
+    EXPECT_TRUE(again) << again.toString();
+    EXPECT_EQ(slice(local("runs/r1/train.trace.0.1"), 0, 1000), data.substr(0, 1000));
+
+    // A server that cannot be reached at all does put it offline (no attempt for a while).
+    srv.stop();
+    Status unreachable = p.fetcher->ensure(200000, 10);
+    EXPECT_EQ(unreachable.code(), ErrorCode::IoError);
+    EXPECT_TRUE(m.fetchContext()->offline());
+}
+
 TEST_F(SparseFixture, AWholeCopyBecomesSparseWithoutBeingFetchedAgain) {
     MirrorOptions whole = opts;
     whole.sparse = false;
