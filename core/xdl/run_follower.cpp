@@ -80,7 +80,7 @@ struct RunFollower::Impl {
         std::size_t n = 0;
         for (const auto& rank : r.ranks())
             for (const auto& p : rank.parts())
-                n += p->part().metaState == MetaState::Finalised;
+                n += p->finished();
         return n;
     }
 
@@ -201,7 +201,7 @@ bool allPartsFinalised(const RunReader& run) {
     bool any = false;
     for (const auto& rank : run.ranks())
         for (const auto& p : rank.parts()) {
-            if (p->part().metaState != MetaState::Finalised) return false;
+            if (!p->finished()) return false;
             any = true;
         }
     return any;

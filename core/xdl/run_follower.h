@@ -48,7 +48,8 @@ struct FollowOptions {
     std::function<void(PartFile&)> preparePart;
 };
 
-// Whether every part of `run` has a finalised meta (false when it has no part): its writers closed.
+// Whether every part of `run` is finished (PartReader::finished: a finalised meta and the records
+// it names; false when it has no part): its writers closed.
 bool allPartsFinalised(const RunReader& run);
 
 class RunFollower {

@@ -66,9 +66,27 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     return reader;
 }
 
+void PartReader::finishIdle(Diagnostics& diag) {
+    m_idle = true;
+    m_index.finish(bytes(), diag);
+    finishIfComplete(diag);
+}
+
+bool PartReader::dataBehindMeta() const {
+    if (!m_options.live || m_idle || m_part.metaState != MetaState::Finalised) return false;
+    const auto& r = m_index.records();
+    if (r.empty()) return m_part.meta.gstepEnd >= 0 || m_part.meta.lstepEnd >= 0;
+    return r.back().gstep < m_part.meta.gstepEnd || r.back().lstep < m_part.meta.lstepEnd;
+}
+
+bool PartReader::finished() const {
+    return m_part.metaState == MetaState::Finalised && !dataBehindMeta();
+}
+
 void PartReader::finishIfComplete(Diagnostics& diag) {
-    if (!m_options.live || m_part.metaState == MetaState::Finalised) m_index.finish(bytes(), diag);
-    if (m_part.metaState != MetaState::Finalised || m_metaChecked) return;
+    const bool finalised = finished();
+    if (!m_options.live || finalised) m_index.finish(bytes(), diag);
+    if (!finalised || m_metaChecked) return;
     m_metaChecked = true;
     MetaInfo fromRecords;
     if (const auto& r = m_index.records(); !r.empty())

@@ -38,7 +38,13 @@ public:
     Result<bool> refresh(Diagnostics& diag);
     // Live runs: the writer looks gone (no growth for a while), so a trailing incomplete record
     // is reported now (once per position). Records completed later are still picked up.
-    void finishIdle(Diagnostics& diag) { m_index.finish(bytes(), diag); }
+    void finishIdle(Diagnostics& diag);
+    // Live runs: the meta is finalised but the records indexed so far end before the steps it
+    // names (a mirror can copy a finalised meta before the part's last bytes), so more are
+    // awaited; the meta is checked against the records once they reach it or the part is idle.
+    bool dataBehindMeta() const;
+    // The meta is finalised and nothing more is awaited (see dataBehindMeta).
+    bool finished() const;
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
@@ -71,6 +77,7 @@ private:
     std::vector<std::string> m_keys;
     std::unordered_map<std::string, int> m_columnOf;
     bool m_metaChecked = false;
+    bool m_idle = false; // finishIdle was called
 };
 
 class RankReader {

@@ -199,6 +199,51 @@ TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
     });
 }
 
+// A mirror can copy a part's finalised meta before its last bytes: the part is not finished
+// (nor its meta reported as mismatched) until the records it names have arrived.
+TEST(RunFollower, AFinalisedMetaAheadOfTheDataWaitsForTheRecords) {
+    TempDir dir;
+    const std::string path = dir.str() + "/train.trace.0.1";
+    std::string first;
+    std::string body = encodeHeader({"x"});
+    appendLength(first, static_cast<std::uint32_t>(body.size()));
+    first += body;
+    std::string rest;
+    for (std::int64_t step = 0; step < 5; ++step) {
+        RecordEncoder enc;
+        enc.begin(step, step + 1);
+        double v = double(step);
+        const std::int64_t shape[] = {1};
+        enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
+        ASSERT_TRUE(enc.finish(1700000000000 + step).isOk());
+        (step < 3 ? first : rest) += enc.buffer();
+    }
+    std::ofstream(path, std::ios::binary) << first;
+    const MetaInfo meta{1, 5, 0, 4, 1700000000000, 1700000000004}; // what all 5 records say
+    std::ofstream(path + ".meta", std::ios::binary) << encodeMeta(meta);
+    Updates updates;
+    FollowOptions fo;
+    fo.pollInterval = std::chrono::milliseconds(20);
+    fo.rescanInterval = std::chrono::milliseconds(20);
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), fo);
+    ASSERT_TRUE(follower.isOk());
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        EXPECT_EQ(r.ranks()[0].recordCount(), 3u);
+        EXPECT_TRUE(r.ranks()[0].parts()[0]->dataBehindMeta());
+        EXPECT_FALSE(allPartsFinalised(r));
+        EXPECT_EQ(diag.countsByCode().count("meta-mismatch"), 0u);
+    });
+    std::ofstream(path, std::ios::binary | std::ios::app) << rest;
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 5; }));
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        EXPECT_TRUE(r.ranks()[0].parts()[0]->finished());
+        EXPECT_TRUE(allPartsFinalised(r));
+        EXPECT_EQ(diag.countsByCode().count("meta-mismatch"), 0u);
+        EXPECT_EQ(diag.errorCount(), 0u);
+    });
+}
+
 TEST(RunFollower, IgnoresOtherRunsInTheDirectory) {
     TempDir dir;
     Updates updates;
