@@ -113,11 +113,16 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
         f.jobs->startJob(
             [link, id, files, options, url, pollInterval](JobContext&) -> Watch {
                 Watch watch;
-                if (!url.empty()) { // a run on HDFS: its mirror is refreshed by polling
-                    auto poller = storage::MirrorPoller::start(
-                        storage::mirrorOptionsFromEnvironment(), url, pollInterval, {});
+                xdl::FollowOptions follow = options;
+                if (!url.empty()) {
+                    // A run on HDFS: its mirror is refreshed by polling, metas and summaries
+                    // whole; the follower's parts fetch the appended bytes they read by range.
+                    storage::MirrorOptions mirror = storage::mirrorOptionsFromEnvironment();
+                    mirror.sparse = true;
+                    auto poller = storage::MirrorPoller::start(mirror, url, pollInterval, {});
                     if (!poller.isOk()) return watch;
                     watch.poller = std::move(poller.value());
+                    follow.preparePart = watch.poller->preparePart();
                 }
                 auto callback = [link, id](const xdl::FollowUpdate& u) {
                     std::lock_guard lock(link->mutex);
@@ -140,7 +145,7 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
                         Qt::QueuedConnection);
                 };
                 auto follower = xdl::RunFollower::start(files.directory, files.prefix, files.name,
-                                                        callback, options);
+                                                        callback, follow);
                 if (!follower.isOk()) return watch;
                 watch.follower = std::move(follower.value());
                 std::lock_guard lock(link->mutex);

@@ -474,7 +474,15 @@ void MainWindow::startNextOpen() {
     m_statusLabel->setText(tr("Opening %1...").arg(inputs.join(QStringLiteral(", "))));
     m_openJobs->startJob(
         [paths](JobContext& ctx) {
-            return open::planOpen(paths, {ctx.callback(), {}});
+            // URLs mirrored sparsely, as the run loader reads them: metas, summaries and
+            // timeline files whole, data parts as copies filled by range when read.
+            storage::MirrorOptions sparse = storage::mirrorOptionsFromEnvironment();
+            sparse.sparse = true;
+            auto mirror = std::make_shared<storage::HdfsMirror>(sparse);
+            return open::planOpen(paths, {ctx.callback(), [mirror](const std::string& url,
+                                                                   const ProgressCallback& cb) {
+                                              return mirror->mirror(url, cb);
+                                          }});
         },
         [this, inputs](Result<open::OpenPlan> plan) {
             onPlanned(inputs, std::move(plan));

@@ -2,7 +2,7 @@
 
 #include "core/analysis/backend.h"
 #include "core/base/diagnostic_codes.h"
-#include "core/storage/hdfs_mirror.h"
+#include "core/storage/remote_runs.h"
 #include "core/xdl/run_follower.h"
 
 #include <algorithm>
@@ -71,7 +71,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
             if (!summaries->find(*part)) unsummarised += part->part().size;
     for (const auto& rank : run->reader->ranks())
         for (const auto& part : rank.parts())
-            run->live = run->live || part->part().metaState != xdl::MetaState::Finalised;
+            run->live = run->live || !part->finished();
     // A live run gets every key now: its snapshots are extended record by record (extendRun),
     // which a summarising job in the background would keep starting over.
     run->complete = run->live || unsummarised <= options.lazyAboveBytes;
@@ -119,21 +119,21 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
     LoadResult result;
     Diagnostics& diag = result.diagnostics;
     try {
-        // hdfs:// URLs are read through the local mirror (only what changed is fetched).
-        std::vector<storage::MirrorStatus> mirrored;
-        auto local = storage::mirrorPaths(paths, storage::mirrorOptionsFromEnvironment(), progress,
-                                          &mirrored);
-        if (!local.isOk()) {
-            result.status = local.status();
-            result.cancelled = isCancelled(local.status());
+        // hdfs:// URLs: metas and summaries are mirrored whole, data bytes are fetched by range
+        // when a reader asks for them (storage::RemoteRuns).
+        auto remote =
+            storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(), progress);
+        if (!remote.isOk()) {
+            result.status = remote.status();
+            result.cancelled = isCancelled(remote.status());
             return result;
         }
-        for (const auto& st : mirrored)
+        for (const auto& st : remote->statuses())
             if (st.offline)
                 diag.add(codes::kHdfsOffline, st.url, Diagnostic::kNoOffset, -1,
-                         "offline (" + st.offlineReason + "); showing the local mirror " +
-                             st.localPath);
-        auto runs = xdl::discoverRuns(*local, diag);
+                         "offline (" + st.offlineReason + "); showing what the local mirror " +
+                             st.localPath + " holds");
+        auto runs = xdl::discoverRuns(remote->localPaths(), diag);
         if (!runs.isOk()) {
             result.status = runs.status();
             return result;
@@ -142,7 +142,8 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
             result.status = Status(ErrorCode::NotFound, "no XDL run found in the given paths");
             return result;
         }
-        for (const auto& files : *runs) {
+        for (auto& files : *runs) {
+            remote->attach(files, diag); // a remote run: its URL, and its parts' fetchers
             auto run = openOne(files, options, diag, progress);
             if (!run.isOk()) {
                 if (isCancelled(run.status())) {
@@ -153,7 +154,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                          run.status().toString());
                 continue;
             }
-            run.value()->sourceUrl = storage::remoteUrlOf(files.directory, mirrored);
+            run.value()->sourceUrl = files.source;
             result.runs.push_back(std::move(run.value()));
         }
         if (result.runs.empty())
@@ -245,7 +246,7 @@ std::size_t finalisedParts(const xdl::RunReader& run) {
     std::size_t n = 0;
     for (const auto& rank : run.ranks())
         for (const auto& p : rank.parts())
-            n += p->part().metaState == xdl::MetaState::Finalised;
+            n += p->finished();
     return n;
 }
 
