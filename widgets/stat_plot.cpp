@@ -474,6 +474,7 @@ void StatPlot::rebuild() {
 void StatPlot::redecimate() {
     const QCPRange range = m_plot->xAxis->range();
     const std::size_t buckets = std::size_t(std::max(200, m_plot->axisRect()->width()));
+    std::size_t densest = 0;
     for (auto& l : m_lines) {
         auto [sx, sy] = visibleSlice(l.data, range.lower, range.upper);
         if (m_options.logY)
@@ -497,9 +498,14 @@ void StatPlot::redecimate() {
             d = l.graph->lineStyle() == QCPGraph::lsNone ? XYSeries{sx, sy}
                                                          : decimateMinMax(sx, sy, buckets);
         }
+        densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
                          QVector<double>(d.y.begin(), d.y.end()), true);
     }
+    // With a point or more per pixel, antialiasing changes nothing one can see but doubles the
+    // paint time of the lines and bands (the GUI thread's longest stall on opening a big run).
+    const bool dense = densest >= std::size_t(std::max(1, m_plot->axisRect()->width()));
+    m_plot->setNotAntialiasedElements(dense ? QCP::aeFills | QCP::aePlottables : QCP::aeNone);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
