@@ -48,6 +48,9 @@ HistogramView::HistogramView(QWidget* parent)
     m_scale->addItem(tr("linear bins"));
     m_scale->addItem(tr("symlog bins"));
     bar->addWidget(m_scale);
+    // The summary may be long (an approximate range, NaN counts): it gives way to the plots
+    // instead of widening the tab, and its tooltip holds all of it.
+    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_info, 1);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -292,6 +295,7 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
                                                                .arg(total.posInf + total.negInf)
                                                          : QString()) +
         (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
+    m_info->setToolTip(m_info->text());
     m_heatmap->replot();
     showStep();
 }
