@@ -121,13 +121,14 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
     try {
         // hdfs:// URLs: metas and summaries are mirrored whole, data bytes are fetched by range
         // when a reader asks for them (storage::RemoteRuns).
-        auto remote =
+        auto opened =
             storage::RemoteRuns::open(paths, storage::mirrorOptionsFromEnvironment(), progress);
-        if (!remote.isOk()) {
-            result.status = remote.status();
-            result.cancelled = isCancelled(remote.status());
+        if (!opened.isOk()) {
+            result.status = opened.status();
+            result.cancelled = isCancelled(opened.status());
             return result;
         }
+        auto remote = std::make_shared<storage::RemoteRuns>(std::move(opened.value()));
         for (const auto& st : remote->statuses())
             if (st.offline)
                 diag.add(codes::kHdfsOffline, st.url, Diagnostic::kNoOffset, -1,
@@ -155,6 +156,7 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
                 continue;
             }
             run.value()->sourceUrl = files.source;
+            if (!files.source.empty()) run.value()->remote = remote;
             result.runs.push_back(std::move(run.value()));
         }
         if (result.runs.empty())
@@ -281,14 +283,26 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
                 if (oldRank)
                     for (const auto& p : oldRank->parts())
                         if (p->part().path == part.path) oldPart = p.get();
-                auto opened = oldPart ? xdl::PartReader::open(part, oldPart->index().state(),
-                                                              indexing, {}, options)
-                                      : xdl::PartReader::open(part, indexing, {}, options);
+                // A remote part keeps its URL and fetcher; a new one gets them from the mirror.
+                xdl::PartFile file = part;
+                if (oldPart) {
+                    file.source = oldPart->part().source;
+                    file.fetcher = oldPart->part().fetcher;
+                } else if (run->remote) {
+                    if (Status st = run->remote->mirror().attach(file); !st)
+                        indexing.add(codes::kUnreadablePart, file.displayPath(),
+                                     Diagnostic::kNoOffset, -1, st.message());
+                }
+                auto opened = oldPart
+                                  ? xdl::PartReader::open(std::move(file), oldPart->index().state(),
+                                                          indexing, {}, options)
+                                  : xdl::PartReader::open(std::move(file), indexing, {}, options);
                 if (opened.isOk()) readers.push_back(std::move(opened.value()));
             }
             parts += readers.size();
             ranks.emplace_back(rankFiles.rank, std::move(readers), indexing);
         }
+        files->source = old.files().source;
         auto reader =
             std::make_shared<xdl::RunReader>(xdl::RunReader::fromRanks(*files, std::move(ranks)));
         std::size_t recordsBefore = 0, recordsAfter = 0, partsBefore = 0;

@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+namespace xt::storage {
+class RemoteRuns;
+}
+
 namespace xt::widgets {
 
 struct LoadedRun {
@@ -32,6 +36,9 @@ struct LoadedRun {
     std::vector<std::string> computedKeys; // the keys with series while !complete
     // The URL of the run's directory when it was read through the HDFS mirror, else "".
     std::string sourceUrl;
+    // For such a run, the mirror its parts fetch their bytes through (new snapshots of a
+    // followed run attach their new parts to it).
+    std::shared_ptr<storage::RemoteRuns> remote;
     // A part's meta was not finalised when this snapshot was read: the run may be growing
     // (LiveRuns follows it; extendRun gives newer snapshots).
     bool live = false;

@@ -317,6 +317,15 @@ TEST(LiveFollow, FollowsARunOnHdfsThroughFaults) {
         20000))
         << runStatus(w).toStdString() << ", " << curveX(w, 0).size() << " points";
     EXPECT_EQ(curveX(w, 0), steps(0, 30));
+    // Tensors of records appended while following read the remote bytes (the mirror holds
+    // sparse copies: a snapshot's parts fetch what they read).
+    const xdl::RankReader* rank0 = w.runs()[0]->reader->rank(0);
+    ASSERT_TRUE(rank0);
+    for (std::size_t record : {std::size_t(0), std::size_t(17), std::size_t(29)}) {
+        auto t = rank0->tensor(record, "w");
+        ASSERT_TRUE(t.isOk()) << t.status().toString();
+        EXPECT_EQ(t->at<float>(3), float(record) + 0.03f) << "record " << record;
+    }
     w.closeAll();
     ::unsetenv("XT_HDFS_CACHE_DIR");
 }
