@@ -30,7 +30,7 @@ struct KeySeries {
 struct KeyStatsOptions {
     std::function<bool(std::string_view)> keyFilter; // unset = every key
     std::optional<int> rank;                         // unset = every rank
-    std::uint64_t batchBytes = 64ull << 20;          // tensor bytes handed to one backend call
+    std::uint64_t batchBytes = 16ull << 20;          // tensor bytes handed to one backend call
     // Parts these cover give their statistics from the summaries, without reading a tensor byte
     // (the same values: summaries hold the CPU backend's statistics).
     const summary::RunSummaries* summaries = nullptr;

@@ -11,7 +11,7 @@ namespace xt::analysis {
 
 namespace {
 
-constexpr std::uint64_t kBatchBytes = 64ull << 20; // tensor bytes per backend call
+constexpr std::uint64_t kBatchBytes = 16ull << 20; // tensor bytes per backend call
 
 bool parseInt(std::string_view s, std::int64_t& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
