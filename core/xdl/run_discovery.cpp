@@ -42,10 +42,15 @@ struct Collector {
         std::string file = path.filename().string();
         const bool meta = file.ends_with(kMetaSuffix);
         if (meta || file.ends_with(kSummarySuffix)) { // stands for its data file
-            fs::path data = path;
-            data.replace_extension(); // drop ".meta" / ".xts"
+            // By name, not replace_extension(): ".meta" has no extension and would stand for
+            // itself. A companion of a companion ("x.meta.meta") stands for nothing.
+            const std::string dataName =
+                file.substr(0, file.size() - (meta ? kMetaSuffix : kSummarySuffix).size());
+            const fs::path data = path.parent_path() / dataName;
+            const bool standsForData = !dataName.empty() && !dataName.ends_with(kMetaSuffix) &&
+                                       !dataName.ends_with(kSummarySuffix);
             std::error_code ec;
-            if (fs::is_regular_file(data, ec)) return addFile(data, explicitly);
+            if (standsForData && fs::is_regular_file(data, ec)) return addFile(data, explicitly);
             if (explicitly)
                 diag.add(meta ? codes::kOrphanMeta : codes::kOrphanSummary, path.string(),
                          Diagnostic::kNoOffset, -1,

@@ -144,3 +144,27 @@ TEST(Discovery, IgnoresSummaryFiles) {
     EXPECT_TRUE(runs->empty());
     EXPECT_EQ(diag.countsByCode().at("orphan-summary"), 1u);
 }
+
+// A file named just ".meta" or ".xts" has no extension to drop; it once stood for itself and
+// discovery recursed until the stack overflowed (found by fuzz_run_discovery). Companions of
+// companions stand for nothing either.
+TEST(Discovery, BareCompanionNamesStandForNothing) {
+    TempDir dir;
+    xt::test::writeFile(dir.file("train.trace.0.1"), xt::test::simpleFile(2));
+    for (const char* name : {".meta", ".xts", "train.trace.0.1.meta.meta", "x.xts.meta"})
+        xt::test::writeFile(dir.file(name), "companion bytes");
+    for (const std::string& path : {dir.str(), dir.file("*")}) {
+        Diagnostics diag;
+        auto runs = discoverRuns({path}, diag);
+        ASSERT_TRUE(runs.isOk()) << path;
+        ASSERT_EQ(runs->size(), 1u) << path;
+        EXPECT_EQ((*runs)[0].ranks[0].parts[0].path, dir.file("train.trace.0.1")) << path;
+    }
+    for (const char* name : {".meta", ".xts", "train.trace.0.1.meta.meta"}) {
+        Diagnostics diag;
+        auto runs = discoverRuns({dir.file(name)}, diag);
+        ASSERT_TRUE(runs.isOk()) << name;
+        EXPECT_TRUE(runs->empty()) << name;
+        EXPECT_EQ(diag.total(), 1u) << name;
+    }
+}
