@@ -77,6 +77,62 @@ ReportCell text(std::string s) {
     return {std::move(s)};
 }
 
+// One rank's object in the JSON report.
+void writeRankJson(JsonWriter& w, const RankTrace& rt, const RankAnalysis& a,
+                   const std::vector<unsigned>& masks) {
+    const TemporalBreakdown& t = a.temporal;
+    w.beginObject();
+    w.field("rank", rt.rank);
+    w.field("file", rt.file);
+    w.field("rank_source", rankSourceName(rt.source));
+    w.key("temporal").beginObject();
+    w.field("window_us", us(t.windowNs));
+    w.field("idle_us", us(t.idleNs));
+    w.field("compute_us", us(t.computeNs));
+    w.field("non_compute_us", us(t.nonComputeNs));
+    optionalValue(w, "idle_pct", pct(t.idleNs, t.windowNs));
+    optionalValue(w, "compute_pct", pct(t.computeNs, t.windowNs));
+    optionalValue(w, "non_compute_pct", pct(t.nonComputeNs, t.windowNs));
+    w.endObject();
+    optionalValue(w, "comm_comp_overlap_pct", round2(a.commCompOverlapPct()));
+    w.key("kernel_types").beginObject();
+    for (unsigned m : masks)
+        w.field(kernelTypeMaskLabel(m), us(a.kernelTypes[m]));
+    w.endObject();
+    w.key("idle_by_cause").beginArray();
+    for (const StreamIdle& s : a.idle) {
+        w.beginObject();
+        w.field("stream", s.stream);
+        w.field("host_wait_us", us(s.hostWaitNs));
+        w.field("kernel_wait_us", us(s.kernelWaitNs));
+        w.field("other_us", us(s.otherNs));
+        w.endObject();
+    }
+    w.endArray();
+    w.key("launch").beginObject();
+    w.field("kernels", a.launch.kernels);
+    optionalValue(w, "launch_delay_p50_us",
+                  a.launch.delayP50Ns ? std::optional(us(*a.launch.delayP50Ns)) : std::nullopt);
+    optionalValue(w, "launch_delay_p95_us",
+                  a.launch.delayP95Ns ? std::optional(us(*a.launch.delayP95Ns)) : std::nullopt);
+    w.field("short_kernels", a.launch.shortKernels);
+    w.field("runtime_outliers", a.launch.runtimeOutliers);
+    w.field("launch_delay_outliers", a.launch.delayOutliers);
+    w.endObject();
+    w.field("collective_wait_us", us(a.collectiveWaitNs));
+    w.key("steps").beginArray();
+    for (const RankStep& st : a.steps) {
+        w.beginObject();
+        w.field("name", st.name);
+        w.field("dur_us", us(st.durNs()));
+        w.field("idle_us", us(st.idleNs));
+        w.field("collective_wait_us", us(st.collectiveWaitNs));
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+}
+
 } // namespace
 
 std::string ranksReportJson(const RankSession& session, const SessionAnalysis& analysis) {
@@ -85,59 +141,7 @@ std::string ranksReportJson(const RankSession& session, const SessionAnalysis& a
     w.beginObject();
     w.key("ranks").beginArray();
     for (std::size_t i = 0; i < analysis.perRank.size() && i < session.ranks.size(); ++i) {
-        const RankTrace& rt = session.ranks[i];
-        const RankAnalysis& a = analysis.perRank[i];
-        const TemporalBreakdown& t = a.temporal;
-        w.beginObject();
-        w.field("rank", rt.rank);
-        w.field("file", rt.file);
-        w.field("rank_source", rankSourceName(rt.source));
-        w.key("temporal").beginObject();
-        w.field("window_us", us(t.windowNs));
-        w.field("idle_us", us(t.idleNs));
-        w.field("compute_us", us(t.computeNs));
-        w.field("non_compute_us", us(t.nonComputeNs));
-        optionalValue(w, "idle_pct", pct(t.idleNs, t.windowNs));
-        optionalValue(w, "compute_pct", pct(t.computeNs, t.windowNs));
-        optionalValue(w, "non_compute_pct", pct(t.nonComputeNs, t.windowNs));
-        w.endObject();
-        optionalValue(w, "comm_comp_overlap_pct", round2(a.commCompOverlapPct()));
-        w.key("kernel_types").beginObject();
-        for (unsigned m : masks)
-            w.field(kernelTypeMaskLabel(m), us(a.kernelTypes[m]));
-        w.endObject();
-        w.key("idle_by_cause").beginArray();
-        for (const StreamIdle& s : a.idle) {
-            w.beginObject();
-            w.field("stream", s.stream);
-            w.field("host_wait_us", us(s.hostWaitNs));
-            w.field("kernel_wait_us", us(s.kernelWaitNs));
-            w.field("other_us", us(s.otherNs));
-            w.endObject();
-        }
-        w.endArray();
-        w.key("launch").beginObject();
-        w.field("kernels", a.launch.kernels);
-        optionalValue(w, "launch_delay_p50_us",
-                      a.launch.delayP50Ns ? std::optional(us(*a.launch.delayP50Ns)) : std::nullopt);
-        optionalValue(w, "launch_delay_p95_us",
-                      a.launch.delayP95Ns ? std::optional(us(*a.launch.delayP95Ns)) : std::nullopt);
-        w.field("short_kernels", a.launch.shortKernels);
-        w.field("runtime_outliers", a.launch.runtimeOutliers);
-        w.field("launch_delay_outliers", a.launch.delayOutliers);
-        w.endObject();
-        w.field("collective_wait_us", us(a.collectiveWaitNs));
-        w.key("steps").beginArray();
-        for (const RankStep& st : a.steps) {
-            w.beginObject();
-            w.field("name", st.name);
-            w.field("dur_us", us(st.durNs()));
-            w.field("idle_us", us(st.idleNs));
-            w.field("collective_wait_us", us(st.collectiveWaitNs));
-            w.endObject();
-        }
-        w.endArray();
-        w.endObject();
+        writeRankJson(w, session.ranks[i], analysis.perRank[i], masks);
     }
     w.endArray();
     w.key("steps").beginArray();

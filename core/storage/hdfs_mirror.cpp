@@ -1,12 +1,12 @@
 #include "core/storage/hdfs_mirror.h"
 
+#include "core/storage/mirror_syncer.h"
 #include "core/xdl/run_discovery.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
@@ -14,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <random>
 #include <set>
 #include <sstream>
 #include <sys/file.h>
@@ -28,23 +27,7 @@ namespace xt::storage {
 
 namespace {
 
-constexpr std::size_t kOverlap = 4096; // old tail bytes re-read to prove a file only grew
 constexpr const char* kIndexName = "mirror-index.tsv";
-
-struct Entry {
-    std::uint64_t length = 0;
-    std::int64_t mtime = 0;
-    std::int64_t fileId = 0;
-    std::uint64_t lastUse = 0;
-    bool sparse = false; // a sparse copy: its range map says which bytes are there
-};
-using Index = std::map<std::string, Entry>; // key: path relative to the cache directory
-
-struct RemoteFile {
-    HdfsUrl url;
-    HdfsFileStatus st;
-    std::string rel;
-};
 
 class FileLock {
 public:
@@ -61,38 +44,14 @@ private:
     int m_fd = -1;
 };
 
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
-
-Status writeAll(int fd, const char* d, std::size_t n, const std::string& path) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, d, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errnoStatus("write " + path, errno);
-        }
-        d += w, n -= static_cast<std::size_t>(w);
-    }
-    return Status::ok();
-}
-
-Index loadIndex(const std::string& file) {
-    Index idx;
+MirrorIndex loadIndex(const std::string& file) {
+    MirrorIndex idx;
     std::ifstream in(file);
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream ls(line);
         std::string rel;
-        Entry e;
+        MirrorEntry e;
         if (std::getline(ls, rel, '\t') && (ls >> e.length >> e.mtime >> e.fileId >> e.lastUse)) {
             int sparse = 0;
             e.sparse = (ls >> sparse) && sparse == 1; // absent in indexes of whole copies only
@@ -102,7 +61,7 @@ Index loadIndex(const std::string& file) {
     return idx;
 }
 
-Status saveIndex(const std::string& file, const Index& idx) {
+Status saveIndex(const std::string& file, const MirrorIndex& idx) {
     std::string tmp = file + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
@@ -116,30 +75,12 @@ Status saveIndex(const std::string& file, const Index& idx) {
     return Status::ok();
 }
 
-std::optional<std::uint64_t> localSize(const std::string& path) {
-    struct stat sb {};
-    if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return std::nullopt;
-    return static_cast<std::uint64_t>(sb.st_size);
-}
-
 // What a mirrored file takes on disk: its length, or the blocks a sparse copy has filled.
 std::uint64_t diskBytes(const std::string& path, bool sparse) {
     struct stat sb {};
     if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
     return sparse ? static_cast<std::uint64_t>(sb.st_blocks) * 512
                   : static_cast<std::uint64_t>(sb.st_size);
-}
-
-// Local copies carry the remote modification time (milliseconds since the epoch).
-void setMtime(int fd, std::int64_t ms) {
-    const timespec times[2] = {
-        {0, UTIME_OMIT}, {static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000}};
-    ::futimens(fd, times);
-}
-
-void setMtime(const std::string& path, std::int64_t ms) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() >= 0) setMtime(fd.get(), ms);
 }
 
 // Drops a mirrored file and its range map.
@@ -171,10 +112,6 @@ bool wantedName(const std::string& name) {
     return xdl::parsePartFileName(n).has_value();
 }
 
-bool isDataName(const std::string& rel) {
-    return xdl::parsePartFileName(rel.substr(rel.rfind('/') + 1)).has_value();
-}
-
 HdfsUrl child(const HdfsUrl& dir, const std::string& name) {
     HdfsUrl u = dir;
     u.path = dir.path == "/" ? "/" + name : dir.path + "/" + name;
@@ -193,7 +130,7 @@ std::string relOf(const HdfsUrl& u) {
 // down), the entries a glob in the last component matches (with their data files' metas and
 // summaries), or one file with its meta and summary.
 struct Listing {
-    std::vector<RemoteFile> files;
+    std::vector<MirrorFile> files;
     std::optional<std::string> dirRel; // set when a directory was listed: stale files go
     int dirDepth = 0;
 };
@@ -272,253 +209,6 @@ Status listRemote(WebHdfsClient& client, const HdfsUrl& url, int maxDepth, Listi
     return listed;
 }
 
-class Syncer {
-public:
-    Syncer(WebHdfsClient& client, const std::string& cacheDir, bool sparse, Index& index,
-           std::uint64_t use, MirrorStatus& out, const ProgressCallback& cb)
-        : m_client(client), m_cacheDir(cacheDir), m_sparse(sparse), m_index(index), m_use(use),
-          m_out(out), m_cb(cb) {}
-
-    // Whether `rel` is mirrored as a sparse copy.
-    bool sparse(const std::string& rel) const { return m_sparse && isDataName(rel); }
-    void expectBytes(std::uint64_t n) { m_total += n; } // for progress totals
-
-    Status sync(const RemoteFile& rf) {
-        std::string local = m_cacheDir + "/" + rf.rel;
-        auto size = localSize(local);
-        auto it = m_index.find(rf.rel);
-        if (sparse(rf.rel)) return syncSparse(rf, local, size, it);
-        if (size && it != m_index.end()) {
-            const Entry& e = it->second;
-            bool replaced = (e.fileId && rf.st.fileId && e.fileId != rf.st.fileId) ||
-                            rf.st.length < *size || rf.st.modificationTime < e.mtime ||
-                            e.sparse; // a sparse copy made whole
-            if (!replaced) {
-                if (rf.st.length == *size && rf.st.modificationTime == e.mtime &&
-                    rf.st.fileId == e.fileId) {
-                    it->second.lastUse = m_use;
-                    return Status::ok();
-                }
-                bool mismatch = false;
-                XT_RETURN_IF_ERROR(fetchAppended(rf, local, *size, mismatch));
-                if (!mismatch) {
-                    if (rf.st.length > *size) {
-                        ++m_out.filesAppended;
-                        m_out.changedFiles.push_back(local);
-                    }
-                    record(rf, local);
-                    return Status::ok();
-                }
-            }
-            XT_RETURN_IF_ERROR(fetchWhole(rf, local));
-            ++m_out.filesReplaced;
-        } else {
-            XT_RETURN_IF_ERROR(fetchWhole(rf, local));
-            ++m_out.filesNew;
-        }
-        m_out.changedFiles.push_back(local);
-        record(rf, local);
-        return Status::ok();
-    }
-
-private:
-    void record(const RemoteFile& rf, const std::string& local, bool sparse = false) {
-        Entry e;
-        e.length = localSize(local).value_or(0);
-        e.mtime = rf.st.modificationTime;
-        e.fileId = rf.st.fileId;
-        e.lastUse = m_use;
-        e.sparse = sparse;
-        if (!sparse) setMtime(local, rf.st.modificationTime); // a sparse copy's is set already
-        m_index[rf.rel] = e;
-    }
-
-    // A sparse copy: created at the remote length, grown with it (its range map keeps what was
-    // fetched), re-created when the remote file was replaced. No data byte is fetched here.
-    Status syncSparse(const RemoteFile& rf, const std::string& local,
-                      std::optional<std::uint64_t> size, Index::iterator it) {
-        if (size && it != m_index.end()) {
-            const Entry& e = it->second;
-            bool replaced = (e.fileId && rf.st.fileId && e.fileId != rf.st.fileId) ||
-                            rf.st.length < *size || rf.st.modificationTime < e.mtime;
-            if (!replaced && !(e.fileId && rf.st.fileId) && rf.st.length > *size)
-                XT_RETURN_IF_ERROR(checkTail(rf, local, *size, e.sparse, replaced));
-            if (!replaced) {
-                if (rf.st.length == *size && rf.st.modificationTime == e.mtime &&
-                    rf.st.fileId == e.fileId && e.sparse) {
-                    it->second.lastUse = m_use;
-                    return Status::ok();
-                }
-                XT_RETURN_IF_ERROR(growSparse(rf, local, *size, e.sparse));
-                if (rf.st.length > *size) {
-                    ++m_out.filesAppended;
-                    m_out.changedFiles.push_back(local);
-                }
-                record(rf, local, true);
-                return Status::ok();
-            }
-            XT_RETURN_IF_ERROR(createSparse(rf, local));
-            ++m_out.filesReplaced;
-        } else {
-            XT_RETURN_IF_ERROR(createSparse(rf, local));
-            ++m_out.filesNew;
-        }
-        m_out.changedFiles.push_back(local);
-        record(rf, local, true);
-        return Status::ok();
-    }
-
-    Status createSparse(const RemoteFile& rf, const std::string& local) {
-        std::error_code ec;
-        fs::create_directories(fs::path(local).parent_path(), ec);
-        fs::create_directories(m_cacheDir + "/.tmp", ec);
-        std::string tmp =
-            fmt::format("{}/.tmp/{}.{}", m_cacheDir, ::getpid(), std::random_device{}());
-        struct stat st {};
-        {
-            Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-            if (fd.get() < 0) return errnoStatus("create " + tmp, errno);
-            if (::ftruncate(fd.get(), static_cast<off_t>(rf.st.length)) != 0 ||
-                ::fstat(fd.get(), &st) != 0) {
-                Status s = errnoStatus("cannot size " + tmp, errno);
-                ::unlink(tmp.c_str());
-                return s;
-            }
-            setMtime(fd.get(), rf.st.modificationTime);
-        }
-        // Under the map's lock, so a fetcher of the old copy sees it replaced, never mixed.
-        auto map = LockedRangeMap::open(rangeMapPath(m_cacheDir, rf.rel));
-        Status s =
-            map ? map->write(RangeMap{static_cast<std::uint64_t>(st.st_ino), {}}) : map.status();
-        if (s.isOk() && ::rename(tmp.c_str(), local.c_str()) != 0)
-            s = errnoStatus("rename to " + local, errno);
-        if (!s.isOk()) ::unlink(tmp.c_str());
-        return s;
-    }
-
-    // The copy takes the remote length; a whole copy (from a mirror that was not sparse) gets a
-    // map saying all its old bytes are there.
-    Status growSparse(const RemoteFile& rf, const std::string& local, std::uint64_t size,
-                      bool wasSparse) {
-        auto map = LockedRangeMap::open(rangeMapPath(m_cacheDir, rf.rel));
-        if (!map) return map.status();
-        Fd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
-        struct stat st {};
-        if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return errnoStatus("open " + local, errno);
-        if (!wasSparse) {
-            RangeMap whole{static_cast<std::uint64_t>(st.st_ino), {}};
-            whole.ranges.add(0, size);
-            XT_RETURN_IF_ERROR(map->write(whole));
-        }
-        if (rf.st.length > size && ::ftruncate(fd.get(), static_cast<off_t>(rf.st.length)) != 0)
-            return errnoStatus("cannot grow " + local, errno);
-        setMtime(fd.get(), rf.st.modificationTime);
-        return Status::ok();
-    }
-
-    // Without inode ids a replaced file may look grown: when the copy holds its old tail, the
-    // remote bytes there must still be the same.
-    Status checkTail(const RemoteFile& rf, const std::string& local, std::uint64_t size,
-                     bool wasSparse, bool& replaced) {
-        std::size_t overlap = static_cast<std::size_t>(std::min<std::uint64_t>(size, kOverlap));
-        if (overlap == 0) return Status::ok();
-        if (wasSparse) {
-            auto map = LockedRangeMap::open(rangeMapPath(m_cacheDir, rf.rel));
-            if (!map) return map.status();
-            if (!map->read().ranges.covers(size - overlap, size)) return Status::ok();
-        }
-        std::string tail(overlap, '\0'), remote;
-        {
-            Fd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
-            if (fd.get() < 0 ||
-                ::pread(fd.get(), tail.data(), overlap, static_cast<off_t>(size - overlap)) !=
-                    static_cast<ssize_t>(overlap))
-                return errnoStatus("read " + local, errno);
-        }
-        XT_RETURN_IF_ERROR(
-            m_client.read(rf.url, size - overlap, overlap, [&](const char* d, std::size_t n) {
-                remote.append(d, n);
-                return Status::ok();
-            }));
-        replaced = remote != tail;
-        return Status::ok();
-    }
-
-    ProgressCallback progress() {
-        if (!m_cb) return {};
-        std::uint64_t base = m_done;
-        return [this, base](const ProgressReport& r) {
-            return m_cb(ProgressReport{base + r.done, m_total, "downloading from HDFS"});
-        };
-    }
-
-    Status fetchAppended(const RemoteFile& rf, const std::string& local, std::uint64_t size,
-                         bool& mismatch) {
-        std::size_t overlap = static_cast<std::size_t>(std::min<std::uint64_t>(size, kOverlap));
-        if (overlap == 0 && rf.st.length == size) return Status::ok();
-        std::string tail(overlap, '\0');
-        Fd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
-        if (fd.get() < 0) return errnoStatus("open " + local, errno);
-        if (overlap && ::pread(fd.get(), tail.data(), overlap,
-                               static_cast<off_t>(size - overlap)) != static_cast<ssize_t>(overlap))
-            return errnoStatus("read " + local, errno);
-        if (::lseek(fd.get(), static_cast<off_t>(size), SEEK_SET) < 0)
-            return errnoStatus("seek " + local, errno);
-        std::size_t compared = 0;
-        ByteSink sink = [&](const char* d, std::size_t n) -> Status {
-            std::size_t c = std::min(n, overlap - compared);
-            if (c && std::memcmp(d, tail.data() + compared, c) != 0) {
-                mismatch = true;
-                return Status(ErrorCode::Corrupt, "the old tail differs");
-            }
-            compared += c;
-            m_out.bytesFetched += n - c;
-            m_done += n - c;
-            return writeAll(fd.get(), d + c, n - c, local);
-        };
-        Status s =
-            m_client.read(rf.url, size - overlap, rf.st.length - size + overlap, sink, progress());
-        if (mismatch) return Status::ok();
-        return s;
-    }
-
-    Status fetchWhole(const RemoteFile& rf, const std::string& local) {
-        std::error_code ec;
-        fs::create_directories(fs::path(local).parent_path(), ec);
-        fs::create_directories(m_cacheDir + "/.tmp", ec);
-        std::string tmp =
-            fmt::format("{}/.tmp/{}.{}", m_cacheDir, ::getpid(), std::random_device{}());
-        Status s;
-        {
-            Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-            if (fd.get() < 0) return errnoStatus("create " + tmp, errno);
-            if (rf.st.length > 0) {
-                ByteSink sink = [&](const char* d, std::size_t n) -> Status {
-                    m_out.bytesFetched += n;
-                    m_done += n;
-                    return writeAll(fd.get(), d, n, tmp);
-                };
-                s = m_client.read(rf.url, 0, rf.st.length, sink, progress());
-            }
-        }
-        if (s.isOk() && ::rename(tmp.c_str(), local.c_str()) != 0)
-            s = errnoStatus("rename to " + local, errno);
-        if (!s.isOk()) ::unlink(tmp.c_str());
-        if (s.isOk()) ::unlink(rangeMapPath(m_cacheDir, rf.rel).c_str()); // of a sparse copy
-        return s;
-    }
-
-    WebHdfsClient& m_client;
-    const std::string& m_cacheDir;
-    const bool m_sparse;
-    Index& m_index;
-    std::uint64_t m_use;
-    MirrorStatus& m_out;
-    const ProgressCallback& m_cb;
-    std::uint64_t m_done = 0;
-    std::uint64_t m_total = 0;
-};
-
 } // namespace
 
 std::string defaultMirrorCacheDir() {
@@ -548,7 +238,7 @@ std::string HdfsMirror::localPathFor(const HdfsUrl& url) const {
 }
 
 Result<std::uint64_t> HdfsMirror::cachedBytes() const {
-    Index idx = loadIndex(m_options.cacheDir + "/" + kIndexName);
+    MirrorIndex idx = loadIndex(m_options.cacheDir + "/" + kIndexName);
     std::uint64_t total = 0;
     for (const auto& [rel, e] : idx)
         total += diskBytes(m_options.cacheDir + "/" + rel, e.sparse);
@@ -610,6 +300,71 @@ std::string HdfsMirror::toUrls(std::string text) const {
     return text;
 }
 
+namespace {
+
+// The namenode could not be reached: the existing local copy (if any) is used, its files kept
+// as recently used.
+Result<MirrorStatus> offlineCopy(const HdfsUrl& url, const Status& listed, MirrorStatus out,
+                                 MirrorIndex& index, std::uint64_t use,
+                                 const std::string& indexFile, FetchContext& fetch) {
+    const std::string leaf = url.path.substr(url.path.rfind('/') + 1);
+    std::string probe =
+        hasGlob(leaf) ? fs::path(out.localPath).parent_path().string() : out.localPath;
+    std::error_code ec;
+    if (!fs::exists(probe, ec))
+        return Status(ErrorCode::IoError,
+                      fmt::format("{} (and no local copy in the mirror)", listed.message()));
+    out.offline = true;
+    out.offlineReason = listed.message();
+    fetch.setOffline(listed.message());
+    for (auto& [rel, e] : index)
+        if (rel == relOf(url) || rel.rfind(relOf(url) + "/", 0) == 0) e.lastUse = use;
+    XT_RETURN_IF_ERROR(saveIndex(indexFile, index));
+    return out;
+}
+
+// Files deleted remotely leave the mirror (only after a complete listing of a directory).
+void dropDeleted(const Listing& listing, const std::string& cacheDir, MirrorIndex& index,
+                 MirrorStatus& out) {
+    std::set<std::string> present;
+    for (const auto& f : listing.files)
+        present.insert(f.rel);
+    for (auto it = index.begin(); it != index.end();) {
+        const std::string& rel = it->first;
+        bool inside = rel.rfind(*listing.dirRel + "/", 0) == 0 &&
+                      std::count(rel.begin() + static_cast<long>(listing.dirRel->size()) + 1,
+                                 rel.end(), '/') <= listing.dirDepth;
+        if (inside && !present.count(rel)) {
+            removeLocal(cacheDir, rel);
+            ++out.filesRemoved;
+            it = index.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// Size limit: least recently used files first, never the ones used by this call (`use`).
+void evictOverLimit(const std::string& cacheDir, std::uint64_t maxBytes, std::uint64_t use,
+                    MirrorIndex& index, MirrorStatus& out) {
+    std::uint64_t total = 0;
+    std::vector<std::pair<std::uint64_t, std::string>> victims;
+    for (const auto& [rel, e] : index) {
+        total += diskBytes(cacheDir + "/" + rel, e.sparse);
+        if (e.lastUse != use) victims.emplace_back(e.lastUse, rel);
+    }
+    std::sort(victims.begin(), victims.end());
+    for (const auto& [lastUse, rel] : victims) {
+        if (total <= maxBytes) break;
+        total -= std::min(total, diskBytes(cacheDir + "/" + rel, index[rel].sparse));
+        removeLocal(cacheDir, rel);
+        index.erase(rel);
+        ++out.filesEvicted;
+    }
+}
+
+} // namespace
+
 Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const ProgressCallback& cb) {
     XT_ASSIGN_OR_RETURN(const HdfsUrl url, parseHdfsUrl(urlText));
     const std::string& cacheDir = m_options.cacheDir;
@@ -621,7 +376,7 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     FileLock lock(cacheDir + "/.lock");
     if (!lock.ok()) return errnoStatus("lock " + cacheDir + "/.lock", errno);
     const std::string indexFile = cacheDir + "/" + kIndexName;
-    Index index = loadIndex(indexFile);
+    MirrorIndex index = loadIndex(indexFile);
     std::uint64_t use = 1;
     for (const auto& [rel, e] : index)
         use = std::max(use, e.lastUse + 1);
@@ -640,41 +395,14 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
     // 1. What is there remotely.
     Listing listing;
     Status listed = listRemote(m_client, url, m_options.maxDepth, listing, cb);
-    const auto& files = listing.files;
     if (!listed) {
         if (!unreachable(listed)) return listed;
-        const std::string leaf = url.path.substr(url.path.rfind('/') + 1);
-        std::string probe =
-            hasGlob(leaf) ? fs::path(out.localPath).parent_path().string() : out.localPath;
-        if (!fs::exists(probe, ec))
-            return Status(ErrorCode::IoError,
-                          fmt::format("{} (and no local copy in the mirror)", listed.message()));
-        out.offline = true;
-        out.offlineReason = listed.message();
-        m_fetch->setOffline(listed.message());
-        for (auto& [rel, e] : index)
-            if (rel == relOf(url) || rel.rfind(relOf(url) + "/", 0) == 0) e.lastUse = use;
-        XT_RETURN_IF_ERROR(saveIndex(indexFile, index));
-        return out;
+        return offlineCopy(url, listed, std::move(out), index, use, indexFile, *m_fetch);
     }
 
     // 2. Fetch what changed.
-    Syncer syncer(m_client, cacheDir, m_options.sparse, index, use, out, cb);
-    for (const auto& f : files) {
-        auto size = localSize(cacheDir + "/" + f.rel);
-        if (syncer.sparse(f.rel)) continue; // no data byte is fetched now
-        if (!size || f.st.length < *size)
-            syncer.expectBytes(f.st.length); // new or shrunk: fetched whole
-        else
-            syncer.expectBytes(f.st.length - *size);
-    }
-    Status failed;
-    for (const auto& f : files) {
-        Status s = syncer.sync(f);
-        if (s.isOk() || s.code() == ErrorCode::NotFound) continue; // NotFound: deleted meanwhile
-        failed = s;
-        break;
-    }
+    MirrorSyncer syncer(m_client, cacheDir, m_options.sparse, index, use, out, cb);
+    Status failed = syncer.syncAll(listing.files);
     if (!failed.isOk() && !unreachable(failed)) {
         (void)saveIndex(indexFile, index); // keep what was fetched; the failure matters more
         return failed;
@@ -685,43 +413,9 @@ Result<MirrorStatus> HdfsMirror::mirror(std::string_view urlText, const Progress
         m_fetch->setOffline(failed.message());
     }
 
-    // 3. Files deleted remotely leave the mirror (only after a complete listing).
-    if (listing.dirRel && !out.offline) {
-        std::set<std::string> present;
-        for (const auto& f : files)
-            present.insert(f.rel);
-        for (auto it = index.begin(); it != index.end();) {
-            const std::string& rel = it->first;
-            bool inside = rel.rfind(*listing.dirRel + "/", 0) == 0 &&
-                          std::count(rel.begin() + static_cast<long>(listing.dirRel->size()) + 1,
-                                     rel.end(), '/') <= listing.dirDepth;
-            if (inside && !present.count(rel)) {
-                removeLocal(cacheDir, rel);
-                ++out.filesRemoved;
-                it = index.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
-
-    // 4. Size limit: least recently used files first, never the ones used by this call.
-    if (m_options.maxBytes > 0) {
-        std::uint64_t total = 0;
-        std::vector<std::pair<std::uint64_t, std::string>> victims;
-        for (const auto& [rel, e] : index) {
-            total += diskBytes(cacheDir + "/" + rel, e.sparse);
-            if (e.lastUse != use) victims.emplace_back(e.lastUse, rel);
-        }
-        std::sort(victims.begin(), victims.end());
-        for (const auto& [lastUse, rel] : victims) {
-            if (total <= m_options.maxBytes) break;
-            total -= std::min(total, diskBytes(cacheDir + "/" + rel, index[rel].sparse));
-            removeLocal(cacheDir, rel);
-            index.erase(rel);
-            ++out.filesEvicted;
-        }
-    }
+    // 3. Files deleted remotely leave the mirror; 4. the size limit.
+    if (listing.dirRel && !out.offline) dropDeleted(listing, cacheDir, index, out);
+    if (m_options.maxBytes > 0) evictOverLimit(cacheDir, m_options.maxBytes, use, index, out);
     XT_RETURN_IF_ERROR(saveIndex(indexFile, index));
     return out;
 }

@@ -411,19 +411,10 @@ xdl::IndexState PartSummary::indexState() const {
     return s;
 }
 
-std::string serializeSummary(const PartSummary& s) {
-    Writer w;
-    w.out().reserve(kHeaderBytes + kFooterBytes + 8 * kSectionHeaderBytes + kPartBytes +
-                    s.identity.source.size() + s.records.size() * kRecordBytes +
-                    s.columns.size() * kColumnBytes + s.sketches.size() * kSketchBytes +
-                    s.shapes.size() * 24 + 64 * s.keys.size());
-    w.bytes(std::string_view(kMagic, 8));
-    w.put(kVersion);
-    w.put(std::uint32_t(0));
-    w.put(std::uint64_t(0)); // file size, filled in at the end
-    w.put(std::uint32_t(8)); // sections
-    w.put(std::uint32_t(0));
+namespace {
 
+// The part section: the identity of the data file and the scan state.
+void writePart(Writer& w, const PartSummary& s) {
     const auto& id = s.identity;
     w.beginSection(kPart, 1);
     w.put(id.size);
@@ -440,7 +431,10 @@ std::string serializeSummary(const PartSummary& s) {
     w.put(std::uint32_t(id.source.size()));
     w.bytes(id.source);
     w.endSection();
+}
 
+// The index: keys, records and the records found damaged.
+void writeIndex(Writer& w, const PartSummary& s) {
     w.beginSection(kKeys, s.keys.size());
     for (const auto& k : s.keys) {
         w.put(std::uint32_t(k.size()));
@@ -463,7 +457,10 @@ std::string serializeSummary(const PartSummary& s) {
     for (auto r : s.damagedRecords)
         w.put(r);
     w.endSection();
+}
 
+// Per column statistics, with the shapes and sketches they refer to.
+void writeColumns(Writer& w, const PartSummary& s) {
     w.beginSection(kColumns, s.columns.size());
     for (std::size_t r = 0; r + 1 < s.columnStart.size(); ++r) {
         const std::uint64_t recordOffset = s.records[r].offset;
@@ -504,7 +501,10 @@ std::string serializeSummary(const PartSummary& s) {
         for (auto c : sk)
             w.put(c);
     w.endSection();
+}
 
+// The diagnostics of indexing.
+void writeDiagnostics(Writer& w, const PartSummary& s) {
     w.beginSection(kDiagnostics, s.indexDiagnostics.size());
     for (const auto& d : s.indexDiagnostics) {
         const std::string_view code(d.code.data(), std::min<std::size_t>(d.code.size(), 0xffff));
@@ -518,6 +518,27 @@ std::string serializeSummary(const PartSummary& s) {
         w.bytes(d.message);
     }
     w.endSection();
+}
+
+} // namespace
+
+std::string serializeSummary(const PartSummary& s) {
+    Writer w;
+    w.out().reserve(kHeaderBytes + kFooterBytes + 8 * kSectionHeaderBytes + kPartBytes +
+                    s.identity.source.size() + s.records.size() * kRecordBytes +
+                    s.columns.size() * kColumnBytes + s.sketches.size() * kSketchBytes +
+                    s.shapes.size() * 24 + 64 * s.keys.size());
+    w.bytes(std::string_view(kMagic, 8));
+    w.put(kVersion);
+    w.put(std::uint32_t(0));
+    w.put(std::uint64_t(0)); // file size, filled in at the end
+    w.put(std::uint32_t(8)); // sections
+    w.put(std::uint32_t(0));
+
+    writePart(w, s);
+    writeIndex(w, s);
+    writeColumns(w, s);
+    writeDiagnostics(w, s);
 
     std::string& out = w.out();
     const std::uint64_t size = out.size() + kFooterBytes;

@@ -102,6 +102,38 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
     start.push_back(m_s.columns.size());
 }
 
+namespace {
+
+// Adds the column statistics of records from `first` on to `s`, releasing the pages read.
+// Cancelled from the callback (the caller rolls back).
+Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& file,
+                        Diagnostics& diag, const ProgressCallback& progress) {
+    const xdl::Bytes bytes = file.bytes();
+    SummaryBuilder builder(s);
+    std::uint64_t releasedTo =
+        first ? s.records[first - 1].offset + s.records[first - 1].length : 0;
+    std::uint64_t nextReport = releasedTo + kProgressEvery;
+    for (std::size_t r = first; r < s.records.size(); ++r) {
+        const xdl::RecordEntry& e = s.records[r];
+        builder.add(r, bytes.subspan(e.offset, e.length), diag, file.path());
+        const std::uint64_t end = e.offset + e.length;
+        if (end >= releasedTo + kReleaseEvery) {
+            file.release(releasedTo, end - releasedTo);
+            releasedTo = end;
+        }
+        if (end >= nextReport) {
+            nextReport = end + kProgressEvery;
+            if (!reportProgress(progress, end, bytes.size(), "summarizing"))
+                return Status(ErrorCode::Cancelled, "summarizing " + file.path() + " cancelled");
+        }
+    }
+    if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
+    reportProgress(progress, bytes.size(), bytes.size(), "summarizing");
+    return Status::ok();
+}
+
+} // namespace
+
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
                      const ProgressCallback& progress) {
     const xdl::Bytes bytes = file.bytes();
@@ -175,28 +207,10 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     file.release(releasedTo, bytes.size() - std::min<std::uint64_t>(releasedTo, bytes.size()));
 
     // 2. Statistics and sketches of the new records' columns.
-    SummaryBuilder builder(s);
-    releasedTo =
-        oldRecords ? s.records[oldRecords - 1].offset + s.records[oldRecords - 1].length : 0;
-    std::uint64_t nextReport = releasedTo + kProgressEvery;
-    for (std::size_t r = oldRecords; r < s.records.size(); ++r) {
-        const xdl::RecordEntry& e = s.records[r];
-        builder.add(r, bytes.subspan(e.offset, e.length), diag, file.path());
-        const std::uint64_t end = e.offset + e.length;
-        if (end >= releasedTo + kReleaseEvery) {
-            file.release(releasedTo, end - releasedTo);
-            releasedTo = end;
-        }
-        if (end >= nextReport) {
-            nextReport = end + kProgressEvery;
-            if (!reportProgress(progress, end, bytes.size(), "summarizing")) {
-                rollback();
-                return Status(ErrorCode::Cancelled, "summarizing " + file.path() + " cancelled");
-            }
-        }
+    if (Status st = summarizeRecords(s, oldRecords, file, diag, progress); !st) {
+        rollback();
+        return st;
     }
-    if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
-    reportProgress(progress, bytes.size(), bytes.size(), "summarizing");
 
     for (Diagnostic d : indexDiag.items()) {
         if (s.indexDiagnostics.size() >= kMaxStoredDiagnostics) break;

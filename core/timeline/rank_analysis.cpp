@@ -181,14 +181,28 @@ std::int64_t stepNumber(std::string_view name) {
 
 } // namespace
 
-RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& options) {
-    RankAnalysis out;
+namespace {
+
+constexpr std::uint64_t kNoCorrelation = ~std::uint64_t(0);
+
+// What one pass over the slices finds: GPU events (launches matched), CPU step markers and
+// the stream numbers the events' indices refer to.
+struct GpuWork {
+    std::vector<GpuEvent> events; // by start, then end
+    std::vector<std::uint32_t> markers;
+    std::vector<std::int64_t> streams;
+    bool anyLaunched = false;
+};
+
+// GPU events with their correlation ids, runtime calls by correlation id, and step markers.
+void collectSlices(const TraceStore& store, const RankAnalysisOptions& options,
+                   const Rounding& round, GpuWork& work,
+                   std::vector<std::uint64_t>& eventCorrelation,
+                   std::vector<std::pair<std::uint64_t, std::uint32_t>>& runtimeByCorrelation) {
     const auto start = store.sliceStart();
     const auto dur = store.sliceDuration();
     const auto name = store.sliceName();
     const auto cat = store.sliceCategory();
-    Rounding round{hasFractionalTimes(store)};
-    out.roundedToMicros = round.on;
 
     // Role of each category and whether a name is a step marker, decided once per string.
     std::vector<Role> roleOfString(store.strings().size(), Role::Other);
@@ -199,14 +213,7 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
         isMarkerName[id] = !options.stepPrefix.empty() && s.starts_with(options.stepPrefix);
     }
 
-    // GPU events, runtime calls by correlation id, and the CPU step markers.
-    std::vector<GpuEvent> events;
-    std::vector<std::uint64_t> eventCorrelation;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> runtimeByCorrelation;
-    std::vector<std::uint32_t> markers;
-    std::vector<std::int64_t> streams;
     std::unordered_map<std::int64_t, std::uint32_t> streamIndex;
-    constexpr std::uint64_t kNoCorrelation = ~std::uint64_t(0);
     for (const Track& tr : store.tracks()) {
         std::uint32_t stream = 0;
         bool streamKnown = false;
@@ -218,8 +225,8 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
                         tr.thread == kNoIndex ? -1
                                               : streamOf(store.str(store.threads()[tr.thread].tid));
                     auto [it, inserted] =
-                        streamIndex.try_emplace(number, std::uint32_t(streams.size()));
-                    if (inserted) streams.push_back(number);
+                        streamIndex.try_emplace(number, std::uint32_t(work.streams.size()));
+                    if (inserted) work.streams.push_back(number);
                     stream = it->second;
                     streamKnown = true;
                 }
@@ -229,7 +236,7 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
                 e.slice = s;
                 e.stream = stream;
                 e.type = classifyKernel(store.str(name[s]));
-                events.push_back(e);
+                work.events.push_back(e);
                 eventCorrelation.push_back(
                     argNumber(store.argsJson(store.sliceArgs(s)), "\"correlation\"")
                         .value_or(kNoCorrelation));
@@ -237,12 +244,23 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
                 if (auto c = argNumber(store.argsJson(store.sliceArgs(s)), "\"correlation\""))
                     runtimeByCorrelation.emplace_back(*c, s);
             } else if (role == Role::Other && isMarkerName[name[s]]) {
-                markers.push_back(s);
+                work.markers.push_back(s);
             }
         }
     }
+}
+
+// The GPU events, each with the runtime call that launched it (same correlation id), by start.
+GpuWork collectGpuWork(const TraceStore& store, const RankAnalysisOptions& options,
+                       const Rounding& round) {
+    const auto start = store.sliceStart();
+    const auto dur = store.sliceDuration();
+    GpuWork work;
+    std::vector<std::uint64_t> eventCorrelation;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> runtimeByCorrelation;
+    collectSlices(store, options, round, work, eventCorrelation, runtimeByCorrelation);
     std::sort(runtimeByCorrelation.begin(), runtimeByCorrelation.end());
-    bool anyLaunched = false;
+    std::vector<GpuEvent>& events = work.events;
     for (std::size_t i = 0; i < events.size(); ++i) {
         const std::uint64_t c = eventCorrelation[i];
         if (c == kNoCorrelation) continue;
@@ -250,19 +268,25 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
                                    std::make_pair(c, std::uint32_t(0)));
         if (it == runtimeByCorrelation.end() || it->first != c) continue;
         const std::uint32_t r = it->second;
-        events[i].launched = anyLaunched = true;
+        events[i].launched = work.anyLaunched = true;
         events[i].runtimeStart = round.start(start[r]);
         events[i].runtimeEnd = round.end(start[r], start[r] + dur[r]);
     }
-    runtimeByCorrelation = {};
-    eventCorrelation = {};
     std::sort(events.begin(), events.end(), [](const GpuEvent& a, const GpuEvent& b) {
         return a.start != b.start ? a.start < b.start : a.end < b.end;
     });
-    out.gpuEvents = events.size();
+    return work;
+}
 
-    // Steps, and HTA's rule for the last one: with two or more steps, keep only GPU work whose
-    // launch started before the last step did (which also drops work with no launch).
+// Steps, and HTA's rule for the last one: with two or more steps, keep only GPU work whose
+// launch started before the last step did (which also drops work with no launch). Returns
+// which events are used.
+std::vector<char> collectSteps(const TraceStore& store, const RankAnalysisOptions& options,
+                               const Rounding& round, GpuWork& work, RankAnalysis& out) {
+    const auto start = store.sliceStart();
+    const auto dur = store.sliceDuration();
+    const auto name = store.sliceName();
+    std::vector<std::uint32_t>& markers = work.markers;
     std::sort(markers.begin(), markers.end(),
               [&](std::uint32_t a, std::uint32_t b) { return start[a] < start[b]; });
     for (std::uint32_t m : markers) {
@@ -272,8 +296,9 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
         st.end = round.end(start[m], start[m] + dur[m]);
         out.steps.push_back(std::move(st));
     }
+    const std::vector<GpuEvent>& events = work.events;
     std::vector<char> used(events.size(), 1);
-    if (!options.includeLastStep && markers.size() >= 2 && anyLaunched) {
+    if (!options.includeLastStep && markers.size() >= 2 && work.anyLaunched) {
         std::int64_t lastStart = out.steps.front().start;
         for (const RankStep& st : out.steps)
             lastStart = std::max(lastStart, st.start);
@@ -281,155 +306,178 @@ RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& opt
             used[i] = events[i].launched && events[i].runtimeStart < lastStart;
         out.lastStepExcluded = true;
     }
+    return used;
+}
 
-    // One sweep over the used events: busy time, compute, communication and their overlap,
-    // and the time of every combination of kernel types.
-    {
-        struct Edge {
-            std::int64_t t;
-            std::int8_t type, delta;
-        };
-        std::vector<Edge> edges;
-        std::int64_t first = 0, last = 0;
-        for (std::size_t i = 0; i < events.size(); ++i) {
-            if (!used[i]) continue;
-            const GpuEvent& e = events[i];
-            if (out.gpuEventsUsed++ == 0) first = e.start, last = e.end;
-            last = std::max(last, e.end);
-            edges.push_back({e.start, std::int8_t(e.type), 1});
-            edges.push_back({e.end, std::int8_t(e.type), -1});
-        }
-        std::sort(edges.begin(), edges.end(),
-                  [](const Edge& a, const Edge& b) { return a.t < b.t; });
-        std::array<int, kKernelTypeCount> active{};
-        std::int64_t prev = first, busy = 0;
-        for (const Edge& e : edges) {
-            const std::int64_t dt = e.t - prev;
-            if (dt > 0) {
-                unsigned mask = 0;
-                for (unsigned k = 0; k < 3; ++k)
-                    if (active[k] > 0) mask |= 1u << k;
-                if (mask || active[3] > 0) busy += dt;
-                if (mask & 1) out.temporal.computeNs += dt;
-                if (mask & 2) out.commNs += dt;
-                if ((mask & 3) == 3) out.commOverlapNs += dt;
-                out.kernelTypes[mask] += dt;
-                prev = e.t;
-            }
-            active[std::size_t(e.type)] += e.delta;
-        }
-        out.kernelTypes[0] = 0;
-        out.temporal.windowNs = last - first;
-        out.temporal.idleNs = out.temporal.windowNs - busy;
-        out.temporal.nonComputeNs =
-            out.temporal.windowNs - out.temporal.computeNs - out.temporal.idleNs;
+// One sweep over the used events: busy time, compute, communication and their overlap,
+// and the time of every combination of kernel types.
+void sweepKernelTypes(const std::vector<GpuEvent>& events, const std::vector<char>& used,
+                      RankAnalysis& out) {
+    struct Edge {
+        std::int64_t t;
+        std::int8_t type, delta;
+    };
+    std::vector<Edge> edges;
+    std::int64_t first = 0, last = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (!used[i]) continue;
+        const GpuEvent& e = events[i];
+        if (out.gpuEventsUsed++ == 0) first = e.start, last = e.end;
+        last = std::max(last, e.end);
+        edges.push_back({e.start, std::int8_t(e.type), 1});
+        edges.push_back({e.end, std::int8_t(e.type), -1});
     }
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+    std::array<int, kKernelTypeCount> active{};
+    std::int64_t prev = first, busy = 0;
+    for (const Edge& e : edges) {
+        const std::int64_t dt = e.t - prev;
+        if (dt > 0) {
+            unsigned mask = 0;
+            for (unsigned k = 0; k < 3; ++k)
+                if (active[k] > 0) mask |= 1u << k;
+            if (mask || active[3] > 0) busy += dt;
+            if (mask & 1) out.temporal.computeNs += dt;
+            if (mask & 2) out.commNs += dt;
+            if ((mask & 3) == 3) out.commOverlapNs += dt;
+            out.kernelTypes[mask] += dt;
+            prev = e.t;
+        }
+        active[std::size_t(e.type)] += e.delta;
+    }
+    out.kernelTypes[0] = 0;
+    out.temporal.windowNs = last - first;
+    out.temporal.idleNs = out.temporal.windowNs - busy;
+    out.temporal.nonComputeNs =
+        out.temporal.windowNs - out.temporal.computeNs - out.temporal.idleNs;
+}
 
-    // Idle gaps per stream by cause, launch statistics and per-kernel statistics.
-    {
-        std::vector<std::int64_t> prevEnd(streams.size(), 0);
-        std::vector<char> seen(streams.size(), 0);
-        std::vector<StreamIdle> idle(streams.size());
-        for (std::size_t k = 0; k < streams.size(); ++k)
-            idle[k].stream = streams[k];
-        std::vector<std::int64_t> delays;
-        std::vector<std::uint32_t> kernelRow(store.strings().size(), kNoIndex);
-        for (std::size_t i = 0; i < events.size(); ++i) {
-            if (!used[i]) continue;
-            const GpuEvent& e = events[i];
-            // Gaps since the latest end of the earlier events on the stream.
-            if (seen[e.stream]) {
-                const std::int64_t gap = e.start - prevEnd[e.stream];
-                StreamIdle& si = idle[e.stream];
-                if (gap > 0) {
-                    if (e.launched && e.runtimeStart > prevEnd[e.stream])
-                        si.hostWaitNs += gap;
-                    else if (gap < options.kernelWaitNs)
-                        si.kernelWaitNs += gap;
-                    else
-                        si.otherNs += gap;
-                }
-                prevEnd[e.stream] = std::max(prevEnd[e.stream], e.end);
-            } else {
-                seen[e.stream] = 1;
-                prevEnd[e.stream] = e.end;
-            }
-            if (e.launched) {
-                const std::int64_t cpu = e.runtimeEnd - e.runtimeStart, gpu = e.end - e.start;
-                const std::int64_t delay = e.start - e.runtimeEnd;
-                ++out.launch.kernels;
-                if (cpu <= options.runtimeCutoffNs && gpu < cpu) ++out.launch.shortKernels;
-                if (cpu > options.runtimeCutoffNs) ++out.launch.runtimeOutliers;
-                if (delay > options.launchDelayCutoffNs) ++out.launch.delayOutliers;
-                delays.push_back(delay);
-            }
-            const StringId n = name[e.slice];
-            if (kernelRow[n] == kNoIndex) {
-                kernelRow[n] = std::uint32_t(out.kernels.size());
-                KernelStats ks;
-                ks.name = std::string(store.str(n));
-                ks.type = e.type;
-                ks.minNs = ks.maxNs = e.end - e.start;
-                out.kernels.push_back(std::move(ks));
-            }
-            KernelStats& ks = out.kernels[kernelRow[n]];
-            ++ks.count;
-            ks.sumNs += e.end - e.start;
-            ks.minNs = std::min(ks.minNs, e.end - e.start);
-            ks.maxNs = std::max(ks.maxNs, e.end - e.start);
-        }
-        for (std::size_t k = 0; k < streams.size(); ++k)
-            if (seen[k]) out.idle.push_back(idle[k]);
-        std::sort(out.idle.begin(), out.idle.end(),
-                  [](const StreamIdle& a, const StreamIdle& b) { return a.stream < b.stream; });
-        if (!delays.empty()) {
-            out.launch.delayP50Ns = percentile(delays, 50);
-            out.launch.delayP95Ns = percentile(delays, 95);
-        }
-        std::sort(out.kernels.begin(), out.kernels.end(),
-                  [](const KernelStats& a, const KernelStats& b) {
-                      return a.sumNs != b.sumNs ? a.sumNs > b.sumNs : a.name < b.name;
-                  });
+// Adds one used event to its kernel's statistics (rows found by name through kernelRow).
+void addKernelStat(const TraceStore& store, const GpuEvent& e,
+                   std::vector<std::uint32_t>& kernelRow, RankAnalysis& out) {
+    const StringId n = store.sliceName()[e.slice];
+    if (kernelRow[n] == kNoIndex) {
+        kernelRow[n] = std::uint32_t(out.kernels.size());
+        KernelStats ks;
+        ks.name = std::string(store.str(n));
+        ks.type = e.type;
+        ks.minNs = ks.maxNs = e.end - e.start;
+        out.kernels.push_back(std::move(ks));
     }
+    KernelStats& ks = out.kernels[kernelRow[n]];
+    ++ks.count;
+    ks.sumNs += e.end - e.start;
+    ks.minNs = std::min(ks.minNs, e.end - e.start);
+    ks.maxNs = std::max(ks.maxNs, e.end - e.start);
+}
 
-    // Per step: the step window not covered by any GPU event (all of them, the last step's
-    // included); and every communication kernel, for matching collectives across ranks.
-    {
-        std::vector<std::pair<std::int64_t, std::int64_t>> merged;
-        std::unordered_map<StringId, std::uint32_t> collectiveName;
-        for (const GpuEvent& e : events) {
-            if (!merged.empty() && e.start <= merged.back().second)
-                merged.back().second = std::max(merged.back().second, e.end);
-            else
-                merged.emplace_back(e.start, e.end);
-            if (e.type == KernelType::Communication) {
-                auto [it, inserted] = collectiveName.try_emplace(
-                    name[e.slice], std::uint32_t(out.collectiveNames.size()));
-                if (inserted) out.collectiveNames.emplace_back(store.str(name[e.slice]));
-                out.collectives.push_back({it->second, e.start, e.end, 0});
+// Idle gaps per stream by cause, launch statistics and per-kernel statistics.
+void streamAndKernelStats(const TraceStore& store, const RankAnalysisOptions& options,
+                          const GpuWork& work, const std::vector<char>& used, RankAnalysis& out) {
+    const std::vector<std::int64_t>& streams = work.streams;
+    const std::vector<GpuEvent>& events = work.events;
+    std::vector<std::int64_t> prevEnd(streams.size(), 0);
+    std::vector<char> seen(streams.size(), 0);
+    std::vector<StreamIdle> idle(streams.size());
+    for (std::size_t k = 0; k < streams.size(); ++k)
+        idle[k].stream = streams[k];
+    std::vector<std::int64_t> delays;
+    std::vector<std::uint32_t> kernelRow(store.strings().size(), kNoIndex);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (!used[i]) continue;
+        const GpuEvent& e = events[i];
+        // Gaps since the latest end of the earlier events on the stream.
+        if (seen[e.stream]) {
+            const std::int64_t gap = e.start - prevEnd[e.stream];
+            StreamIdle& si = idle[e.stream];
+            if (gap > 0) {
+                if (e.launched && e.runtimeStart > prevEnd[e.stream])
+                    si.hostWaitNs += gap;
+                else if (gap < options.kernelWaitNs)
+                    si.kernelWaitNs += gap;
+                else
+                    si.otherNs += gap;
             }
+            prevEnd[e.stream] = std::max(prevEnd[e.stream], e.end);
+        } else {
+            seen[e.stream] = 1;
+            prevEnd[e.stream] = e.end;
         }
-        for (RankStep& st : out.steps) {
-            std::int64_t busy = 0;
-            auto it = std::lower_bound(merged.begin(), merged.end(), st.start,
-                                       [](const std::pair<std::int64_t, std::int64_t>& m,
-                                          std::int64_t t) { return m.second <= t; });
-            for (; it != merged.end() && it->first < st.end; ++it)
-                busy += std::min(it->second, st.end) - std::max(it->first, st.start);
-            st.idleNs = st.durNs() - busy;
+        if (e.launched) {
+            const std::int64_t cpu = e.runtimeEnd - e.runtimeStart, gpu = e.end - e.start;
+            const std::int64_t delay = e.start - e.runtimeEnd;
+            ++out.launch.kernels;
+            if (cpu <= options.runtimeCutoffNs && gpu < cpu) ++out.launch.shortKernels;
+            if (cpu > options.runtimeCutoffNs) ++out.launch.runtimeOutliers;
+            if (delay > options.launchDelayCutoffNs) ++out.launch.delayOutliers;
+            delays.push_back(delay);
+        }
+        addKernelStat(store, e, kernelRow, out);
+    }
+    for (std::size_t k = 0; k < streams.size(); ++k)
+        if (seen[k]) out.idle.push_back(idle[k]);
+    std::sort(out.idle.begin(), out.idle.end(),
+              [](const StreamIdle& a, const StreamIdle& b) { return a.stream < b.stream; });
+    if (!delays.empty()) {
+        out.launch.delayP50Ns = percentile(delays, 50);
+        out.launch.delayP95Ns = percentile(delays, 95);
+    }
+    std::sort(out.kernels.begin(), out.kernels.end(),
+              [](const KernelStats& a, const KernelStats& b) {
+                  return a.sumNs != b.sumNs ? a.sumNs > b.sumNs : a.name < b.name;
+              });
+}
+
+// Per step: the step window not covered by any GPU event (all of them, the last step's
+// included); and every communication kernel, for matching collectives across ranks.
+void stepIdleAndCollectives(const TraceStore& store, const std::vector<GpuEvent>& events,
+                            RankAnalysis& out) {
+    const auto name = store.sliceName();
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    std::unordered_map<StringId, std::uint32_t> collectiveName;
+    for (const GpuEvent& e : events) {
+        if (!merged.empty() && e.start <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, e.end);
+        else
+            merged.emplace_back(e.start, e.end);
+        if (e.type == KernelType::Communication) {
+            auto [it, inserted] = collectiveName.try_emplace(
+                name[e.slice], std::uint32_t(out.collectiveNames.size()));
+            if (inserted) out.collectiveNames.emplace_back(store.str(name[e.slice]));
+            out.collectives.push_back({it->second, e.start, e.end, 0});
         }
     }
+    for (RankStep& st : out.steps) {
+        std::int64_t busy = 0;
+        auto it = std::lower_bound(merged.begin(), merged.end(), st.start,
+                                   [](const std::pair<std::int64_t, std::int64_t>& m,
+                                      std::int64_t t) { return m.second <= t; });
+        for (; it != merged.end() && it->first < st.end; ++it)
+            busy += std::min(it->second, st.end) - std::max(it->first, st.start);
+        st.idleNs = st.durNs() - busy;
+    }
+}
+
+} // namespace
+
+RankAnalysis analyzeRank(const TraceStore& store, const RankAnalysisOptions& options) {
+    RankAnalysis out;
+    const Rounding round{hasFractionalTimes(store)};
+    out.roundedToMicros = round.on;
+    GpuWork work = collectGpuWork(store, options, round);
+    out.gpuEvents = work.events.size();
+    const std::vector<char> used = collectSteps(store, options, round, work, out);
+    sweepKernelTypes(work.events, used, out);
+    streamAndKernelStats(store, options, work, used, out);
+    stepIdleAndCollectives(store, work.events, out);
     return out;
 }
 
-SessionAnalysis analyzeSession(std::vector<int> ranks, std::vector<RankAnalysis> perRank,
-                               std::size_t topPerType) {
-    SessionAnalysis out;
-    out.ranks = std::move(ranks);
-    out.perRank = std::move(perRank);
-    const std::size_t n = std::min(out.ranks.size(), out.perRank.size());
+namespace {
 
-    // Collectives: the k-th kernel of a name on every rank that has one.
+// Collectives: the k-th kernel of a name on every rank that has one; each waits for the time
+// it ran longer than the shortest of them. Sums the waits per rank and per step.
+void matchCollectives(SessionAnalysis& out, std::size_t n) {
     std::map<std::string, std::vector<std::vector<std::uint32_t>>> byName;
     for (std::size_t r = 0; r < n; ++r) {
         const RankAnalysis& a = out.perRank[r];
@@ -474,8 +522,10 @@ SessionAnalysis analyzeSession(std::vector<int> ranks, std::vector<RankAnalysis>
                 st.collectiveWaitNs += it->waitNs;
         }
     }
+}
 
-    // Stragglers per step name, ordered by step number.
+// Stragglers per step name, ordered by step number.
+void stepStragglers(SessionAnalysis& out, std::size_t n) {
     std::map<std::string, StepStraggler> steps;
     for (std::size_t r = 0; r < n; ++r)
         for (const RankStep& st : out.perRank[r].steps) {
@@ -500,8 +550,10 @@ SessionAnalysis analyzeSession(std::vector<int> ranks, std::vector<RankAnalysis>
                          const std::int64_t na = stepNumber(a.name), nb = stepNumber(b.name);
                          return na != nb ? na < nb : a.name < b.name;
                      });
+}
 
-    // Top kernels per type by the time summed over ranks.
+// Top kernels per type by the time summed over ranks.
+void topKernels(SessionAnalysis& out, std::size_t n, std::size_t topPerType) {
     for (KernelType type :
          {KernelType::Computation, KernelType::Communication, KernelType::Memory}) {
         std::map<std::string, TopKernel> byKernel;
@@ -523,6 +575,19 @@ SessionAnalysis analyzeSession(std::vector<int> ranks, std::vector<RankAnalysis>
         for (auto& t : list)
             out.topKernels.push_back(std::move(t));
     }
+}
+
+} // namespace
+
+SessionAnalysis analyzeSession(std::vector<int> ranks, std::vector<RankAnalysis> perRank,
+                               std::size_t topPerType) {
+    SessionAnalysis out;
+    out.ranks = std::move(ranks);
+    out.perRank = std::move(perRank);
+    const std::size_t n = std::min(out.ranks.size(), out.perRank.size());
+    matchCollectives(out, n);
+    stepStragglers(out, n);
+    topKernels(out, n, topPerType);
     return out;
 }
 

@@ -88,6 +88,66 @@ void RecordIndex::flushZeroRun(Diagnostics& diag) {
     m_zeroRunCount = 0;
 }
 
+bool RecordIndex::checkStart(Bytes msg, std::uint64_t pos, Diagnostics& diag) {
+    m_startChecked = true;
+    if (looksLikeHeader(msg)) {
+        Status st = decodeHeader(msg, m_keys);
+        if (st.isOk()) {
+            m_hasHeader = true;
+            m_headerLength = 4 + msg.size();
+            return true;
+        }
+        diag.add(codes::kBadHeader, m_file, pos, -1, "malformed header: " + st.message());
+        m_keys.clear();
+    } else {
+        diag.add(codes::kMissingHeader, m_file, 0, -1,
+                 "the file does not start with a header; key names are unknown");
+    }
+    return false;
+}
+
+std::optional<std::uint64_t> RecordIndex::skipBadLength(Bytes bytes, std::uint64_t pos,
+                                                        std::uint32_t len, Diagnostics& diag) {
+    const std::uint64_t size = bytes.size();
+    std::uint64_t q = resync(bytes, pos + 1);
+    if (q >= size && m_reportedTailAt == pos) return std::nullopt; // reported on an earlier call
+    if (q >= size) m_reportedTailAt = pos;
+    diag.add(codes::kBadLength, m_file, pos, static_cast<std::int64_t>(m_records.size()),
+             "length prefix " + std::to_string(len) + " exceeds the " +
+                 std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
+                 (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
+                           : "no further record found"));
+    if (q >= size) return std::nullopt; // may be a live file whose next records are not here yet
+    return q;
+}
+
+std::uint64_t RecordIndex::skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
+                                       Diagnostics& diag) {
+    const std::uint64_t size = bytes.size();
+    const auto recordNo = static_cast<std::int64_t>(m_records.size());
+    const std::uint64_t next = pos + 4 + msg.size();
+    std::vector<std::string> strayKeys;
+    if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
+        diag.add(codes::kUnexpectedHeader, m_file, pos, recordNo,
+                 "a header in the middle of the file was skipped");
+        return next;
+    }
+    // The record is malformed. If its length leads to another record, only its content is
+    // damaged: skip it. Otherwise the length itself is suspect: resynchronise.
+    if (plausibleRecordAt(bytes, next, true)) {
+        diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
+                 "record skipped: " + why.message());
+        return next;
+    }
+    std::uint64_t q = resync(bytes, pos + 1);
+    diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
+             why.message() + "; " +
+                 (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
+                           : "no further record found"));
+    // Past the end when nothing readable follows: the same damage is not reported again.
+    return q >= size ? size : q;
+}
+
 Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
     const std::uint64_t size = bytes.size();
     std::uint64_t pos = m_pos;
@@ -104,7 +164,6 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
         // The scan is a chain of dependent loads; pull the bytes ahead into the cache early.
         __builtin_prefetch(bytes.data() + std::min(pos + 2048, size - 1));
         const std::uint32_t len = readLength(bytes.data() + pos);
-        const auto recordNo = static_cast<std::int64_t>(m_records.size());
 
         if (!m_startChecked && pos == 0 && len == 0) { // `00 00 00 00`: an empty Header
             m_startChecked = m_hasHeader = true;
@@ -121,82 +180,37 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
         flushZeroRun(diag);
 
         if (len > m_options.maxRecordBytes) {
-            std::uint64_t q = resync(bytes, pos + 1);
-            if (q >= size && m_reportedTailAt == pos) break; // reported on an earlier call
-            if (q >= size) m_reportedTailAt = pos;
-            diag.add(codes::kBadLength, m_file, pos, recordNo,
-                     "length prefix " + std::to_string(len) + " exceeds the " +
-                         std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
-                         (q < size
-                              ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
-                              : "no further record found"));
-            if (q >= size) break; // may be a live file whose next records are not here yet
-            pos = q;
+            const std::optional<std::uint64_t> next = skipBadLength(bytes, pos, len, diag);
+            if (!next) break;
+            pos = *next;
             continue;
         }
         if (size - pos - 4 < len) break; // incomplete: still being written, or truncated
 
         Bytes msg = bytes.subspan(pos + 4, len);
-        if (!m_startChecked) {
-            m_startChecked = true;
-            if (looksLikeHeader(msg)) {
-                Status st = decodeHeader(msg, m_keys);
-                if (st.isOk()) {
-                    m_hasHeader = true;
-                    m_headerLength = 4 + len;
-                    pos += 4 + len;
-                    continue;
-                }
-                diag.add(codes::kBadHeader, m_file, pos, -1, "malformed header: " + st.message());
-                m_keys.clear();
-            } else {
-                diag.add(codes::kMissingHeader, m_file, 0, -1,
-                         "the file does not start with a header; key names are unknown");
-            }
+        if (!m_startChecked && checkStart(msg, pos, diag)) {
+            pos += 4 + len;
+            continue;
         }
 
         Status st = decodeRecordHead(msg, head);
-        if (st.isOk()) {
-            if (m_hasHeader && head.columnCount != m_keys.size())
-                diag.add(codes::kColumnCountMismatch, m_file, pos, recordNo,
-                         std::to_string(head.columnCount) + " columns for " +
-                             std::to_string(m_keys.size()) + " keys");
-            if (m_records.size() == 64 && m_records.capacity() < size / 64) {
-                // Reserve for the whole file from the average record size seen so far.
-                std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
-                m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
-            }
-            m_records.push_back(RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep,
-                                            head.timestamp});
-            pos += 4 + len;
+        if (!st.isOk()) {
+            pos = skipDamaged(bytes, pos, msg, st, diag);
             continue;
         }
-
-        std::vector<std::string> strayKeys;
-        if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
-            diag.add(codes::kUnexpectedHeader, m_file, pos, recordNo,
-                     "a header in the middle of the file was skipped");
-            pos += 4 + len;
-            continue;
+        if (m_hasHeader && head.columnCount != m_keys.size())
+            diag.add(codes::kColumnCountMismatch, m_file, pos,
+                     static_cast<std::int64_t>(m_records.size()),
+                     std::to_string(head.columnCount) + " columns for " +
+                         std::to_string(m_keys.size()) + " keys");
+        if (m_records.size() == 64 && m_records.capacity() < size / 64) {
+            // Reserve for the whole file from the average record size seen so far.
+            std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
+            m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
         }
-        // The record is malformed. If its length leads to another record, only its content is
-        // damaged: skip it. Otherwise the length itself is suspect: resynchronise.
-        if (plausibleRecordAt(bytes, pos + 4 + len, true)) {
-            diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
-                     "record skipped: " + st.message());
-            pos += 4 + len;
-            continue;
-        }
-        std::uint64_t q = resync(bytes, pos + 1);
-        diag.add(codes::kMalformedRecord, m_file, pos, recordNo,
-                 st.message() + "; " +
-                     (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
-                               : "no further record found"));
-        if (q >= size) {
-            pos = size; // nothing readable follows; do not report the same damage again
-            break;
-        }
-        pos = q;
+        m_records.push_back(
+            RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep, head.timestamp});
+        pos += 4 + len;
     }
     flushZeroRun(diag);
     m_pos = pos;

@@ -10,6 +10,7 @@
 #include "core/xdl/wire.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,13 @@ private:
     bool plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const;
     std::uint64_t resync(Bytes bytes, std::uint64_t from) const;
     void flushZeroRun(Diagnostics& diag);
+    // extend()'s cold paths for the record at pos. checkStart: true when msg is the header.
+    // The skips return where the scan goes on (bytes.size() or nothing: it stops there).
+    bool checkStart(Bytes msg, std::uint64_t pos, Diagnostics& diag);
+    std::optional<std::uint64_t> skipBadLength(Bytes bytes, std::uint64_t pos, std::uint32_t len,
+                                               Diagnostics& diag);
+    std::uint64_t skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
+                              Diagnostics& diag);
 
     std::string m_file;
     IndexOptions m_options;
