@@ -40,7 +40,8 @@ KeyView::KeyView(QWidget* parent)
       m_minMax(new QCheckBox(tr("min-max"), this)), m_std(new QCheckBox(tr("\u00b1 std"), this)),
       m_l2(new QCheckBox(tr("L2 norm"), this)), m_logX(new QCheckBox(tr("log x"), this)),
       m_logY(new QCheckBox(tr("log y"), this)), m_smoothing(new QDoubleSpinBox(this)),
-      m_follow(new QToolButton(this)), m_paused(new QLabel(this)), m_outliers(new QLabel(this)) {
+      m_follow(new QToolButton(this)), m_paused(new QLabel(this)), m_outliers(new QLabel(this)),
+      m_reading(new QLabel(this)) {
     m_xAxis->addItems({tr("global step"), tr("local step"), tr("wall time")});
     m_ranks->addItems({tr("ranks overlaid"), tr("ranks aggregated")});
     m_ranks->setToolTip(tr("Aggregated: the median across ranks with the range from the lowest "
@@ -87,6 +88,10 @@ KeyView::KeyView(QWidget* parent)
     m_outliers->setWordWrap(true);
     m_outliers->setTextFormat(Qt::RichText);
     m_outliers->hide();
+    m_reading->setObjectName(QStringLiteral("readingKey"));
+    m_reading->setContentsMargins(6, 0, 6, 2);
+    m_reading->setStyleSheet(QStringLiteral("color: #b36b00"));
+    m_reading->hide();
 
     m_lower->setDocumentMode(true);
     m_lower->addTab(m_histograms, tr("Histograms"));
@@ -101,6 +106,7 @@ KeyView::KeyView(QWidget* parent)
     layout->setSpacing(0);
     layout->addLayout(bar);
     layout->addWidget(m_outliers);
+    layout->addWidget(m_reading);
     layout->addWidget(split, 1);
 
     for (QCheckBox* c : {m_minMax, m_std, m_l2, m_logX, m_logY})
@@ -142,7 +148,8 @@ void KeyView::setData(RunSnapshot run, const QString& key) {
     m_stats->setData(m_run, key);
     m_histograms->setData(m_run, key);
     m_rankMap->setData(m_run, key);
-    m_stats->setFollowing(m_run && m_run->live); // on by default for a live run
+    // On by default for a live run, and for a key whose statistics are still being read.
+    m_stats->setFollowing(m_run && (m_run->live || m_run->partialKey == key.toStdString()));
     updateFollowControls();
 }
 
@@ -164,13 +171,29 @@ void KeyView::updateFollowControls() {
     const QSignalBlocker block(m_follow);
     m_follow->setChecked(m_stats->isFollowing());
     m_paused->setVisible(live && !m_stats->isFollowing());
+    const bool reading = m_run && m_run->partialKey == m_key.toStdString();
+    if (reading)
+        m_reading->setText(tr("Statistics of %1% of the records so far: the curves grow as the "
+                              "rest of %2 is read.")
+                               .arg(int(100 * m_run->partialFraction()))
+                               .arg(m_key));
+    m_reading->setVisible(reading);
 }
 
 void KeyView::replaceRun(RunSnapshot run) {
+    // The next stage of a key read in stages: its curves grow, and the view follows them unless
+    // the user moved it.
+    const bool grew = m_run && m_run->partialKey == m_key.toStdString();
     m_run = std::move(run);
-    m_stats->replaceRun(m_run);
+    if (grew) {
+        m_stats->extendRun(m_run);
+        if (m_run->partialKey != m_key.toStdString() && !m_run->live) m_stats->setFollowing(false);
+    } else {
+        m_stats->replaceRun(m_run);
+    }
     m_histograms->replaceRun(m_run);
     m_rankMap->setData(m_run, m_key);
+    updateFollowControls();
 }
 
 void KeyView::setStepCursor(std::int64_t gstep) {

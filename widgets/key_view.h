@@ -81,6 +81,7 @@ private:
     QToolButton* m_follow;
     QLabel* m_paused;
     QLabel* m_outliers;
+    QLabel* m_reading; // while the key is read in stages
     RunSnapshot m_run;
     QString m_key;
     bool m_ranksChosen = false; // the user picked overlaid or aggregated

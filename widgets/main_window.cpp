@@ -569,6 +569,10 @@ void MainWindow::startLoad() {
     options.lazyAboveBytes =
         std::uint64_t(m_settings->value(QStringLiteral("open/lazyAboveMB"), 256).toULongLong()) *
         1000000ull;
+    // That first key's statistics come in stages, the first over this many MB of records
+    // (open/firstStageMB), so its curves show before the whole key is read.
+    options.firstStageBytes =
+        std::uint64_t(m_settings->value(QStringLiteral("open/firstStageMB"), 256).toDouble() * 1e6);
     if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
     if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
     m_loadJobs->startJob(
@@ -641,8 +645,24 @@ void MainWindow::onLoaded(LoadResult result) {
     completeNextRun();
 }
 
+bool MainWindow::readNextStage() {
+    if (m_keyJobs->isRunning()) return true;
+    for (const auto& r : m_runModel->runs()) {
+        if (r->partialKey.empty()) continue;
+        m_keyJobs->startJob(
+            [r](JobContext& ctx) {
+                ctx.setStage(tr("Statistics"));
+                return addKeySeries(r, r->partialKey, ctx.callback());
+            },
+            [this](CompleteResult c) { onRunCompleted(std::move(c)); });
+        return true;
+    }
+    return false;
+}
+
 void MainWindow::completeNextRun() {
-    if (m_completeJobs->isRunning()) return;
+    // A key read in stages comes first: it is what the user looks at.
+    if (readNextStage() || m_completeJobs->isRunning()) return;
     RunSnapshot next;
     for (const auto& r : m_runModel->runs())
         if (!r->complete) {

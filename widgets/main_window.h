@@ -168,9 +168,12 @@ private:
     void onPlanned(const QStringList& inputs, Result<open::OpenPlan> plan);
     void startLoad();
     void onLoaded(LoadResult result);
-    // Background statistics: the next run without complete statistics is summarised; a key
-    // shown before that gets its own statistics first.
+    // Background statistics: the next stage of a key read in stages (LoadedRun::partialKey),
+    // else the next run without complete statistics is summarised; a key shown before that gets
+    // its own statistics first.
     void completeNextRun();
+    // Whether a key job runs (a stage, or a key asked for); starts the next stage if none does.
+    bool readNextStage();
     void ensureKeySeries(const QString& key);
     void onRunCompleted(CompleteResult result);
     // Puts `after` everywhere `before` was shown (models, plot tabs, inspector, compare tabs).

@@ -23,14 +23,65 @@ std::string firstKeyWithData(const std::vector<xdl::KeySummary>& keys) {
     return {};
 }
 
-// Statistics of the keys `filter` accepts (every key when unset), from the summaries where
-// they cover a part and from the tensor bytes elsewhere.
+// Per rank, the record where the next stage of reading a key ends: after `from` (the records
+// read so far per rank), about max(minBytes, the bytes of those records) more bytes of records,
+// shared evenly by the ranks, and at least one record. So the stages double: a key read from n
+// times the first stage's bytes takes about log2(n) + 1 stages.
+std::map<int, std::size_t> stageEnd(const xdl::RunReader& run,
+                                    const std::map<int, std::size_t>& from,
+                                    std::uint64_t minBytes) {
+    const auto start = [&](const xdl::RankReader& rank) {
+        const auto f = from.find(rank.rank());
+        return f == from.end() ? std::size_t(0) : std::min(f->second, rank.recordCount());
+    };
+    std::uint64_t done = 0;
+    for (const auto& rank : run.ranks())
+        for (std::size_t rec = 0; rec < start(rank); ++rec)
+            done += rank.entry(rec).length + 4;
+    const std::uint64_t share = std::max<std::uint64_t>(
+        1, std::max(minBytes, done) / std::max<std::size_t>(1, run.ranks().size()));
+    std::map<int, std::size_t> to;
+    for (const auto& rank : run.ranks()) {
+        std::size_t rec = start(rank);
+        for (std::uint64_t bytes = 0; rec < rank.recordCount() && bytes < share; ++rec)
+            bytes += rank.entry(rec).length + 4;
+        to[rank.rank()] = rec;
+    }
+    return to;
+}
+
+bool coversEveryRecord(const xdl::RunReader& run, const std::map<int, std::size_t>& until) {
+    for (const auto& rank : run.ranks())
+        if (auto u = until.find(rank.rank()); u == until.end() || u->second < rank.recordCount())
+            return false;
+    return true;
+}
+
+// Appends the records of `fresh` to the series of the same (rank, key) in `series`; series of
+// pairs first seen are inserted after the last series of their rank.
+void appendSeries(std::vector<analysis::KeySeries>& series,
+                  std::vector<analysis::KeySeries> fresh) {
+    for (auto& f : fresh) {
+        if (f.records.empty()) continue;
+        auto same = std::find_if(series.begin(), series.end(), [&](const analysis::KeySeries& s) {
+            return s.rank == f.rank && s.key == f.key;
+        });
+        if (same != series.end()) {
+            same->records.append(f.records.begin(), f.records.end());
+            continue;
+        }
+        auto after = std::find_if(series.begin(), series.end(),
+                                  [&](const analysis::KeySeries& s) { return s.rank > f.rank; });
+        series.insert(after, std::move(f));
+    }
+}
+
+// Statistics of what `options` asks for, from the summaries where they cover a part and from
+// the tensor bytes elsewhere.
 Result<std::vector<analysis::KeySeries>> statistics(const LoadedRun& run,
-                                                    std::function<bool(std::string_view)> filter,
+                                                    analysis::KeyStatsOptions options,
                                                     std::string& backendName, Diagnostics& diag,
                                                     const ProgressCallback& progress) {
-    analysis::KeyStatsOptions options;
-    options.keyFilter = std::move(filter);
     options.summaries = run.summaries.get();
     auto sel = analysis::selectBackend(analysis::BackendChoice::Auto,
                                        analysis::estimateWorkBytes(*run.reader, options));
@@ -75,14 +126,21 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     // A live run gets every key now: its snapshots are extended record by record (extendRun),
     // which a summarising job in the background would keep starting over.
     run->complete = run->live || unsummarised <= options.lazyAboveBytes;
-    std::function<bool(std::string_view)> filter;
+    analysis::KeyStatsOptions stats;
     if (!run->complete) {
         std::string first = options.firstKey;
         if (first.empty() || !run->summaryOf(first)) first = firstKeyWithData(run->keys);
-        run->computedKeys.push_back(first);
-        filter = [first](std::string_view k) { return k == first; };
+        stats.keyFilter = [first](std::string_view k) { return k == first; };
+        stats.toRecord = stageEnd(*run->reader, {}, options.firstStageBytes);
+        if (coversEveryRecord(*run->reader, stats.toRecord)) {
+            stats.toRecord.clear();
+            run->computedKeys.push_back(first);
+        } else {
+            run->partialKey = first;
+            run->partialUntil = stats.toRecord;
+        }
     }
-    auto series = statistics(*run, std::move(filter), run->backend, diag, progress);
+    auto series = statistics(*run, std::move(stats), run->backend, diag, progress);
     if (!series.isOk()) {
         if (isCancelled(series.status())) return series.status();
         diag.add(codes::kStatisticsFailed, files.label(), Diagnostic::kNoOffset, -1,
@@ -110,8 +168,18 @@ const xdl::KeySummary* LoadedRun::summaryOf(const std::string& key) const {
 }
 
 bool LoadedRun::hasSeries(const std::string& key) const {
-    return complete ||
+    return complete || key == partialKey ||
            std::find(computedKeys.begin(), computedKeys.end(), key) != computedKeys.end();
+}
+
+double LoadedRun::partialFraction() const {
+    if (partialKey.empty()) return 1.0;
+    std::uint64_t until = 0, records = 0;
+    for (const auto& rank : reader->ranks()) {
+        records += rank.recordCount();
+        if (auto u = partialUntil.find(rank.rank()); u != partialUntil.end()) until += u->second;
+    }
+    return records ? double(until) / double(records) : 1.0;
 }
 
 LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallback& progress,
@@ -173,17 +241,31 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
     result.before = run;
     try {
         auto next = std::make_shared<LoadedRun>(*run);
+        analysis::KeyStatsOptions options;
+        options.keyFilter = [&key](std::string_view k) { return k == key; };
+        const bool staged = run->partialKey == key;
+        if (staged) {
+            options.fromRecord = run->partialUntil;
+            options.toRecord = stageEnd(*run->reader, run->partialUntil, 0);
+        }
         std::string backend;
-        auto series = statistics(
-            *next, [&key](std::string_view k) { return k == key; }, backend, result.diagnostics,
-            progress);
+        auto series = statistics(*next, options, backend, result.diagnostics, progress);
         if (!series.isOk()) {
             result.status = series.status();
             return result;
         }
-        for (auto& s : series.value())
-            next->series.push_back(std::move(s));
-        next->computedKeys.push_back(key);
+        if (staged) {
+            appendSeries(next->series, std::move(series.value()));
+            next->partialUntil = options.toRecord;
+        } else {
+            for (auto& s : series.value())
+                next->series.push_back(std::move(s));
+        }
+        if (!staged || coversEveryRecord(*next->reader, next->partialUntil)) {
+            next->partialKey.clear();
+            next->partialUntil.clear();
+            next->computedKeys.push_back(key);
+        }
         setNonFinite(*next);
         result.after = std::move(next);
     } catch (const std::exception& e) {
@@ -215,6 +297,8 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         next->series = std::move(series.value());
         next->complete = true;
         next->computedKeys.clear();
+        next->partialKey.clear();
+        next->partialUntil.clear();
         setNonFinite(*next);
         result.after = std::move(next);
     } catch (const std::exception& e) {
@@ -224,25 +308,6 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
 }
 
 namespace {
-
-// Appends the records of `fresh` to the series of the same (rank, key) in `series`; series of
-// pairs first seen are inserted after the last series of their rank.
-void appendSeries(std::vector<analysis::KeySeries>& series,
-                  std::vector<analysis::KeySeries> fresh) {
-    for (auto& f : fresh) {
-        if (f.records.empty()) continue;
-        auto same = std::find_if(series.begin(), series.end(), [&](const analysis::KeySeries& s) {
-            return s.rank == f.rank && s.key == f.key;
-        });
-        if (same != series.end()) {
-            same->records.append(f.records.begin(), f.records.end());
-            continue;
-        }
-        auto after = std::find_if(series.begin(), series.end(),
-                                  [&](const analysis::KeySeries& s) { return s.rank > f.rank; });
-        series.insert(after, std::move(f));
-    }
-}
 
 std::size_t finalisedParts(const xdl::RunReader& run) {
     std::size_t n = 0;

@@ -34,6 +34,11 @@ struct LoadedRun {
     // False while only some keys have series (see hasSeries); completeRun() fills the rest.
     bool complete = true;
     std::vector<std::string> computedKeys; // the keys with series while !complete
+    // The key whose statistics are being read in stages (the first key of a large run opened
+    // without summaries), and per rank the records its series cover so far: [0, n). Its views
+    // draw what is there (hasSeries is true); addKeySeries reads the next stage.
+    std::string partialKey;
+    std::map<int, std::size_t> partialUntil;
     // The URL of the run's directory when it was read through the HDFS mirror, else "".
     std::string sourceUrl;
     // For such a run, the mirror its parts fetch their bytes through (new snapshots of a
@@ -49,6 +54,8 @@ struct LoadedRun {
     const xdl::KeySummary* summaryOf(const std::string& key) const;
     // Whether the statistics of `key` are there (always, once complete).
     bool hasSeries(const std::string& key) const;
+    // The share of the records that partialKey's series cover so far (1 when none is partial).
+    double partialFraction() const;
 };
 using RunSnapshot = std::shared_ptr<const LoadedRun>;
 
@@ -56,8 +63,11 @@ struct LoadOptions {
     // A run whose parts without a summary hold more than this many bytes opens with the
     // statistics of `firstKey` only (see completeRun); smaller ones get every key at once.
     std::uint64_t lazyAboveBytes = UINT64_MAX;
-    // The key computed first; "" = the run's first key with data.
+    // The key computed first; "" = the run's first key with data. On a run opened with one key,
+    // its first stage covers about this many bytes of records (each next stage as many as all
+    // before), so its first curves show before the whole key is read.
     std::string firstKey;
+    std::uint64_t firstStageBytes = 256'000'000;
     summary::StoreOptions store;
 };
 
@@ -79,7 +89,9 @@ struct CompleteResult {
 };
 
 // `run` with the statistics of `key` added (read from the tensor bytes of parts without a
-// summary): what a view needs before completeRun() is done.
+// summary): what a view needs before completeRun() is done. For the run's partialKey, only the
+// next stage is read (as many bytes of records as all stages before): call again while
+// `after->partialKey` is still that key.
 CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
                             const ProgressCallback& progress);
 // Summarises the parts of `run` that have no summary (saved per `store`) and returns the run

@@ -3,8 +3,10 @@
 #include "core/base/diagnostic_codes.h"
 #include "core/summary/run_summary.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace xt::analysis {
 
@@ -36,6 +38,16 @@ bool wanted(const KeyStatsOptions& o, std::string_view key) {
     return !o.keyFilter || o.keyFilter(key);
 }
 
+// The records [from, to) of `rank` that options ask for.
+std::pair<std::size_t, std::size_t> recordRange(const xdl::RankReader& rank,
+                                                const KeyStatsOptions& o) {
+    const auto from = o.fromRecord.find(rank.rank());
+    const auto to = o.toRecord.find(rank.rank());
+    const std::size_t end =
+        to == o.toRecord.end() ? rank.recordCount() : std::min(to->second, rank.recordCount());
+    return {std::min(from == o.fromRecord.end() ? 0 : from->second, end), end};
+}
+
 } // namespace
 
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
@@ -53,10 +65,17 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                                                const ProgressCallback& progress) {
     std::vector<KeySeries> all;
     std::uint64_t totalBytes = 0, doneBytes = 0;
-    for (const auto& rank : run.ranks())
-        if (!options.rank || rank.rank() == *options.rank)
+    for (const auto& rank : run.ranks()) {
+        if (options.rank && rank.rank() != *options.rank) continue;
+        const auto [from, to] = recordRange(rank, options);
+        if (from == 0 && to == rank.recordCount()) {
             for (const auto& part : rank.parts())
                 totalBytes += part->part().size;
+        } else {
+            for (std::size_t rec = from; rec < to; ++rec)
+                totalBytes += rank.entry(rec).length + 4;
+        }
+    }
     std::vector<xdl::TensorView> batch;
     std::vector<Pending> pending;
     std::vector<TensorStats> results;
@@ -104,9 +123,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
         };
 
         xdl::RecordView view;
-        const auto from = options.fromRecord.find(rank.rank());
-        for (std::size_t rec = from == options.fromRecord.end() ? 0 : from->second;
-             rec < rank.recordCount(); ++rec) {
+        const auto [from, to] = recordRange(rank, options);
+        for (std::size_t rec = from; rec < to; ++rec) {
             const std::size_t partIdx = rank.partOf(rec);
             const auto& part = *rank.parts()[partIdx];
             const xdl::RecordEntry& e = rank.entry(rec);

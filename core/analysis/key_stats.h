@@ -37,6 +37,9 @@ struct KeyStatsOptions {
     // Per rank, the first record to compute (the earlier ones were done before: following a
     // growing run). Ranks not listed start at record 0.
     std::map<int, std::size_t> fromRecord;
+    // Per rank, the record to stop before (reading a large key in stages). Ranks not listed go
+    // to their last record.
+    std::map<int, std::size_t> toRecord;
 };
 
 // Series ordered by rank, then by the rank's key order. Cancelled when `progress` says stop.

@@ -28,12 +28,15 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
+#include <QSettings>
 #include <QTest>
 #include <QTreeView>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
+#include <set>
 #include <unistd.h>
 
 namespace xt::widgets {
@@ -422,6 +425,140 @@ TEST(MainWindow, WritesAndOpensTheDemoRunItself) {
         w.openDemoRun();
         ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
         EXPECT_EQ(QFileInfo(demo + "/train.trace.0.1").lastModified(), written);
+    }
+    if (cacheBefore.isNull())
+        qunsetenv("XDG_CACHE_HOME");
+    else
+        qputenv("XDG_CACHE_HOME", cacheBefore);
+}
+
+// The sizes of the series of `key`, rank by rank.
+std::vector<std::size_t> seriesSizes(const RunSnapshot& run, const std::string& key) {
+    std::vector<std::size_t> n;
+    for (const auto* s : run->seriesOf(key))
+        n.push_back(s->records.size());
+    return n;
+}
+
+// A large run opened without summaries: the first key's statistics come in doubling stages,
+// each snapshot's series a prefix of the whole, the last one equal to one pass over the run.
+TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 40);
+    LoadOptions options;
+    options.lazyAboveBytes = 0; // every run counts as large
+    options.firstKey = "layer/b";
+    options.firstStageBytes = 1; // a record per rank
+    options.store.cacheDir = dir.file("cache");
+    options.store.save = false;
+    LoadResult r = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    ASSERT_EQ(r.runs.size(), 1u);
+    RunSnapshot run = r.runs[0];
+    EXPECT_FALSE(run->complete);
+    EXPECT_EQ(run->partialKey, "layer/b");
+    EXPECT_TRUE(run->hasSeries("layer/b"));
+    EXPECT_FALSE(run->hasSeries("layer/w"));
+    EXPECT_TRUE(run->seriesOf("layer/w").empty());
+    EXPECT_EQ(seriesSizes(run, "layer/b"), (std::vector<std::size_t>{1, 1}));
+    int stages = 1;
+    while (!run->partialKey.empty()) {
+        const auto before = seriesSizes(run, "layer/b");
+        CompleteResult c = addKeySeries(run, run->partialKey, {});
+        ASSERT_TRUE(c.status.isOk()) << c.status.toString();
+        ASSERT_TRUE(c.after);
+        run = c.after;
+        ++stages;
+        const auto now = seriesSizes(run, "layer/b");
+        ASSERT_EQ(now.size(), 2u);
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            EXPECT_GT(now[i], before[i]); // every stage reads more of each rank
+            EXPECT_LE(now[i], 2 * before[i] + 1);
+        }
+        ASSERT_LT(stages, 20);
+    }
+    EXPECT_EQ(stages, 7); // 1, 2, 4, 8, 16, 32, then the last 8 records of each rank
+    EXPECT_TRUE(run->hasSeries("layer/b"));
+    EXPECT_FALSE(run->hasSeries("loss"));
+    EXPECT_TRUE(run->partialUntil.empty());
+
+    Diagnostics diag;
+    analysis::CpuBackend backend;
+    analysis::KeyStatsOptions opts;
+    opts.keyFilter = [](std::string_view k) { return k == "layer/b"; };
+    auto whole = analysis::computeKeyStats(*run->reader, backend, opts, diag);
+    ASSERT_TRUE(whole.isOk());
+    const auto staged = run->seriesOf("layer/b");
+    ASSERT_EQ(staged.size(), whole->size());
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+        const auto& a = staged[i]->records;
+        const auto& b = (*whole)[i].records;
+        ASSERT_EQ(a.size(), 40u);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t k = 0; k < a.size(); ++k) {
+            EXPECT_EQ(a[k].record, b[k].record);
+            EXPECT_EQ(a[k].gstep, b[k].gstep);
+            EXPECT_EQ(a[k].stats.mean, b[k].stats.mean);
+            EXPECT_EQ(a[k].stats.min, b[k].stats.min);
+            EXPECT_EQ(a[k].stats.max, b[k].stats.max);
+        }
+    }
+}
+
+// The viewer shows the first stage of such a key at once, then follows its curves to the end
+// without being asked, and summarises the other keys after that.
+TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 40);
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    {
+        QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
+        settings.setValue("open/lazyAboveMB", 0);
+        settings.setValue("open/firstStageMB", 0.000001);
+    }
+    {
+        MainWindow w(qfile(dir, "settings.ini"));
+        w.resize(1200, 800);
+        w.show();
+        std::size_t pointsAtLoad = 0;
+        std::set<std::size_t> pointsDrawn; // each replot's points on rank 0's curve
+        QObject::connect(&w, &MainWindow::loadFinished, [&] {
+            ASSERT_TRUE(w.currentKeyView());
+            StatPlot* plot = w.currentKeyView()->statPlot();
+            const XYSeries* mean = plot->lineData(QStringLiteral("rank 0 mean"));
+            pointsAtLoad = mean ? mean->x.size() : 0;
+            const auto* reading = w.currentKeyView()->findChild<QLabel*>("readingKey");
+            ASSERT_TRUE(reading);
+            EXPECT_FALSE(reading->isHidden());
+            EXPECT_TRUE(reading->text().contains("2% of the records"))
+                << reading->text().toStdString();
+            QObject::connect(plot->plot(), &QCustomPlot::afterReplot, plot, [&, plot] {
+                if (const XYSeries* m = plot->lineData(QStringLiteral("rank 0 mean")))
+                    pointsDrawn.insert(m->x.size());
+            });
+        });
+        w.openPaths({QString::fromStdString(dir.str())});
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+        EXPECT_EQ(pointsAtLoad, 1u);
+        // Stages were drawn on the way, not only the first and the whole key.
+        EXPECT_GE(pointsDrawn.size(), 4u);
+        EXPECT_EQ(pointsDrawn.count(40), 1u);
+        ASSERT_EQ(w.runs().size(), 1u);
+        EXPECT_TRUE(w.runs()[0]->complete);
+        EXPECT_TRUE(w.runs()[0]->partialKey.empty());
+        KeyView* v = w.currentKeyView();
+        ASSERT_TRUE(v);
+        EXPECT_EQ(v->key(), "layer/w");
+        const XYSeries* mean = v->statPlot()->lineData(QStringLiteral("rank 0 mean"));
+        ASSERT_TRUE(mean);
+        EXPECT_EQ(mean->x.size(), 40u);
+        // The view followed the growing curves: the last step is in sight.
+        EXPECT_GE(v->statPlot()->plot()->xAxis->range().upper, 39.0);
+        EXPECT_FALSE(v->isFollowing());
+        EXPECT_TRUE(v->findChild<QLabel*>("readingKey")->isHidden());
     }
     if (cacheBefore.isNull())
         qunsetenv("XDG_CACHE_HOME");

@@ -140,6 +140,50 @@ TEST(Engine, KeySeriesAggregatesAndNonFinite) {
     EXPECT_EQ(byKey[0].infRank, 1);
 }
 
+// Records [from, to) per rank: ranges that tile each rank give, concatenated, exactly the
+// series of one pass; a range past the end is clipped, and an empty one gives empty series.
+TEST(Engine, KeySeriesOfRecordRangesTileTheWholeSeries) {
+    TempDir dir;
+    writeRun(dir.str(), baseValue);
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    KeyStatsOptions opts;
+    auto whole = computeKeyStats(run, backend, opts, diag);
+    ASSERT_TRUE(whole.isOk());
+    std::vector<KeySeries> tiled;
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 1}, {1, 3}, {3, 99}}) {
+        opts.fromRecord = {{0, from}, {1, from}};
+        opts.toRecord = {{0, to}, {1, to}};
+        auto part = computeKeyStats(run, backend, opts, diag);
+        ASSERT_TRUE(part.isOk());
+        ASSERT_EQ(part->size(), whole->size());
+        for (std::size_t i = 0; i < part->size(); ++i) {
+            const auto& p = (*part)[i];
+            EXPECT_EQ(p.records.size(), std::min(to, std::size_t(p.rank == 0 ? 5 : 4)) -
+                                            std::min(from, std::size_t(p.rank == 0 ? 5 : 4)))
+                << p.rank << " " << from;
+            if (tiled.size() <= i) tiled.push_back(KeySeries{p.rank, p.key, {}});
+            tiled[i].records.append(p.records.begin(), p.records.end());
+        }
+    }
+    ASSERT_EQ(tiled.size(), whole->size());
+    for (std::size_t i = 0; i < tiled.size(); ++i) {
+        const auto& a = tiled[i].records;
+        const auto& b = (*whole)[i].records;
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t r = 0; r < a.size(); ++r) {
+            EXPECT_EQ(a[r].record, b[r].record);
+            EXPECT_EQ(a[r].gstep, b[r].gstep);
+            EXPECT_EQ(a[r].stats.mean, b[r].stats.mean);
+            EXPECT_EQ(a[r].stats.std, b[r].stats.std);
+            EXPECT_EQ(a[r].stats.min, b[r].stats.min);
+            EXPECT_EQ(a[r].stats.max, b[r].stats.max);
+        }
+    }
+}
+
 TEST(Engine, StepHistogramMatrix) {
     TempDir dir;
     writeRun(dir.str(), baseValue);
