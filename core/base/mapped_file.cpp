@@ -56,8 +56,12 @@ Result<bool> MappedFile::refresh() {
     return true;
 }
 
-void MappedFile::adviseSequential() const {
-    if (m_data) ::madvise(const_cast<std::uint8_t*>(m_data), m_size, MADV_SEQUENTIAL);
+void MappedFile::advise(Access access, std::uint64_t offset) const {
+    if (!m_data || offset >= m_size) return;
+    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t first = offset / page * page; // the mapping is page-aligned
+    ::madvise(const_cast<std::uint8_t*>(m_data) + first, m_size - first,
+              access == Access::Sequential ? MADV_SEQUENTIAL : MADV_RANDOM);
 }
 
 void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {

@@ -30,8 +30,12 @@ public:
     std::uint64_t size() const { return m_size; }
     std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
 
-    // Hints the kernel that the whole file will be read front to back.
-    void adviseSequential() const;
+    enum class Access {
+        Sequential, // front to back: read ahead
+        Sparse,     // a few pages here and there: read only the pages touched
+    };
+    // Hints the kernel how bytes [offset, size()) will be read.
+    void advise(Access access, std::uint64_t offset = 0) const;
     // Drops this process's pages of bytes [offset, offset + length) (the whole pages inside it;
     // the page cache keeps them), so reading a large file front to back does not grow the
     // resident set. The bytes stay readable: a later access maps them in again.
