@@ -57,41 +57,70 @@ bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_
 
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
                           const ProgressCallback& progress, const xdl::ReaderOptions& reader) {
-    OpenedRun out;
-    std::uint64_t total = 0, done = 0;
+    std::vector<const xdl::PartFile*> todo;
+    std::uint64_t total = 0;
     for (const auto& r : files.ranks)
-        for (const auto& p : r.parts)
+        for (const auto& p : r.parts) {
+            todo.push_back(&p);
             total += p.size;
+        }
+    // Parts are opened on several threads: a scan of a cold part mostly waits for the disk, so
+    // more of them than cores keep it busy (a cold 10 GB run of 1 MB records: 5.5 s on one, 3.6-4.1
+    // s on four, 2.3-3.6 s on eight; each scan keeps up to 64 MB of a dense part mapped, hence
+    // four). Diagnostics are kept per part and merged in order.
+    std::vector<Diagnostics> diags(todo.size());
+    std::vector<std::unique_ptr<xdl::PartReader>> opened(todo.size());
+    std::vector<std::shared_ptr<const PartSummary>> found(todo.size());
+    std::vector<Status> failures(todo.size());
+    std::vector<std::uint64_t> partDone(todo.size(), 0);
+    std::mutex progressLock;
+    std::uint64_t done = 0; // bytes of the parts, as far as each has come
+    const auto advance = [&](std::size_t i, std::uint64_t to, std::string_view stage) {
+        std::lock_guard lock(progressLock);
+        done += to - std::min(to, partDone[i]);
+        partDone[i] = std::max(partDone[i], to);
+        return reportProgress(progress, done, total, stage);
+    };
+    const int threads = int(std::max(4u, std::thread::hardware_concurrency()));
+    const bool finished = parallelFor(todo.size(), threads, [&](std::size_t i) {
+        const xdl::PartFile& p = *todo[i];
+        const ProgressCallback partProgress = [&](const ProgressReport& rep) {
+            return advance(i, rep.done, rep.stage);
+        };
+        auto summary = findSummary(p, store, diags[i]);
+        auto part = summary ? xdl::PartReader::open(p, (*summary)->indexState(), diags[i],
+                                                    partProgress, reader)
+                            : xdl::PartReader::open(p, diags[i], partProgress, reader);
+        if (!part) {
+            failures[i] = part.status();
+            return part.status().code() != ErrorCode::Cancelled;
+        }
+        opened[i] = std::move(*part);
+        if (summary) found[i] = *summary;
+        return advance(i, p.size, "opening");
+    });
+    if (!finished) return Status(ErrorCode::Cancelled, "opening " + files.label() + " cancelled");
+    OpenedRun out;
     std::vector<xdl::RankReader> ranks;
+    std::size_t i = 0;
     for (const auto& r : files.ranks) {
         std::vector<std::unique_ptr<xdl::PartReader>> parts;
         for (const auto& p : r.parts) {
-            ProgressCallback partProgress;
-            if (progress)
-                partProgress = [&](const ProgressReport& rep) {
-                    return progress(ProgressReport{done + rep.done, total, rep.stage});
-                };
-            auto found = findSummary(p, store, diag);
-            Result<std::unique_ptr<xdl::PartReader>> part =
-                found ? xdl::PartReader::open(p, (*found)->indexState(), diag, partProgress, reader)
-                      : xdl::PartReader::open(p, diag, partProgress, reader);
-            done += p.size;
-            if (!part) {
-                if (part.status().code() == ErrorCode::Cancelled) return part.status();
+            diag.merge(diags[i]);
+            if (!opened[i]) {
                 diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
-                         part.status().message());
-                continue;
-            }
-            if (found) {
-                for (Diagnostic d : (*found)->indexDiagnostics) { // what its scan would report
-                    d.file = p.path;
-                    diag.add(std::move(d));
+                         failures[i].message());
+            } else {
+                if (found[i]) {
+                    for (Diagnostic d : found[i]->indexDiagnostics) { // what its scan would report
+                        d.file = p.path;
+                        diag.add(std::move(d));
+                    }
+                    out.summaries.add(p.path, found[i]);
                 }
-                out.summaries.add(p.path, *found);
+                parts.push_back(std::move(opened[i]));
             }
-            parts.push_back(std::move(*part));
-            if (!reportProgress(progress, done, total, "opening"))
-                return Status(ErrorCode::Cancelled, "opening " + files.label() + " cancelled");
+            ++i;
         }
         ranks.emplace_back(r.rank, std::move(parts), diag);
     }

@@ -32,8 +32,8 @@ struct OpenedRun {
 };
 
 // Opens a run, seeding each part's record index from a valid stored summary (findSummary) where
-// there is one and scanning the others. Nothing is built or written. A part opened from a
-// summary replays the diagnostics its indexing gave.
+// there is one and scanning the others, several parts at once. Nothing is built or written. A
+// part opened from a summary replays the diagnostics its indexing gave.
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
                           const ProgressCallback& progress = {},
                           const xdl::ReaderOptions& reader = {});
