@@ -27,8 +27,50 @@ std::size_t rowAt(const std::vector<std::int64_t>& steps, std::int64_t step) {
     return it == steps.begin() ? 0 : std::size_t(it - steps.begin()) - 1;
 }
 
+// The heatmap's cells for a matrix with steps: columns of one gstep each over [s0, s1 + 1), or
+// kMaxColumns of several over a longer span. A record's colour reaches from its step to the
+// rank's next record (the last one covers its own step), so a rank that records every k-th step
+// draws no empty stripes; records sharing a column show their mean. Built with the matrix, off
+// the GUI thread; its range is that of the cells' centres.
+std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m) {
+    const auto& steps = m.steps;
+    const auto& layout = m.layout;
+    const std::int64_t s0 = steps.front(), s1 = steps.back();
+    const int nx = int(std::min<std::int64_t>(s1 - s0 + 1, kMaxColumns));
+    const double columnWidth = double(s1 + 1 - s0) / nx;
+    const auto columnOf = [&](std::int64_t step) {
+        return std::min(nx - 1, int(double(step - s0) / columnWidth));
+    };
+    const int ny = layout.bins;
+    const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
+    const double w = (t1 - t0) / ny;
+    const double c0 = double(s0) + columnWidth / 2, c1 = double(s1 + 1) - columnWidth / 2;
+    auto cells =
+        std::make_shared<QCPColorMapData>(nx, ny, QCPRange(c0, nx == 1 ? c0 + 1 : c1),
+                                          QCPRange(t0 + w / 2, t1 - w / 2 + (ny == 1 ? w : 0)));
+    cells->fill(std::nan(""));
+    std::vector<double> sum(std::size_t(ny), 0.0);
+    for (std::size_t first = 0, end = 0; first < steps.size(); first = end) {
+        const int column = columnOf(steps[first]);
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (end = first; end < steps.size() && columnOf(steps[end]) == column; ++end)
+            for (int b = 0; b < ny; ++b)
+                sum[std::size_t(b)] += double(m.rows[end].counts[std::size_t(b)]);
+        const int next = end < steps.size() ? columnOf(steps[end]) : column + 1;
+        const auto& last = m.rows[end - 1].counts;
+        for (int b = 0; b < ny; ++b) {
+            cells->setCell(column, b, std::log10(1.0 + sum[std::size_t(b)] / double(end - first)));
+            for (int x = column + 1; x < next; ++x)
+                cells->setCell(x, b, std::log10(1.0 + double(last[std::size_t(b)])));
+        }
+    }
+    cells->recalculateDataBounds();
+    return cells;
+}
+
 struct HistogramJobResult {
     std::shared_ptr<const analysis::HistogramMatrix> matrix;
+    std::shared_ptr<QCPColorMapData> cells; // when the matrix has steps
     QString error;
 };
 } // namespace
@@ -207,10 +249,11 @@ void HistogramView::startMatrixJob(bool approximate) {
                 m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
                                              ctx.callback(), run->summaries.get());
             }
-            if (m.isOk())
+            if (m.isOk()) {
                 out.matrix =
                     std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
-            else if (m.status().code() != ErrorCode::NotFound)
+                if (!out.matrix->steps.empty()) out.cells = heatmapCells(*out.matrix);
+            } else if (m.status().code() != ErrorCode::NotFound)
                 out.error = QString::fromStdString(m.status().toString());
             return out;
         },
@@ -218,7 +261,7 @@ void HistogramView::startMatrixJob(bool approximate) {
             if (approximate) {
                 if (r.matrix) {
                     m_approximate = true;
-                    showMatrix(std::move(r.matrix));
+                    showMatrix(std::move(r.matrix), r.cells);
                 }
                 startMatrixJob(false);
                 return;
@@ -228,57 +271,25 @@ void HistogramView::startMatrixJob(bool approximate) {
                 emit failed(r.error);
             }
             m_approximate = false;
-            showMatrix(std::move(r.matrix));
+            showMatrix(std::move(r.matrix), r.cells);
             emit finished();
         });
 }
 
-void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m) {
+void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m,
+                               const std::shared_ptr<QCPColorMapData>& cells) {
     m_matrix = std::move(m);
-    if (!m_matrix || m_matrix->steps.empty()) {
+    if (!m_matrix || m_matrix->steps.empty() || !cells) {
         if (!m_matrix) m_info->setText(tr("no finite data"));
         m_heatmap->replot();
         return;
     }
     const auto& steps = m_matrix->steps;
     const auto& layout = m_matrix->layout;
-    const auto& rows = m_matrix->rows;
     const std::int64_t s0 = steps.front(), s1 = steps.back();
-    // Columns of one gstep each over [s0, s1 + 1), or kMaxColumns of several over a longer span.
-    // A record's colour reaches from its step to the rank's next record (the last one covers its
-    // own step), so a rank that records every k-th step draws no empty stripes; records sharing
-    // a column show their mean.
-    const int nx = int(std::min<std::int64_t>(s1 - s0 + 1, kMaxColumns));
-    const double columnWidth = double(s1 + 1 - s0) / nx;
-    const auto columnOf = [&](std::int64_t step) {
-        return std::min(nx - 1, int(double(step - s0) / columnWidth));
-    };
-    const int ny = layout.bins;
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
-    const double w = (t1 - t0) / ny;
-    m_map->data()->setSize(nx, ny);
-    // The range is that of the cells' centres.
-    const double c0 = double(s0) + columnWidth / 2, c1 = double(s1 + 1) - columnWidth / 2;
-    m_map->data()->setRange(QCPRange(c0, nx == 1 ? c0 + 1 : c1),
-                            QCPRange(t0 + w / 2, t1 - w / 2 + (ny == 1 ? w : 0)));
-    m_map->data()->fill(std::nan(""));
-    std::vector<double> sum(std::size_t(ny), 0.0);
-    for (std::size_t first = 0, end = 0; first < steps.size(); first = end) {
-        const int column = columnOf(steps[first]);
-        std::fill(sum.begin(), sum.end(), 0.0);
-        for (end = first; end < steps.size() && columnOf(steps[end]) == column; ++end)
-            for (int b = 0; b < ny; ++b)
-                sum[std::size_t(b)] += double(rows[end].counts[std::size_t(b)]);
-        const int next = end < steps.size() ? columnOf(steps[end]) : column + 1;
-        const auto& last = rows[end - 1].counts;
-        for (int b = 0; b < ny; ++b) {
-            m_map->data()->setCell(column, b,
-                                   std::log10(1.0 + sum[std::size_t(b)] / double(end - first)));
-            for (int x = column + 1; x < next; ++x)
-                m_map->data()->setCell(x, b, std::log10(1.0 + double(last[std::size_t(b)])));
-        }
-    }
-    m_map->rescaleDataRange(true);
+    m_map->setData(cells.get(), true); // a copy of the cells built with the matrix
+    m_map->rescaleDataRange(false);
     // Whole cells: rescaleAxes() would stop at the outer cells' centres.
     m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
     m_heatmap->yAxis->setRange(t0, t1);

@@ -58,7 +58,9 @@ private:
     // Computes the matrix in the background: approximated from the run's summaries first
     // (shown at once), then exactly from the tensor bytes.
     void startMatrixJob(bool approximate);
-    void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m);
+    // `cells`: the heatmap's, built with the matrix off the GUI thread.
+    void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m,
+                    const std::shared_ptr<QCPColorMapData>& cells);
     void showStep();
     void applyPalette();
     void drawNotes();
