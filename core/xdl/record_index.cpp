@@ -7,7 +7,7 @@
 namespace xt::xdl {
 
 namespace {
-constexpr std::uint64_t kProgressEvery = 64ull << 20;
+constexpr std::uint64_t kProgressEvery = 16ull << 20;
 
 // First byte of a Record: the tag of gstep, lstep, column or timestamp.
 bool isRecordStartByte(std::uint8_t b) {

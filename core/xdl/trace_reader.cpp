@@ -8,7 +8,7 @@ namespace xt::xdl {
 
 namespace {
 // How far an index scan runs ahead of the pages it releases.
-constexpr std::uint64_t kReleaseEvery = 32ull << 20;
+constexpr std::uint64_t kReleaseEvery = 16ull << 20;
 constexpr std::uint64_t kSparseScanRecordBytes = 64 << 10;
 
 // The mean length of the first few messages after the first (the header), by their length
