@@ -4,6 +4,7 @@
 #include "core/export/atomic_file.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <hdf5.h>
@@ -193,11 +194,14 @@ struct KeyPlan {
     std::uint64_t totalElements = 0;
 };
 
+// Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
+// from the mapped trace instead of being gathered into a buffer.
+constexpr std::uint64_t kDirectRowBytes = 256u << 10;
+
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
 public:
-    KeyWriter(KeyPlan plan, analysis::Backend& backend)
-        : m_plan(std::move(plan)), m_backend(backend) {}
+    explicit KeyWriter(KeyPlan plan) : m_plan(std::move(plan)) {}
 
     Status create(hid_t rankGroup, const std::string& path, int deflate) {
         XT_ASSIGN_OR_RETURN(m_group, ensureGroups(rankGroup, path));
@@ -223,6 +227,13 @@ public:
             chunk = dims;
             chunk[0] =
                 std::clamp<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1, m_plan.rows);
+            // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
+            m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
+                       rowBytes >= kDirectRowBytes;
+            // A chunk of exactly one row, stored unfiltered, is written as the row's raw bytes
+            // (file types are little-endian, as XDL data is), bypassing HDF5's chunk cache.
+            m_rawChunks = m_direct && chunk[0] == 1 && deflate == 0 &&
+                          std::endian::native == std::endian::little;
         }
         auto dataset = [&](const char* name, hid_t fileType, const std::vector<hsize_t>& d,
                            const std::vector<hsize_t>& c) -> Result<Handle> {
@@ -260,9 +271,13 @@ public:
         return Status::ok();
     }
 
-    // Buffers one row; the tensor's bytes must stay mapped until the next flush().
-    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t) {
-        if (m_plan.mixedDtypes) {
+    // Adds one row with its statistics: large uniform rows are written at once from the
+    // tensor's bytes, others buffered until flush().
+    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t,
+               const analysis::TensorStats& stats) {
+        if (m_direct) {
+            XT_RETURN_IF_ERROR(writeDirectRow(m_rowsFlushed + m_gsteps.size(), t));
+        } else if (m_plan.mixedDtypes) {
             std::vector<double> d = t.toDoubles();
             m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
         } else {
@@ -271,7 +286,7 @@ public:
         m_gsteps.push_back(e.gstep);
         m_lsteps.push_back(e.lstep);
         m_timestamps.push_back(e.timestamp);
-        m_pendingViews.push_back(t);
+        m_statsBuf.push_back(toRow(stats));
         if (m_plan.ragged) {
             m_elementsWritten += t.size();
             m_offsetBuf.push_back(m_elementsWritten);
@@ -287,15 +302,12 @@ public:
     Status flush() {
         std::uint64_t rows = m_gsteps.size();
         if (rows == 0) return Status::ok();
-        std::vector<analysis::TensorStats> stats(m_pendingViews.size());
-        XT_RETURN_IF_ERROR(m_backend.computeStats(m_pendingViews, stats));
-        for (const auto& st : stats)
-            m_statsBuf.push_back(toRow(st));
         std::uint64_t valueElements = m_valueBuf.size() / m_elementSize;
         std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
         std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
-        XT_RETURN_IF_ERROR(
-            writeRows(m_values, m_valueMemType.get(), valueStart, valueCount, m_valueBuf.data()));
+        if (!m_direct)
+            XT_RETURN_IF_ERROR(writeRows(m_values, m_valueMemType.get(), valueStart, valueCount,
+                                         m_valueBuf.data()));
         XT_RETURN_IF_ERROR(
             writeRows(m_gstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_gsteps.data()));
         XT_RETURN_IF_ERROR(
@@ -317,7 +329,6 @@ public:
         m_valueElementsFlushed += valueElements;
         m_valueBuf.clear();
         m_gsteps.clear(), m_lsteps.clear(), m_timestamps.clear(), m_statsBuf.clear();
-        m_pendingViews.clear();
         return Status::ok();
     }
 
@@ -325,6 +336,18 @@ public:
     const KeyPlan& plan() const { return m_plan; }
 
 private:
+    Status writeDirectRow(std::uint64_t row, const xdl::TensorView& t) {
+        if (m_rawChunks) {
+            std::vector<hsize_t> offset(static_cast<size_t>(m_plan.shape.rank) + 1, 0);
+            offset[0] = row;
+            if (H5Dwrite_chunk(m_values.get(), H5P_DEFAULT, 0, offset.data(), t.bytes().size(),
+                               t.bytes().data()) < 0)
+                return h5Error("write rows of key " + m_plan.key);
+            return Status::ok();
+        }
+        return writeRows(m_values, m_valueMemType.get(), row, 1, t.bytes().data());
+    }
+
     // Writes `count` leading-dimension rows starting at `start` from `data`.
     Status writeRows(const Handle& ds, hid_t memType, std::uint64_t start, std::uint64_t count,
                      const void* data) {
@@ -344,12 +367,11 @@ private:
     }
 
     KeyPlan m_plan;
-    analysis::Backend& m_backend;
-    std::vector<xdl::TensorView> m_pendingViews;
     Handle m_group, m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
     Handle m_valueMemType;
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
+    bool m_direct = false, m_rawChunks = false;
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
     std::vector<StatsRow> m_statsBuf;
@@ -510,31 +532,62 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             for (int n = 2; usedPaths.count(path); ++n)
                 path = groupPathOf(key) + "~" + std::to_string(n);
             usedPaths.insert(path);
-            auto w = std::make_unique<KeyWriter>(plans[key], *backend);
+            auto w = std::make_unique<KeyWriter>(plans[key]);
             XT_RETURN_IF_ERROR(w->create(rankGroup.get(), path, options.deflateLevel));
             writers.emplace(key, std::move(w));
         }
 
-        // Pass 2: rows in record order.
+        // Pass 2: rows in record order. The statistics of a range of records (all its keys) are
+        // computed in one backend call while their bytes are still in cache, then the rows go to
+        // their writers.
+        std::vector<std::vector<KeyWriter*>> writerOf(rank.parts().size());
+        for (std::size_t p = 0; p < rank.parts().size(); ++p)
+            for (const auto& key : rank.parts()[p]->keys()) {
+                auto it = writers.find(key);
+                writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
+            }
+        struct PendingRow {
+            KeyWriter* writer;
+            std::size_t record;
+        };
+        std::vector<PendingRow> pending;
+        std::vector<xdl::TensorView> views;
+        std::vector<analysis::TensorStats> stats;
+        std::uint64_t pendingBytes = 0;
+        auto flushPending = [&]() -> Status {
+            if (views.empty()) return Status::ok();
+            stats.resize(views.size());
+            XT_RETURN_IF_ERROR(backend->computeStats(views, stats));
+            for (std::size_t k = 0; k < views.size(); ++k)
+                XT_RETURN_IF_ERROR(
+                    pending[k].writer->add(rank.entry(pending[k].record), views[k], stats[k]));
+            pending.clear(), views.clear();
+            pendingBytes = 0;
+            return Status::ok();
+        };
         for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
                 return Status(ErrorCode::Cancelled, "export cancelled");
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
-            const auto& part = *rank.parts()[rank.partOf(i)];
+            const std::size_t partIndex = rank.partOf(i);
             if (Status st = rank.decode(i, view); !st) {
                 if (st.code() == ErrorCode::IoError) return st;
                 continue;
             }
-            for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
+            const auto& columnWriters = writerOf[partIndex];
+            for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
                 const auto& col = view.columns[c];
-                auto it = writers.find(part.keys()[c]);
-                if (it == writers.end() || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
+                if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                     continue;
-                XT_RETURN_IF_ERROR(
-                    it->second->add(e, xdl::TensorView(col.dtype(), col.shape, col.data)));
+                pending.push_back({columnWriters[c], i});
+                views.emplace_back(col.dtype(), col.shape, col.data);
+                pendingBytes += col.data.size();
             }
+            if (pendingBytes >= (1u << 20) || views.size() >= 4096)
+                XT_RETURN_IF_ERROR(flushPending());
         }
+        XT_RETURN_IF_ERROR(flushPending());
         for (auto& [key, w] : writers) {
             XT_RETURN_IF_ERROR(w->flush());
             ++report.keys;
