@@ -4,9 +4,11 @@
 #include "core/export/atomic_file.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <hdf5.h>
 #include <map>
 #include <regex>
@@ -197,6 +199,8 @@ struct KeyPlan {
 // Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
 // from the mapped trace instead of being gathered into a buffer.
 constexpr std::uint64_t kDirectRowBytes = 256u << 10;
+// Buffered rows are written when a key has gathered this many bytes.
+constexpr std::uint64_t kFlushBytes = 8u << 20;
 
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
@@ -268,6 +272,10 @@ public:
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
             m_offsetBuf.push_back(0);
         }
+        // The buffer's final size where known (it is flushed at kFlushBytes): no regrowth.
+        if (!m_direct)
+            m_valueBuf.reserve(std::min<std::uint64_t>(m_plan.totalElements * m_elementSize,
+                                                       kFlushBytes + (1u << 20)));
         return Status::ok();
     }
 
@@ -295,7 +303,7 @@ public:
                                                         : -1);
         }
         m_bytes += t.bytes().size();
-        if (m_valueBuf.size() >= (8u << 20)) return flush();
+        if (m_valueBuf.size() >= kFlushBytes) return flush();
         return Status::ok();
     }
 
@@ -482,14 +490,20 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
 
     for (const auto& rank : run.ranks()) {
         // Pass 1: which keys have rows, how many, of which dtype and shapes.
+        // Each part's columns find their plan by index; null: filtered out.
         std::map<std::string, KeyPlan> plans;
-        std::vector<std::string> order;
+        std::vector<std::string> order; // keys in the order of their first row
+        std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
+        for (std::size_t p = 0; p < rank.parts().size(); ++p)
+            for (const auto& key : rank.parts()[p]->keys())
+                planOf[p].push_back(wanted(key) ? &plans[key] : nullptr);
         for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "planning export"))
                 return Status(ErrorCode::Cancelled, "export cancelled");
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
-            const auto& part = *rank.parts()[rank.partOf(i)];
+            const std::size_t partIndex = rank.partOf(i);
+            const auto& part = *rank.parts()[partIndex];
             if (Status st = rank.decode(i, view); !st) {
                 // Bytes of a remote part that cannot be fetched: no export with rows missing.
                 if (st.code() == ErrorCode::IoError) return st;
@@ -498,16 +512,16 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& key = part.keys()[c];
                 const auto& col = view.columns[c];
-                if (!wanted(key) || col.isEmpty()) continue;
+                KeyPlan* plan = planOf[partIndex][c];
+                if (!plan || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
                     diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;
                 }
-                auto [it, fresh] = plans.try_emplace(key);
-                KeyPlan& p = it->second;
-                if (fresh) {
+                KeyPlan& p = *plan;
+                if (p.rows == 0) {
                     order.push_back(key);
                     p.key = key, p.dtype = col.dtype(), p.shape = col.shape;
                 }
@@ -538,32 +552,43 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
         }
 
         // Pass 2: rows in record order. The statistics of a range of records (all its keys) are
-        // computed in one backend call while their bytes are still in cache, then the rows go to
-        // their writers.
+        // computed in one backend call, in the background while the previous range is written,
+        // whose bytes the statistics have just brought into cache.
         std::vector<std::vector<KeyWriter*>> writerOf(rank.parts().size());
         for (std::size_t p = 0; p < rank.parts().size(); ++p)
             for (const auto& key : rank.parts()[p]->keys()) {
                 auto it = writers.find(key);
                 writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
             }
-        struct PendingRow {
-            KeyWriter* writer;
-            std::size_t record;
+        struct RowBatch {
+            std::vector<std::pair<KeyWriter*, const xdl::RecordEntry*>> rows;
+            std::vector<xdl::TensorView> views;
+            std::vector<analysis::TensorStats> stats;
+            std::uint64_t bytes = 0;
+            std::future<Status> statsDone; // last: waited for before the vectors go
         };
-        std::vector<PendingRow> pending;
-        std::vector<xdl::TensorView> views;
-        std::vector<analysis::TensorStats> stats;
-        std::uint64_t pendingBytes = 0;
-        auto flushPending = [&]() -> Status {
-            if (views.empty()) return Status::ok();
-            stats.resize(views.size());
-            XT_RETURN_IF_ERROR(backend->computeStats(views, stats));
-            for (std::size_t k = 0; k < views.size(); ++k)
-                XT_RETURN_IF_ERROR(
-                    pending[k].writer->add(rank.entry(pending[k].record), views[k], stats[k]));
-            pending.clear(), views.clear();
-            pendingBytes = 0;
+        std::array<RowBatch, 2> batches;
+        std::size_t filling = 0;
+        // Waits for b's statistics (one backend call at a time) and gives its rows to the writers.
+        auto writeBatch = [&](RowBatch& b) -> Status {
+            if (!b.statsDone.valid()) return Status::ok();
+            XT_RETURN_IF_ERROR(b.statsDone.get());
+            for (std::size_t k = 0; k < b.views.size(); ++k)
+                XT_RETURN_IF_ERROR(b.rows[k].first->add(*b.rows[k].second, b.views[k], b.stats[k]));
+            b.rows.clear(), b.views.clear();
+            b.bytes = 0;
             return Status::ok();
+        };
+        auto startBatch = [&]() -> Status {
+            RowBatch &b = batches[filling], &previous = batches[filling ^ 1];
+            if (previous.statsDone.valid()) previous.statsDone.wait();
+            b.stats.resize(b.views.size());
+            // Deferred (run by writeBatch) where no thread can be started.
+            b.statsDone = std::async(std::launch::async | std::launch::deferred, [&b, backend] {
+                return backend->computeStats(b.views, b.stats);
+            });
+            filling ^= 1;
+            return writeBatch(previous);
         };
         for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
@@ -576,18 +601,19 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 continue;
             }
             const auto& columnWriters = writerOf[partIndex];
+            RowBatch& b = batches[filling];
             for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
                 const auto& col = view.columns[c];
                 if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                     continue;
-                pending.push_back({columnWriters[c], i});
-                views.emplace_back(col.dtype(), col.shape, col.data);
-                pendingBytes += col.data.size();
+                b.rows.emplace_back(columnWriters[c], &e);
+                b.views.emplace_back(col.dtype(), col.shape, col.data);
+                b.bytes += col.data.size();
             }
-            if (pendingBytes >= (1u << 20) || views.size() >= 4096)
-                XT_RETURN_IF_ERROR(flushPending());
+            if (b.bytes >= (1u << 20) || b.views.size() >= 4096) XT_RETURN_IF_ERROR(startBatch());
         }
-        XT_RETURN_IF_ERROR(flushPending());
+        XT_RETURN_IF_ERROR(startBatch());
+        XT_RETURN_IF_ERROR(writeBatch(batches[filling ^ 1]));
         for (auto& [key, w] : writers) {
             XT_RETURN_IF_ERROR(w->flush());
             ++report.keys;
