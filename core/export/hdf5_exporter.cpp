@@ -196,6 +196,16 @@ struct KeyPlan {
     std::uint64_t totalElements = 0;
 };
 
+// A row found by pass 1, kept so that pass 2 need not decode its record again.
+struct RowRef {
+    const xdl::RecordEntry* entry;
+    const std::uint8_t* data;
+    std::uint64_t size;
+    std::uint32_t part, column;
+    std::int32_t shape; // index into the rank's other shapes; -1: the key's first shape
+    xdl::Dtype dtype;
+};
+
 // Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
 // from the mapped trace instead of being gathered into a buffer.
 constexpr std::uint64_t kDirectRowBytes = 256u << 10;
@@ -494,6 +504,9 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
         std::map<std::string, KeyPlan> plans;
         std::vector<std::string> order; // keys in the order of their first row
         std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
+        std::vector<RowRef> rowRefs; // every row while they fit options.rowRefBytes
+        std::vector<xdl::Shape> otherShapes;
+        bool allRowRefs = true;
         for (std::size_t p = 0; p < rank.parts().size(); ++p)
             for (const auto& key : rank.parts()[p]->keys())
                 planOf[p].push_back(wanted(key) ? &plans[key] : nullptr);
@@ -530,6 +543,20 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 p.maxRank = std::max(p.maxRank, col.shape.rank);
                 p.totalElements += static_cast<std::uint64_t>(col.shape.numElements());
                 ++p.rows;
+                if (!allRowRefs) continue;
+                std::int32_t shape = -1;
+                if (!(col.shape == p.shape)) {
+                    shape = static_cast<std::int32_t>(otherShapes.size());
+                    otherShapes.push_back(col.shape);
+                }
+                rowRefs.push_back({&e, col.data.data(), col.data.size(),
+                                   static_cast<std::uint32_t>(partIndex),
+                                   static_cast<std::uint32_t>(c), shape, col.dtype()});
+                if ((rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape)) >
+                    options.rowRefBytes) {
+                    allRowRefs = false;
+                    rowRefs = {}, otherShapes = {};
+                }
             }
         }
         std::string rankName = "rank" + std::to_string(rank.rank());
@@ -590,7 +617,32 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             filling ^= 1;
             return writeBatch(previous);
         };
-        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+        auto addRow = [&](KeyWriter* w, const xdl::RecordEntry& e,
+                          const xdl::TensorView& t) -> Status {
+            RowBatch& b = batches[filling];
+            b.rows.emplace_back(w, &e);
+            b.views.push_back(t);
+            b.bytes += t.bytes().size();
+            return b.bytes >= (1u << 20) || b.views.size() >= 4096 ? startBatch() : Status::ok();
+        };
+        if (allRowRefs) {
+            const std::uint64_t first = done;
+            for (std::size_t k = 0; k < rowRefs.size(); ++k) {
+                if ((k & 0x3ff) == 0) {
+                    done = first + k * rank.recordCount() / rowRefs.size();
+                    if (!reportProgress(progress, done, total, "exporting"))
+                        return Status(ErrorCode::Cancelled, "export cancelled");
+                }
+                const RowRef& r = rowRefs[k];
+                KeyWriter* w = writerOf[r.part][r.column];
+                const xdl::Shape& shape =
+                    r.shape < 0 ? w->plan().shape : otherShapes[static_cast<size_t>(r.shape)];
+                XT_RETURN_IF_ERROR(
+                    addRow(w, *r.entry, xdl::TensorView(r.dtype, shape, {r.data, r.size})));
+            }
+            done = first + rank.recordCount();
+        }
+        for (std::size_t i = 0; !allRowRefs && i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
                 return Status(ErrorCode::Cancelled, "export cancelled");
             const auto& e = rank.entry(i);
@@ -601,16 +653,13 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 continue;
             }
             const auto& columnWriters = writerOf[partIndex];
-            RowBatch& b = batches[filling];
             for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
                 const auto& col = view.columns[c];
                 if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                     continue;
-                b.rows.emplace_back(columnWriters[c], &e);
-                b.views.emplace_back(col.dtype(), col.shape, col.data);
-                b.bytes += col.data.size();
+                XT_RETURN_IF_ERROR(
+                    addRow(columnWriters[c], e, xdl::TensorView(col.dtype(), col.shape, col.data)));
             }
-            if (b.bytes >= (1u << 20) || b.views.size() >= 4096) XT_RETURN_IF_ERROR(startBatch());
         }
         XT_RETURN_IF_ERROR(startBatch());
         XT_RETURN_IF_ERROR(writeBatch(batches[filling ^ 1]));

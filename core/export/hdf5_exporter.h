@@ -28,6 +28,9 @@ struct Hdf5ExportOptions {
     int deflateLevel = 0;                              // 0: no compression, 1-9: gzip level
     // Computes `stats` (the CPU when null), called from a helper thread, one call at a time.
     analysis::Backend* backend = nullptr;
+    // Memory for the rows the planning pass finds (about 40 B a row); past it, the writing pass
+    // decodes the records again.
+    std::uint64_t rowRefBytes = 128ull << 20;
 };
 
 struct Hdf5ExportReport {
