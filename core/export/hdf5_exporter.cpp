@@ -4,8 +4,11 @@
 #include "core/export/atomic_file.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <hdf5.h>
 #include <map>
 #include <regex>
@@ -193,11 +196,26 @@ struct KeyPlan {
     std::uint64_t totalElements = 0;
 };
 
+// A row found by pass 1, kept so that pass 2 need not decode its record again.
+struct RowRef {
+    const xdl::RecordEntry* entry;
+    const std::uint8_t* data;
+    std::uint64_t size;
+    std::uint32_t part, column;
+    std::int32_t shape; // index into the rank's other shapes; -1: the key's first shape
+    xdl::Dtype dtype;
+};
+
+// Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
+// from the mapped trace instead of being gathered into a buffer.
+constexpr std::uint64_t kDirectRowBytes = 256u << 10;
+// Buffered rows are written when a key has gathered this many bytes.
+constexpr std::uint64_t kFlushBytes = 8u << 20;
+
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
 public:
-    KeyWriter(KeyPlan plan, analysis::Backend& backend)
-        : m_plan(std::move(plan)), m_backend(backend) {}
+    explicit KeyWriter(KeyPlan plan) : m_plan(std::move(plan)) {}
 
     Status create(hid_t rankGroup, const std::string& path, int deflate) {
         XT_ASSIGN_OR_RETURN(m_group, ensureGroups(rankGroup, path));
@@ -223,6 +241,13 @@ public:
             chunk = dims;
             chunk[0] =
                 std::clamp<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1, m_plan.rows);
+            // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
+            m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
+                       rowBytes >= kDirectRowBytes;
+            // A chunk of exactly one row, stored unfiltered, is written as the row's raw bytes
+            // (file types are little-endian, as XDL data is), bypassing HDF5's chunk cache.
+            m_rawChunks = m_direct && chunk[0] == 1 && deflate == 0 &&
+                          std::endian::native == std::endian::little;
         }
         auto dataset = [&](const char* name, hid_t fileType, const std::vector<hsize_t>& d,
                            const std::vector<hsize_t>& c) -> Result<Handle> {
@@ -257,12 +282,20 @@ public:
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
             m_offsetBuf.push_back(0);
         }
+        // The buffer's final size where known (it is flushed at kFlushBytes): no regrowth.
+        if (!m_direct)
+            m_valueBuf.reserve(std::min<std::uint64_t>(m_plan.totalElements * m_elementSize,
+                                                       kFlushBytes + (1u << 20)));
         return Status::ok();
     }
 
-    // Buffers one row; the tensor's bytes must stay mapped until the next flush().
-    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t) {
-        if (m_plan.mixedDtypes) {
+    // Adds one row with its statistics: large uniform rows are written at once from the
+    // tensor's bytes, others buffered until flush().
+    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t,
+               const analysis::TensorStats& stats) {
+        if (m_direct) {
+            XT_RETURN_IF_ERROR(writeDirectRow(m_rowsFlushed + m_gsteps.size(), t));
+        } else if (m_plan.mixedDtypes) {
             std::vector<double> d = t.toDoubles();
             m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
         } else {
@@ -271,7 +304,7 @@ public:
         m_gsteps.push_back(e.gstep);
         m_lsteps.push_back(e.lstep);
         m_timestamps.push_back(e.timestamp);
-        m_pendingViews.push_back(t);
+        m_statsBuf.push_back(toRow(stats));
         if (m_plan.ragged) {
             m_elementsWritten += t.size();
             m_offsetBuf.push_back(m_elementsWritten);
@@ -280,22 +313,19 @@ public:
                                                         : -1);
         }
         m_bytes += t.bytes().size();
-        if (m_valueBuf.size() >= (8u << 20)) return flush();
+        if (m_valueBuf.size() >= kFlushBytes) return flush();
         return Status::ok();
     }
 
     Status flush() {
         std::uint64_t rows = m_gsteps.size();
         if (rows == 0) return Status::ok();
-        std::vector<analysis::TensorStats> stats(m_pendingViews.size());
-        XT_RETURN_IF_ERROR(m_backend.computeStats(m_pendingViews, stats));
-        for (const auto& st : stats)
-            m_statsBuf.push_back(toRow(st));
         std::uint64_t valueElements = m_valueBuf.size() / m_elementSize;
         std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
         std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
-        XT_RETURN_IF_ERROR(
-            writeRows(m_values, m_valueMemType.get(), valueStart, valueCount, m_valueBuf.data()));
+        if (!m_direct)
+            XT_RETURN_IF_ERROR(writeRows(m_values, m_valueMemType.get(), valueStart, valueCount,
+                                         m_valueBuf.data()));
         XT_RETURN_IF_ERROR(
             writeRows(m_gstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_gsteps.data()));
         XT_RETURN_IF_ERROR(
@@ -317,7 +347,6 @@ public:
         m_valueElementsFlushed += valueElements;
         m_valueBuf.clear();
         m_gsteps.clear(), m_lsteps.clear(), m_timestamps.clear(), m_statsBuf.clear();
-        m_pendingViews.clear();
         return Status::ok();
     }
 
@@ -325,6 +354,18 @@ public:
     const KeyPlan& plan() const { return m_plan; }
 
 private:
+    Status writeDirectRow(std::uint64_t row, const xdl::TensorView& t) {
+        if (m_rawChunks) {
+            std::vector<hsize_t> offset(static_cast<size_t>(m_plan.shape.rank) + 1, 0);
+            offset[0] = row;
+            if (H5Dwrite_chunk(m_values.get(), H5P_DEFAULT, 0, offset.data(), t.bytes().size(),
+                               t.bytes().data()) < 0)
+                return h5Error("write rows of key " + m_plan.key);
+            return Status::ok();
+        }
+        return writeRows(m_values, m_valueMemType.get(), row, 1, t.bytes().data());
+    }
+
     // Writes `count` leading-dimension rows starting at `start` from `data`.
     Status writeRows(const Handle& ds, hid_t memType, std::uint64_t start, std::uint64_t count,
                      const void* data) {
@@ -344,12 +385,11 @@ private:
     }
 
     KeyPlan m_plan;
-    analysis::Backend& m_backend;
-    std::vector<xdl::TensorView> m_pendingViews;
     Handle m_group, m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
     Handle m_valueMemType;
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
+    bool m_direct = false, m_rawChunks = false;
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
     std::vector<StatsRow> m_statsBuf;
@@ -460,14 +500,23 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
 
     for (const auto& rank : run.ranks()) {
         // Pass 1: which keys have rows, how many, of which dtype and shapes.
+        // Each part's columns find their plan by index; null: filtered out.
         std::map<std::string, KeyPlan> plans;
-        std::vector<std::string> order;
+        std::vector<std::string> order; // keys in the order of their first row
+        std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
+        std::vector<RowRef> rowRefs; // every row while they fit options.rowRefBytes
+        std::vector<xdl::Shape> otherShapes;
+        bool allRowRefs = true;
+        for (std::size_t p = 0; p < rank.parts().size(); ++p)
+            for (const auto& key : rank.parts()[p]->keys())
+                planOf[p].push_back(wanted(key) ? &plans[key] : nullptr);
         for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "planning export"))
                 return Status(ErrorCode::Cancelled, "export cancelled");
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
-            const auto& part = *rank.parts()[rank.partOf(i)];
+            const std::size_t partIndex = rank.partOf(i);
+            const auto& part = *rank.parts()[partIndex];
             if (Status st = rank.decode(i, view); !st) {
                 // Bytes of a remote part that cannot be fetched: no export with rows missing.
                 if (st.code() == ErrorCode::IoError) return st;
@@ -476,16 +525,16 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
                 const auto& key = part.keys()[c];
                 const auto& col = view.columns[c];
-                if (!wanted(key) || col.isEmpty()) continue;
+                KeyPlan* plan = planOf[partIndex][c];
+                if (!plan || col.isEmpty()) continue;
                 if (col.check() != xdl::ColumnProblem::None) {
                     diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
                              "key '" + key +
                                  "' skipped in the export: " + columnProblemName(col.check()));
                     continue;
                 }
-                auto [it, fresh] = plans.try_emplace(key);
-                KeyPlan& p = it->second;
-                if (fresh) {
+                KeyPlan& p = *plan;
+                if (p.rows == 0) {
                     order.push_back(key);
                     p.key = key, p.dtype = col.dtype(), p.shape = col.shape;
                 }
@@ -494,6 +543,20 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
                 p.maxRank = std::max(p.maxRank, col.shape.rank);
                 p.totalElements += static_cast<std::uint64_t>(col.shape.numElements());
                 ++p.rows;
+                if (!allRowRefs) continue;
+                std::int32_t shape = -1;
+                if (!(col.shape == p.shape)) {
+                    shape = static_cast<std::int32_t>(otherShapes.size());
+                    otherShapes.push_back(col.shape);
+                }
+                rowRefs.push_back({&e, col.data.data(), col.data.size(),
+                                   static_cast<std::uint32_t>(partIndex),
+                                   static_cast<std::uint32_t>(c), shape, col.dtype()});
+                if ((rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape)) >
+                    options.rowRefBytes) {
+                    allRowRefs = false;
+                    rowRefs = {}, otherShapes = {};
+                }
             }
         }
         std::string rankName = "rank" + std::to_string(rank.rank());
@@ -510,31 +573,96 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             for (int n = 2; usedPaths.count(path); ++n)
                 path = groupPathOf(key) + "~" + std::to_string(n);
             usedPaths.insert(path);
-            auto w = std::make_unique<KeyWriter>(plans[key], *backend);
+            auto w = std::make_unique<KeyWriter>(plans[key]);
             XT_RETURN_IF_ERROR(w->create(rankGroup.get(), path, options.deflateLevel));
             writers.emplace(key, std::move(w));
         }
 
-        // Pass 2: rows in record order.
-        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
+        // Pass 2: rows in record order. The statistics of a range of records (all its keys) are
+        // computed in one backend call, in the background while the previous range is written,
+        // whose bytes the statistics have just brought into cache.
+        std::vector<std::vector<KeyWriter*>> writerOf(rank.parts().size());
+        for (std::size_t p = 0; p < rank.parts().size(); ++p)
+            for (const auto& key : rank.parts()[p]->keys()) {
+                auto it = writers.find(key);
+                writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
+            }
+        struct RowBatch {
+            std::vector<std::pair<KeyWriter*, const xdl::RecordEntry*>> rows;
+            std::vector<xdl::TensorView> views;
+            std::vector<analysis::TensorStats> stats;
+            std::uint64_t bytes = 0;
+            std::future<Status> statsDone; // last: waited for before the vectors go
+        };
+        std::array<RowBatch, 2> batches;
+        std::size_t filling = 0;
+        // Waits for b's statistics (one backend call at a time) and gives its rows to the writers.
+        auto writeBatch = [&](RowBatch& b) -> Status {
+            if (!b.statsDone.valid()) return Status::ok();
+            XT_RETURN_IF_ERROR(b.statsDone.get());
+            for (std::size_t k = 0; k < b.views.size(); ++k)
+                XT_RETURN_IF_ERROR(b.rows[k].first->add(*b.rows[k].second, b.views[k], b.stats[k]));
+            b.rows.clear(), b.views.clear();
+            b.bytes = 0;
+            return Status::ok();
+        };
+        auto startBatch = [&]() -> Status {
+            RowBatch &b = batches[filling], &previous = batches[filling ^ 1];
+            if (previous.statsDone.valid()) previous.statsDone.wait();
+            b.stats.resize(b.views.size());
+            // Deferred (run by writeBatch) where no thread can be started.
+            b.statsDone = std::async(std::launch::async | std::launch::deferred, [&b, backend] {
+                return backend->computeStats(b.views, b.stats);
+            });
+            filling ^= 1;
+            return writeBatch(previous);
+        };
+        auto addRow = [&](KeyWriter* w, const xdl::RecordEntry& e,
+                          const xdl::TensorView& t) -> Status {
+            RowBatch& b = batches[filling];
+            b.rows.emplace_back(w, &e);
+            b.views.push_back(t);
+            b.bytes += t.bytes().size();
+            return b.bytes >= (1u << 20) || b.views.size() >= 4096 ? startBatch() : Status::ok();
+        };
+        if (allRowRefs) {
+            const std::uint64_t first = done;
+            for (std::size_t k = 0; k < rowRefs.size(); ++k) {
+                if ((k & 0x3ff) == 0) {
+                    done = first + k * rank.recordCount() / rowRefs.size();
+                    if (!reportProgress(progress, done, total, "exporting"))
+                        return Status(ErrorCode::Cancelled, "export cancelled");
+                }
+                const RowRef& r = rowRefs[k];
+                KeyWriter* w = writerOf[r.part][r.column];
+                const xdl::Shape& shape =
+                    r.shape < 0 ? w->plan().shape : otherShapes[static_cast<size_t>(r.shape)];
+                XT_RETURN_IF_ERROR(
+                    addRow(w, *r.entry, xdl::TensorView(r.dtype, shape, {r.data, r.size})));
+            }
+            done = first + rank.recordCount();
+        }
+        for (std::size_t i = 0; !allRowRefs && i < rank.recordCount(); ++i, ++done) {
             if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
                 return Status(ErrorCode::Cancelled, "export cancelled");
             const auto& e = rank.entry(i);
             if (!inRange(e.gstep)) continue;
-            const auto& part = *rank.parts()[rank.partOf(i)];
+            const std::size_t partIndex = rank.partOf(i);
             if (Status st = rank.decode(i, view); !st) {
                 if (st.code() == ErrorCode::IoError) return st;
                 continue;
             }
-            for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
+            const auto& columnWriters = writerOf[partIndex];
+            for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
                 const auto& col = view.columns[c];
-                auto it = writers.find(part.keys()[c]);
-                if (it == writers.end() || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
+                if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                     continue;
                 XT_RETURN_IF_ERROR(
-                    it->second->add(e, xdl::TensorView(col.dtype(), col.shape, col.data)));
+                    addRow(columnWriters[c], e, xdl::TensorView(col.dtype(), col.shape, col.data)));
             }
         }
+        XT_RETURN_IF_ERROR(startBatch());
+        XT_RETURN_IF_ERROR(writeBatch(batches[filling ^ 1]));
         for (auto& [key, w] : writers) {
             XT_RETURN_IF_ERROR(w->flush());
             ++report.keys;

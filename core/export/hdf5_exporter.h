@@ -26,7 +26,11 @@ struct Hdf5ExportOptions {
     std::string keyRegex; // ECMAScript regex searched in key names; empty: every key
     std::optional<std::int64_t> gstepFirst, gstepLast; // inclusive range of global steps
     int deflateLevel = 0;                              // 0: no compression, 1-9: gzip level
-    analysis::Backend* backend = nullptr;              // computes `stats`; the CPU when null
+    // Computes `stats` (the CPU when null), called from a helper thread, one call at a time.
+    analysis::Backend* backend = nullptr;
+    // Memory for the rows the planning pass finds (about 40 B a row); past it, the writing pass
+    // decodes the records again.
+    std::uint64_t rowRefBytes = 128ull << 20;
 };
 
 struct Hdf5ExportReport {

@@ -101,79 +101,86 @@ TEST(Hdf5Export, LayoutAndValues) {
     writeRun(dir.file("run"));
     Diagnostics diag;
     RunReader run = openRun(dir.file("run"), diag);
-    std::string out = dir.file("out.h5");
-    auto report = exportHdf5(run, out, {}, diag);
-    ASSERT_TRUE(report.isOk()) << report.status().toString();
-    EXPECT_EQ(report->keys, 12u);
-    EXPECT_EQ(report->raggedKeys, 2u);
-    EXPECT_EQ(report->rows, 2u * (5 * 5 + 1));
+    // With the planning pass's rows kept, and with no memory for them (records decoded again).
+    for (std::uint64_t rowRefBytes : {Hdf5ExportOptions{}.rowRefBytes, std::uint64_t(0)}) {
+        SCOPED_TRACE(rowRefBytes);
+        Hdf5ExportOptions opt;
+        opt.rowRefBytes = rowRefBytes;
+        std::string out = dir.file("out.h5");
+        auto report = exportHdf5(run, out, opt, diag);
+        ASSERT_TRUE(report.isOk()) << report.status().toString();
+        EXPECT_EQ(report->keys, 12u);
+        EXPECT_EQ(report->raggedKeys, 2u);
+        EXPECT_EQ(report->rows, 2u * (5 * 5 + 1));
 
-    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    ASSERT_GE(f, 0);
-    EXPECT_EQ(stringAttr(f, "/", "producer"), "xtview");
-    EXPECT_EQ(stringAttr(f, "/rank1/fc1/weight", "key"), "fc1/weight");
-    EXPECT_EQ(stringAttr(f, "/rank0/values_", "key"), "values"); // reserved name escaped
+        hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        EXPECT_EQ(stringAttr(f, "/", "producer"), "xtview");
+        EXPECT_EQ(stringAttr(f, "/rank1/fc1/weight", "key"), "fc1/weight");
+        EXPECT_EQ(stringAttr(f, "/rank0/values_", "key"), "values"); // reserved name escaped
 
-    EXPECT_EQ(dimsOf(f, "/rank1/fc1/weight/values"), (std::vector<hsize_t>{5, 2, 3}));
-    auto w = readAll<float>(f, "/rank1/fc1/weight/values", H5T_NATIVE_FLOAT);
-    for (int s = 0; s < 5; ++s)
-        for (int i = 0; i < 6; ++i)
-            EXPECT_EQ(w[static_cast<size_t>(s * 6 + i)], 100.f + 10.f * s + i);
-    auto g = readAll<std::int64_t>(f, "/rank1/fc1/weight/gstep", H5T_NATIVE_INT64);
-    EXPECT_EQ(g, (std::vector<std::int64_t>{0, 10, 20, 30, 40}));
-    auto ts = readAll<std::int64_t>(f, "/rank0/fc1/weight/timestamp", H5T_NATIVE_INT64);
-    EXPECT_EQ(ts.back(), 1700000000004);
+        EXPECT_EQ(dimsOf(f, "/rank1/fc1/weight/values"), (std::vector<hsize_t>{5, 2, 3}));
+        auto w = readAll<float>(f, "/rank1/fc1/weight/values", H5T_NATIVE_FLOAT);
+        for (int s = 0; s < 5; ++s)
+            for (int i = 0; i < 6; ++i)
+                EXPECT_EQ(w[static_cast<size_t>(s * 6 + i)], 100.f + 10.f * s + i);
+        auto g = readAll<std::int64_t>(f, "/rank1/fc1/weight/gstep", H5T_NATIVE_INT64);
+        EXPECT_EQ(g, (std::vector<std::int64_t>{0, 10, 20, 30, 40}));
+        auto ts = readAll<std::int64_t>(f, "/rank0/fc1/weight/timestamp", H5T_NATIVE_INT64);
+        EXPECT_EQ(ts.back(), 1700000000004);
 
-    // Ragged: 1 + 2 + ... + 5 elements, offsets [n+1], shapes [n, 1].
-    EXPECT_EQ(dimsOf(f, "/rank0/act/values"), (std::vector<hsize_t>{15}));
-    auto off = readAll<std::uint64_t>(f, "/rank0/act/offsets", H5T_NATIVE_UINT64);
-    EXPECT_EQ(off, (std::vector<std::uint64_t>{0, 1, 3, 6, 10, 15}));
-    auto shapes = readAll<std::int64_t>(f, "/rank0/act/shapes", H5T_NATIVE_INT64);
-    EXPECT_EQ(shapes, (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
-    auto act = readAll<float>(f, "/rank0/act/values", H5T_NATIVE_FLOAT);
-    EXPECT_EQ(act[off[4]], -4.f); // step 4, element 0
+        // Ragged: 1 + 2 + ... + 5 elements, offsets [n+1], shapes [n, 1].
+        EXPECT_EQ(dimsOf(f, "/rank0/act/values"), (std::vector<hsize_t>{15}));
+        auto off = readAll<std::uint64_t>(f, "/rank0/act/offsets", H5T_NATIVE_UINT64);
+        EXPECT_EQ(off, (std::vector<std::uint64_t>{0, 1, 3, 6, 10, 15}));
+        auto shapes = readAll<std::int64_t>(f, "/rank0/act/shapes", H5T_NATIVE_INT64);
+        EXPECT_EQ(shapes, (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+        auto act = readAll<float>(f, "/rank0/act/values", H5T_NATIVE_FLOAT);
+        EXPECT_EQ(act[off[4]], -4.f); // step 4, element 0
 
-    auto mask = readAll<std::int8_t>(f, "/rank0/mask/values", H5T_NATIVE_INT8);
-    EXPECT_EQ(mask[3], 1); // step 1, element 0
-    hid_t mds = H5Dopen2(f, "/rank0/mask/values", H5P_DEFAULT);
-    hid_t mt = H5Dget_type(mds);
-    EXPECT_EQ(H5Tget_class(mt), H5T_ENUM); // h5py reads it as numpy bool
-    H5Tclose(mt);
-    H5Dclose(mds);
-    EXPECT_EQ(dimsOf(f, "/rank0/count/values"), (std::vector<hsize_t>{5}));
-    EXPECT_EQ(readAll<std::int64_t>(f, "/rank0/count/values", H5T_NATIVE_INT64)[4], 28);
-    EXPECT_EQ(dimsOf(f, "/rank0/cfg/values"), (std::vector<hsize_t>{1, 5})); // empties are not rows
+        auto mask = readAll<std::int8_t>(f, "/rank0/mask/values", H5T_NATIVE_INT8);
+        EXPECT_EQ(mask[3], 1); // step 1, element 0
+        hid_t mds = H5Dopen2(f, "/rank0/mask/values", H5P_DEFAULT);
+        hid_t mt = H5Dget_type(mds);
+        EXPECT_EQ(H5Tget_class(mt), H5T_ENUM); // h5py reads it as numpy bool
+        H5Tclose(mt);
+        H5Dclose(mds);
+        EXPECT_EQ(dimsOf(f, "/rank0/count/values"), (std::vector<hsize_t>{5}));
+        EXPECT_EQ(readAll<std::int64_t>(f, "/rank0/count/values", H5T_NATIVE_INT64)[4], 28);
+        EXPECT_EQ(dimsOf(f, "/rank0/cfg/values"),
+                  (std::vector<hsize_t>{1, 5})); // empties are not rows
 
-    struct Stats {
-        std::uint64_t count, nan, inf, zeros;
-        double min, max, mean, std, l2;
-    };
-    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
-    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
-    H5Tinsert(st, "zeros", HOFFSET(Stats, zeros), H5T_NATIVE_UINT64);
-    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "std", HOFFSET(Stats, std), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "l2", HOFFSET(Stats, l2), H5T_NATIVE_DOUBLE);
-    auto stats = readAll<Stats>(f, "/rank1/fc1/weight/stats", st);
-    // Rank 1, step 2: 120, 121, ..., 125.
-    EXPECT_EQ(stats[2].count, 6u);
-    EXPECT_EQ(stats[2].zeros, 0u);
-    EXPECT_EQ(stats[2].min, 120.0);
-    EXPECT_EQ(stats[2].max, 125.0);
-    EXPECT_NEAR(stats[2].mean, 122.5, 1e-12);
-    EXPECT_NEAR(stats[2].std, std::sqrt(35.0 / 12.0), 1e-12);
-    double sq = 0;
-    for (int i = 120; i <= 125; ++i)
-        sq += double(i) * i;
-    EXPECT_NEAR(stats[2].l2, std::sqrt(sq), 1e-9);
-    auto maskStats = readAll<Stats>(f, "/rank0/mask/stats", st);
-    EXPECT_EQ(maskStats[0].zeros, 2u); // step 0: {0, 1, 0}
-    H5Tclose(st);
+        struct Stats {
+            std::uint64_t count, nan, inf, zeros;
+            double min, max, mean, std, l2;
+        };
+        hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
+        H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
+        H5Tinsert(st, "zeros", HOFFSET(Stats, zeros), H5T_NATIVE_UINT64);
+        H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
+        H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
+        H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+        H5Tinsert(st, "std", HOFFSET(Stats, std), H5T_NATIVE_DOUBLE);
+        H5Tinsert(st, "l2", HOFFSET(Stats, l2), H5T_NATIVE_DOUBLE);
+        auto stats = readAll<Stats>(f, "/rank1/fc1/weight/stats", st);
+        // Rank 1, step 2: 120, 121, ..., 125.
+        EXPECT_EQ(stats[2].count, 6u);
+        EXPECT_EQ(stats[2].zeros, 0u);
+        EXPECT_EQ(stats[2].min, 120.0);
+        EXPECT_EQ(stats[2].max, 125.0);
+        EXPECT_NEAR(stats[2].mean, 122.5, 1e-12);
+        EXPECT_NEAR(stats[2].std, std::sqrt(35.0 / 12.0), 1e-12);
+        double sq = 0;
+        for (int i = 120; i <= 125; ++i)
+            sq += double(i) * i;
+        EXPECT_NEAR(stats[2].l2, std::sqrt(sq), 1e-9);
+        auto maskStats = readAll<Stats>(f, "/rank0/mask/stats", st);
+        EXPECT_EQ(maskStats[0].zeros, 2u); // step 0: {0, 1, 0}
+        H5Tclose(st);
 
-    EXPECT_EQ(dimsOf(f, "/rank0/meta"), (std::vector<hsize_t>{1}));
-    H5Fclose(f);
+        EXPECT_EQ(dimsOf(f, "/rank0/meta"), (std::vector<hsize_t>{1}));
+        H5Fclose(f);
+    }
 }
 
 TEST(Hdf5Export, FiltersCancellationAndErrors) {
@@ -242,4 +249,113 @@ TEST(Hdf5Export, BytesThatCannotBeFetchedFailTheExportRatherThanDropRows) {
     ASSERT_FALSE(report.isOk());
     EXPECT_EQ(report.status().code(), ErrorCode::IoError);
     EXPECT_NE(report.status().message().find("not fetched"), std::string::npos);
+}
+
+// Rows of >= 256 KiB with one shape are written straight from the mapped trace: as one-row
+// chunks ("big", 1.2 MB rows), through a hyperslab ("mid", 320 KB rows, 3 to a chunk), or, with
+// deflate, always through a hyperslab. Bool rows, rows that change shape and a damaged column
+// take the buffered path. Every layout must give back the trace's values and their statistics.
+TEST(Hdf5Export, LargeRowsFromTheMappingKeepValuesStatsAndDiagnostics) {
+    xt::test::TempDir dir;
+    const std::int64_t kBig = 300000, kMid = 40000;
+    auto bigValue = [](int s, std::int64_t i) { return s == 1 && i == 7 ? NAN : 0.5f * i - s; };
+    auto midValue = [](int s, std::int64_t i) { return double(i) * 1e-3 + s; };
+    {
+        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true},
+                                          {"big", "mid", "flags", "grow", "bad"});
+        ASSERT_TRUE(w.isOk());
+        RecordEncoder enc;
+        for (int s = 0; s < 3; ++s) {
+            std::vector<float> big(static_cast<size_t>(kBig) + 1);
+            for (std::int64_t i = 0; i <= kBig; ++i)
+                big[static_cast<size_t>(i)] = bigValue(s, i);
+            std::vector<double> mid(static_cast<size_t>(kMid));
+            for (std::int64_t i = 0; i < kMid; ++i)
+                mid[static_cast<size_t>(i)] = midValue(s, i);
+            std::vector<std::uint8_t> flags(static_cast<size_t>(kBig), std::uint8_t(s % 2));
+            std::int64_t growRows = s == 2 ? kBig + 1 : kBig;
+            enc.begin(s, s);
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kBig},
+                          bytesOf(big.data(), 4 * kBig));
+            enc.addColumn(Dtype::Double, std::vector<std::int64_t>{kMid / 2, 2},
+                          bytesOf(mid.data(), 8 * kMid));
+            enc.addColumn(Dtype::Bool, std::vector<std::int64_t>{kBig},
+                          bytesOf(flags.data(), kBig));
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{growRows},
+                          bytesOf(big.data(), 4 * static_cast<size_t>(growRows)));
+            // Step 1's "bad" column is 4 bytes short of its shape.
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kBig},
+                          bytesOf(big.data(), 4 * kBig - (s == 1 ? 4 : 0)));
+            ASSERT_TRUE(enc.finish(100 + s).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), s, s, 100 + s).isOk());
+        }
+    }
+    struct Stats {
+        std::uint64_t count, nan;
+        double min, max, mean;
+    };
+    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
+    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "nan", HOFFSET(Stats, nan), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    // No deflate; deflate; no memory for the planning pass's rows (records decoded again).
+    for (int variant : {0, 1, 2}) {
+        SCOPED_TRACE(variant);
+        Diagnostics diag;
+        RunReader run = openRun(dir.file("run"), diag);
+        Hdf5ExportOptions opt;
+        opt.deflateLevel = variant == 1 ? 1 : 0;
+        if (variant == 2) opt.rowRefBytes = 0;
+        std::string out = dir.file("out" + std::to_string(variant) + ".h5");
+        auto report = exportHdf5(run, out, opt, diag);
+        ASSERT_TRUE(report.isOk()) << report.status().toString();
+        EXPECT_EQ(report->rows, 3u * 4 + 2);
+        EXPECT_EQ(report->raggedKeys, 1u);
+        EXPECT_EQ(diag.countsByCode().count("bad-column"), 1u);
+        bool located = false;
+        for (const auto& d : diag.items())
+            located = located || (d.message.find("key 'bad'") != std::string::npos &&
+                                  d.offset == run.ranks()[0].entry(1).offset - 4);
+        EXPECT_TRUE(located);
+
+        hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        EXPECT_EQ(dimsOf(f, "/rank0/big/values"), (std::vector<hsize_t>{3, hsize_t(kBig)}));
+        EXPECT_EQ(dimsOf(f, "/rank0/mid/values"), (std::vector<hsize_t>{3, kMid / 2, 2}));
+        auto big = readAll<float>(f, "/rank0/big/values", H5T_NATIVE_FLOAT);
+        auto bad = readAll<float>(f, "/rank0/bad/values", H5T_NATIVE_FLOAT);
+        auto grow = readAll<float>(f, "/rank0/grow/values", H5T_NATIVE_FLOAT);
+        ASSERT_EQ(bad.size(), 2 * static_cast<size_t>(kBig));
+        ASSERT_EQ(grow.size(), 3 * static_cast<size_t>(kBig) + 1);
+        std::size_t mismatches = 0;
+        for (int s = 0; s < 3; ++s)
+            for (std::int64_t i = 0; i < kBig; ++i) {
+                float want = bigValue(s, i), got = big[static_cast<size_t>(s * kBig + i)];
+                mismatches += !(got == want || (std::isnan(got) && std::isnan(want)));
+                mismatches += grow[static_cast<size_t>(s * kBig + i)] != got && !std::isnan(got);
+                if (s != 1) // the damaged step is not a row
+                    mismatches += bad[static_cast<size_t>((s / 2) * kBig + i)] != got;
+            }
+        EXPECT_EQ(mismatches, 0u);
+        EXPECT_EQ(grow.back(), bigValue(2, kBig));
+        auto mid = readAll<double>(f, "/rank0/mid/values", H5T_NATIVE_DOUBLE);
+        for (int s = 0; s < 3; ++s)
+            for (std::int64_t i = 0; i < kMid; ++i)
+                mismatches += mid[static_cast<size_t>(s * kMid + i)] != midValue(s, i);
+        EXPECT_EQ(mismatches, 0u);
+        auto flags = readAll<std::int8_t>(f, "/rank0/flags/values", H5T_NATIVE_INT8);
+        EXPECT_EQ(flags[static_cast<size_t>(kBig)], 1); // step 1
+
+        auto bigStats = readAll<Stats>(f, "/rank0/big/stats", st);
+        EXPECT_EQ(bigStats[1].count, std::uint64_t(kBig));
+        EXPECT_EQ(bigStats[1].nan, 1u);
+        EXPECT_EQ(bigStats[1].min, -1.0);
+        EXPECT_EQ(bigStats[2].max, 0.5 * (kBig - 1) - 2);
+        auto midStats = readAll<Stats>(f, "/rank0/mid/stats", st);
+        EXPECT_NEAR(midStats[2].mean, (kMid - 1) * 0.5e-3 + 2, 1e-9);
+        H5Fclose(f);
+    }
+    H5Tclose(st);
 }
