@@ -48,6 +48,45 @@ std::pair<std::size_t, std::size_t> recordRange(const xdl::RankReader& rank,
     return {std::min(from == o.fromRecord.end() ? 0 : from->second, end), end};
 }
 
+// The bytes of the records computeKeyStats reads (for its progress).
+std::uint64_t bytesToRead(const xdl::RunReader& run, const KeyStatsOptions& options) {
+    std::uint64_t total = 0;
+    for (const auto& rank : run.ranks()) {
+        if (options.rank && rank.rank() != *options.rank) continue;
+        const auto [from, to] = recordRange(rank, options);
+        if (from == 0 && to == rank.recordCount()) {
+            for (const auto& part : rank.parts())
+                total += part->part().size;
+        } else {
+            for (std::size_t rec = from; rec < to; ++rec)
+                total += rank.entry(rec).length + 4;
+        }
+    }
+    return total;
+}
+
+// Appends the statistics a valid summary holds for record `rec` (the part's record `inPart`)
+// to the series its columns feed (`series` indexed by cols[c]).
+void addFromSummary(const summary::PartSummary& s, std::size_t inPart, const xdl::PartReader& part,
+                    std::size_t rec, const std::vector<int>& cols, KeySeries* series,
+                    Diagnostics& diag) {
+    const xdl::RecordEntry& e = part.index().records()[inPart];
+    const auto columns = s.columnsOf(inPart);
+    for (std::size_t c = 0; c < columns.size() && c < cols.size(); ++c) {
+        if (cols[c] < 0) continue;
+        const summary::ColumnSummary& col = columns[c];
+        if (col.state == summary::ColumnState::Damaged) {
+            diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4, std::int64_t(rec),
+                     "key '" + part.keys()[c] +
+                         "': " + columnProblemName(xdl::ColumnProblem(col.problem)));
+            continue;
+        }
+        if (col.state == summary::ColumnState::Empty) continue;
+        series[cols[c]].records.push_back(
+            RecordStats{rec, e.gstep, e.lstep, e.timestamp, col.stats});
+    }
+}
+
 } // namespace
 
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
@@ -64,18 +103,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
                                                const KeyStatsOptions& options, Diagnostics& diag,
                                                const ProgressCallback& progress) {
     std::vector<KeySeries> all;
-    std::uint64_t totalBytes = 0, doneBytes = 0;
-    for (const auto& rank : run.ranks()) {
-        if (options.rank && rank.rank() != *options.rank) continue;
-        const auto [from, to] = recordRange(rank, options);
-        if (from == 0 && to == rank.recordCount()) {
-            for (const auto& part : rank.parts())
-                totalBytes += part->part().size;
-        } else {
-            for (std::size_t rec = from; rec < to; ++rec)
-                totalBytes += rank.entry(rec).length + 4;
-        }
-    }
+    const std::uint64_t totalBytes = bytesToRead(run, options);
+    std::uint64_t doneBytes = 0;
     std::vector<xdl::TensorView> batch;
     std::vector<Pending> pending;
     std::vector<TensorStats> results;
@@ -133,21 +162,7 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             const std::size_t inPart = std::size_t(&e - part.index().records().data());
             if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
                 XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
-                const auto columns = s->columnsOf(inPart);
-                for (std::size_t c = 0; c < columns.size() && c < cols.size(); ++c) {
-                    if (cols[c] < 0) continue;
-                    const summary::ColumnSummary& col = columns[c];
-                    if (col.state == summary::ColumnState::Damaged) {
-                        diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
-                                 std::int64_t(rec),
-                                 "key '" + part.keys()[c] +
-                                     "': " + columnProblemName(xdl::ColumnProblem(col.problem)));
-                        continue;
-                    }
-                    if (col.state == summary::ColumnState::Empty) continue;
-                    all[first + std::size_t(cols[c])].records.push_back(
-                        RecordStats{rec, e.gstep, e.lstep, e.timestamp, col.stats});
-                }
+                addFromSummary(*s, inPart, part, rec, cols, &all[first], diag);
                 continue;
             }
             if (read.empty() || read.back().part != &part)

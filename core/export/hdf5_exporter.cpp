@@ -2,6 +2,7 @@
 
 #include "core/base/diagnostic_codes.h"
 #include "core/export/atomic_file.h"
+#include "core/export/hdf5_objects.h"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <future>
-#include <hdf5.h>
 #include <map>
 #include <regex>
 #include <set>
@@ -18,171 +18,7 @@ namespace xt {
 
 namespace {
 
-// Owns an HDF5 identifier and closes it with the matching function.
-class Handle {
-public:
-    Handle() = default;
-    Handle(hid_t id, herr_t (*close)(hid_t)) : m_id(id), m_close(close) {}
-    Handle(Handle&& o) noexcept
-        : m_id(std::exchange(o.m_id, H5I_INVALID_HID)), m_close(o.m_close) {}
-    Handle& operator=(Handle&& o) noexcept {
-        reset();
-        m_id = std::exchange(o.m_id, H5I_INVALID_HID);
-        m_close = o.m_close;
-        return *this;
-    }
-    ~Handle() { reset(); }
-    hid_t get() const { return m_id; }
-    bool valid() const { return m_id >= 0; }
-    void reset() {
-        if (m_id >= 0 && m_close) m_close(m_id);
-        m_id = H5I_INVALID_HID;
-    }
-
-private:
-    hid_t m_id = H5I_INVALID_HID;
-    herr_t (*m_close)(hid_t) = nullptr;
-};
-
-Status h5Error(const std::string& what) {
-    return Status(ErrorCode::IoError, "HDF5: cannot " + what);
-}
-
-Handle stringType() {
-    Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(t.get(), H5T_VARIABLE);
-    H5Tset_cset(t.get(), H5T_CSET_UTF8);
-    return t;
-}
-
-// Creates attribute `name` on `obj` and writes `data` (memory layout `memType`) into it.
-Status writeAttr(hid_t obj, const char* name, hid_t fileType, hid_t memType, const Handle& space,
-                 const void* data) {
-    Handle attr(H5Acreate2(obj, name, fileType, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    if (!attr.valid() || H5Awrite(attr.get(), memType, data) < 0)
-        return h5Error(std::string("write attribute ") + name);
-    return Status::ok();
-}
-
-Status writeStringAttr(hid_t obj, const char* name, const std::string& value) {
-    Handle type = stringType();
-    const char* p = value.c_str();
-    return writeAttr(obj, name, type.get(), type.get(), Handle(H5Screate(H5S_SCALAR), H5Sclose),
-                     &p);
-}
-
-Status writeStringListAttr(hid_t obj, const char* name, const std::vector<std::string>& values) {
-    Handle type = stringType();
-    hsize_t n = values.size();
-    std::vector<const char*> ptrs;
-    for (const auto& v : values)
-        ptrs.push_back(v.c_str());
-    return writeAttr(obj, name, type.get(), type.get(),
-                     Handle(H5Screate_simple(1, &n, nullptr), H5Sclose), ptrs.data());
-}
-
-Status writeIntAttr(hid_t obj, const char* name, std::int64_t value) {
-    return writeAttr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64,
-                     Handle(H5Screate(H5S_SCALAR), H5Sclose), &value);
-}
-
-// File and memory types of an XDL dtype. Bool is h5py's convention: an enum over int8.
-struct H5Types {
-    Handle file, memory;
-};
-H5Types typesOf(xdl::Dtype t) {
-    auto copy = [](hid_t base) { return Handle(H5Tcopy(base), H5Tclose); };
-    switch (t) {
-    case xdl::Dtype::Int8:
-        return {copy(H5T_STD_I8LE), copy(H5T_NATIVE_INT8)};
-    case xdl::Dtype::Int16:
-        return {copy(H5T_STD_I16LE), copy(H5T_NATIVE_INT16)};
-    case xdl::Dtype::Int32:
-        return {copy(H5T_STD_I32LE), copy(H5T_NATIVE_INT32)};
-    case xdl::Dtype::Int64:
-        return {copy(H5T_STD_I64LE), copy(H5T_NATIVE_INT64)};
-    case xdl::Dtype::Float:
-        return {copy(H5T_IEEE_F32LE), copy(H5T_NATIVE_FLOAT)};
-    case xdl::Dtype::Double:
-        return {copy(H5T_IEEE_F64LE), copy(H5T_NATIVE_DOUBLE)};
-    case xdl::Dtype::Byte:
-        return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
-    case xdl::Dtype::Bool: {
-        auto makeEnum = [](hid_t base) {
-            Handle e(H5Tenum_create(base), H5Tclose);
-            std::int8_t f = 0, t = 1;
-            H5Tenum_insert(e.get(), "FALSE", &f);
-            H5Tenum_insert(e.get(), "TRUE", &t);
-            return e;
-        };
-        return {makeEnum(H5T_STD_I8LE), makeEnum(H5T_NATIVE_INT8)};
-    }
-    }
-    return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
-}
-
-// One row of a `stats` dataset: NaN for min..l2 when the tensor has no finite element.
-struct StatsRow {
-    std::uint64_t count, nan, inf, zeros;
-    double min, max, mean, std, l2;
-};
-
-StatsRow toRow(const analysis::TensorStats& s) {
-    double none = std::nan("");
-    return s.hasFinite()
-               ? StatsRow{s.count, s.nan, s.inf, s.zeros, s.min, s.max, s.mean, s.std, s.l2}
-               : StatsRow{s.count, s.nan, s.inf, s.zeros, none, none, none, none, none};
-}
-
-Handle statsType(bool file) {
-    Handle t(H5Tcreate(H5T_COMPOUND, sizeof(StatsRow)), H5Tclose);
-    hid_t u = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
-    hid_t d = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-    H5Tinsert(t.get(), "count", HOFFSET(StatsRow, count), u);
-    H5Tinsert(t.get(), "nan", HOFFSET(StatsRow, nan), u);
-    H5Tinsert(t.get(), "inf", HOFFSET(StatsRow, inf), u);
-    H5Tinsert(t.get(), "zeros", HOFFSET(StatsRow, zeros), u);
-    H5Tinsert(t.get(), "min", HOFFSET(StatsRow, min), d);
-    H5Tinsert(t.get(), "max", HOFFSET(StatsRow, max), d);
-    H5Tinsert(t.get(), "mean", HOFFSET(StatsRow, mean), d);
-    H5Tinsert(t.get(), "std", HOFFSET(StatsRow, std), d);
-    H5Tinsert(t.get(), "l2", HOFFSET(StatsRow, l2), d);
-    if (file) H5Tpack(t.get());
-    return t;
-}
-
-const std::set<std::string> kReserved = {"values", "offsets",   "shapes", "gstep",
-                                         "lstep",  "timestamp", "stats",  "meta"};
-
-// A key's group path below /rank{R}: "/" nests; components that HDF5 cannot name or that
-// collide with this layout's dataset names get a trailing "_". The `key` attribute keeps the
-// original.
-std::string groupPathOf(const std::string& key) {
-    std::string out;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t slash = key.find('/', start);
-        std::string c =
-            key.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-        if (c.empty() || c == "." || c == ".." || kReserved.count(c)) c += "_";
-        out += "/" + c;
-        if (slash == std::string::npos) break;
-        start = slash + 1;
-    }
-    return out;
-}
-
-// Creates every missing group on the path below `parent`.
-Result<Handle> ensureGroups(hid_t parent, const std::string& path) {
-    Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-    H5Pset_create_intermediate_group(lcpl.get(), 1);
-    std::string rel = path.substr(1);
-    htri_t exists = H5Lexists(parent, rel.c_str(), H5P_DEFAULT);
-    hid_t g = exists > 0 ? H5Gopen2(parent, rel.c_str(), H5P_DEFAULT)
-                         : H5Gcreate2(parent, rel.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return h5Error("create group " + path);
-    return Handle(g, H5Gclose);
-}
+using namespace h5;
 
 // What pass 1 learns about one key of one rank.
 struct KeyPlan {
@@ -397,47 +233,249 @@ private:
     std::uint64_t m_rowsFlushed = 0, m_valueElementsFlushed = 0, m_elementsWritten = 0, m_bytes = 0;
 };
 
-struct MetaRow {
-    const char* file;
-    std::int64_t index, lstepBegin, lstepEnd, gstepBegin, gstepEnd, timestampBegin, timestampEnd;
-    std::uint8_t finalised;
+// What an export is asked for, and how far it has come (progress counts records, twice).
+struct ExportScope {
+    const Hdf5ExportOptions& options;
+    std::optional<std::regex> filter;
+    analysis::Backend* backend;
+    Diagnostics& diag;
+    const ProgressCallback& progress;
+    std::uint64_t done = 0, total = 0;
+
+    bool wanted(const std::string& key) const { return !filter || std::regex_search(key, *filter); }
+    bool inRange(std::int64_t g) const {
+        return (!options.gstepFirst || g >= *options.gstepFirst) &&
+               (!options.gstepLast || g <= *options.gstepLast);
+    }
+    // Reports every 1024 records; false: cancelled.
+    bool step(const char* what) const {
+        return (done & 0x3ff) != 0 || reportProgress(progress, done, total, what);
+    }
 };
 
-Status writeMetaTable(hid_t rankGroup, const xdl::RankReader& rank) {
-    Handle str = stringType();
-    auto makeType = [&](bool file) {
-        Handle t(H5Tcreate(H5T_COMPOUND, sizeof(MetaRow)), H5Tclose);
-        hid_t i64 = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
-        H5Tinsert(t.get(), "file", HOFFSET(MetaRow, file), str.get());
-        H5Tinsert(t.get(), "index", HOFFSET(MetaRow, index), i64);
-        H5Tinsert(t.get(), "lstep_begin", HOFFSET(MetaRow, lstepBegin), i64);
-        H5Tinsert(t.get(), "lstep_end", HOFFSET(MetaRow, lstepEnd), i64);
-        H5Tinsert(t.get(), "gstep_begin", HOFFSET(MetaRow, gstepBegin), i64);
-        H5Tinsert(t.get(), "gstep_end", HOFFSET(MetaRow, gstepEnd), i64);
-        H5Tinsert(t.get(), "timestamp_begin", HOFFSET(MetaRow, timestampBegin), i64);
-        H5Tinsert(t.get(), "timestamp_end", HOFFSET(MetaRow, timestampEnd), i64);
-        H5Tinsert(t.get(), "finalised", HOFFSET(MetaRow, finalised),
-                  file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
-        if (file) H5Tpack(t.get());
-        return t;
-    };
-    std::vector<MetaRow> rows;
-    for (const auto& p : rank.parts()) {
-        const auto& pf = p->part();
-        bool fin = pf.metaState == xdl::MetaState::Finalised;
-        xdl::MetaInfo m = fin ? pf.meta : xdl::MetaInfo{};
-        rows.push_back({pf.path.c_str(), pf.index, m.lstepBegin, m.lstepEnd, m.gstepBegin,
-                        m.gstepEnd, m.timestampBegin, m.timestampEnd, std::uint8_t(fin)});
+Status cancelled() {
+    return Status(ErrorCode::Cancelled, "export cancelled");
+}
+
+// Pass 1 over one rank: which keys have rows, how many, of which dtype and shapes, and (while
+// they fit options.rowRefBytes) every row, so that pass 2 need not decode its record again.
+struct RankPlan {
+    std::map<std::string, KeyPlan> plans;
+    std::vector<std::string> order; // keys in the order of their first row
+    std::vector<RowRef> rowRefs;
+    std::vector<xdl::Shape> otherShapes;
+    bool allRowRefs = true;
+
+    void addRow(KeyPlan& p, const xdl::RecordEntry& e, const xdl::ColumnView& col,
+                std::size_t partIndex, std::size_t c, std::uint64_t rowRefBytes) {
+        if (p.rows == 0) {
+            order.push_back(p.key);
+            p.dtype = col.dtype(), p.shape = col.shape;
+        }
+        p.mixedDtypes = p.mixedDtypes || p.dtype != col.dtype();
+        p.ragged = p.ragged || !(p.shape == col.shape);
+        p.maxRank = std::max(p.maxRank, col.shape.rank);
+        p.totalElements += static_cast<std::uint64_t>(col.shape.numElements());
+        ++p.rows;
+        if (!allRowRefs) return;
+        std::int32_t shape = -1;
+        if (!(col.shape == p.shape)) {
+            shape = static_cast<std::int32_t>(otherShapes.size());
+            otherShapes.push_back(col.shape);
+        }
+        rowRefs.push_back({&e, col.data.data(), col.data.size(),
+                           static_cast<std::uint32_t>(partIndex), static_cast<std::uint32_t>(c),
+                           shape, col.dtype()});
+        if (rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape) >
+            rowRefBytes) {
+            allRowRefs = false;
+            rowRefs = {}, otherShapes = {};
+        }
     }
-    Handle fileType = makeType(true), memType = makeType(false);
-    hsize_t n = rows.size();
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle ds(H5Dcreate2(rankGroup, "meta", fileType.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT),
-              H5Dclose);
-    if (!ds.valid() ||
-        H5Dwrite(ds.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) < 0)
-        return h5Error("write the meta table");
+};
+
+Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
+    RankPlan out;
+    // Each part's columns find their plan by index; null: filtered out.
+    std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
+    for (std::size_t p = 0; p < rank.parts().size(); ++p)
+        for (const auto& key : rank.parts()[p]->keys()) {
+            KeyPlan* plan = scope.wanted(key) ? &out.plans[key] : nullptr;
+            if (plan) plan->key = key;
+            planOf[p].push_back(plan);
+        }
+    xdl::RecordView view;
+    for (std::size_t i = 0; i < rank.recordCount(); ++i, ++scope.done) {
+        if (!scope.step("planning export")) return cancelled();
+        const auto& e = rank.entry(i);
+        if (!scope.inRange(e.gstep)) continue;
+        const std::size_t partIndex = rank.partOf(i);
+        const auto& part = *rank.parts()[partIndex];
+        if (Status st = rank.decode(i, view); !st) {
+            // Bytes of a remote part that cannot be fetched: no export with rows missing.
+            if (st.code() == ErrorCode::IoError) return st;
+            continue; // damage: reported by the index already
+        }
+        for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
+            const auto& col = view.columns[c];
+            KeyPlan* plan = planOf[partIndex][c];
+            if (!plan || col.isEmpty()) continue;
+            if (col.check() != xdl::ColumnProblem::None) {
+                scope.diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
+                               "key '" + part.keys()[c] +
+                                   "' skipped in the export: " + columnProblemName(col.check()));
+                continue;
+            }
+            out.addRow(*plan, e, col, partIndex, c, scope.options.rowRefBytes);
+        }
+    }
+    return out;
+}
+
+// Pass 2's rows in record order, in batches whose statistics (all keys of a range of records)
+// are computed in one backend call, in the background while the previous batch is written,
+// whose bytes the statistics have just brought into cache.
+class RowBatcher {
+public:
+    explicit RowBatcher(analysis::Backend* backend) : m_backend(backend) {}
+
+    Status add(KeyWriter* w, const xdl::RecordEntry& e, const xdl::TensorView& t) {
+        Batch& b = m_batches[m_filling];
+        b.rows.emplace_back(w, &e);
+        b.views.push_back(t);
+        b.bytes += t.bytes().size();
+        return b.bytes >= (1u << 20) || b.views.size() >= 4096 ? start() : Status::ok();
+    }
+    // Writes every row added.
+    Status finish() {
+        XT_RETURN_IF_ERROR(start());
+        return write(m_batches[m_filling ^ 1]);
+    }
+
+private:
+    struct Batch {
+        std::vector<std::pair<KeyWriter*, const xdl::RecordEntry*>> rows;
+        std::vector<xdl::TensorView> views;
+        std::vector<analysis::TensorStats> stats;
+        std::uint64_t bytes = 0;
+        std::future<Status> statsDone; // last: waited for before the vectors go
+    };
+
+    // Starts the filling batch's statistics and writes the previous batch.
+    Status start() {
+        Batch &b = m_batches[m_filling], &previous = m_batches[m_filling ^ 1];
+        if (previous.statsDone.valid()) previous.statsDone.wait(); // one backend call at a time
+        b.stats.resize(b.views.size());
+        // Deferred (run by write) where no thread can be started.
+        b.statsDone =
+            std::async(std::launch::async | std::launch::deferred, [&b, backend = m_backend] {
+                return backend->computeStats(b.views, b.stats);
+            });
+        m_filling ^= 1;
+        return write(previous);
+    }
+    // Waits for b's statistics and gives its rows to the writers.
+    Status write(Batch& b) {
+        if (!b.statsDone.valid()) return Status::ok();
+        XT_RETURN_IF_ERROR(b.statsDone.get());
+        for (std::size_t k = 0; k < b.views.size(); ++k)
+            XT_RETURN_IF_ERROR(b.rows[k].first->add(*b.rows[k].second, b.views[k], b.stats[k]));
+        b.rows.clear(), b.views.clear();
+        b.bytes = 0;
+        return Status::ok();
+    }
+
+    analysis::Backend* m_backend;
+    std::array<Batch, 2> m_batches;
+    std::size_t m_filling = 0;
+};
+
+// A writer per planned key, in the order of their first rows, under /rank{R}.
+Result<std::map<std::string, std::unique_ptr<KeyWriter>>>
+createWriters(hid_t rankGroup, RankPlan& plan, int deflateLevel) {
+    std::map<std::string, std::unique_ptr<KeyWriter>> writers;
+    std::set<std::string> usedPaths;
+    for (const auto& key : plan.order) {
+        std::string path = groupPathOf(key);
+        for (int n = 2; usedPaths.count(path); ++n)
+            path = groupPathOf(key) + "~" + std::to_string(n);
+        usedPaths.insert(path);
+        auto w = std::make_unique<KeyWriter>(plan.plans[key]);
+        XT_RETURN_IF_ERROR(w->create(rankGroup, path, deflateLevel));
+        writers.emplace(key, std::move(w));
+    }
+    return writers;
+}
+
+// Pass 2 over one rank: every planned row to its key's writer, from the rows pass 1 kept or by
+// decoding the records again.
+Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
+                     const std::map<std::string, std::unique_ptr<KeyWriter>>& writers,
+                     ExportScope& scope) {
+    std::vector<std::vector<KeyWriter*>> writerOf(rank.parts().size());
+    for (std::size_t p = 0; p < rank.parts().size(); ++p)
+        for (const auto& key : rank.parts()[p]->keys()) {
+            auto it = writers.find(key);
+            writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
+        }
+    RowBatcher rows(scope.backend);
+    if (plan.allRowRefs) {
+        const std::uint64_t first = scope.done;
+        for (std::size_t k = 0; k < plan.rowRefs.size(); ++k) {
+            scope.done = first + k * rank.recordCount() / plan.rowRefs.size();
+            if ((k & 0x3ff) == 0 &&
+                !reportProgress(scope.progress, scope.done, scope.total, "exporting"))
+                return cancelled();
+            const RowRef& r = plan.rowRefs[k];
+            KeyWriter* w = writerOf[r.part][r.column];
+            const xdl::Shape& shape =
+                r.shape < 0 ? w->plan().shape : plan.otherShapes[static_cast<size_t>(r.shape)];
+            XT_RETURN_IF_ERROR(
+                rows.add(w, *r.entry, xdl::TensorView(r.dtype, shape, {r.data, r.size})));
+        }
+        scope.done = first + rank.recordCount();
+        return rows.finish();
+    }
+    xdl::RecordView view;
+    for (std::size_t i = 0; i < rank.recordCount(); ++i, ++scope.done) {
+        if (!scope.step("exporting")) return cancelled();
+        const auto& e = rank.entry(i);
+        if (!scope.inRange(e.gstep)) continue;
+        if (Status st = rank.decode(i, view); !st) {
+            if (st.code() == ErrorCode::IoError) return st;
+            continue;
+        }
+        const auto& columnWriters = writerOf[rank.partOf(i)];
+        for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
+            const auto& col = view.columns[c];
+            if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
+                continue;
+            XT_RETURN_IF_ERROR(
+                rows.add(columnWriters[c], e, xdl::TensorView(col.dtype(), col.shape, col.data)));
+        }
+    }
+    return rows.finish();
+}
+
+// Both passes over one rank into its group /rank{R}.
+Status exportRank(hid_t file, const xdl::RankReader& rank, ExportScope& scope,
+                  Hdf5ExportReport& report) {
+    XT_ASSIGN_OR_RETURN(RankPlan plan, planRank(rank, scope));
+    std::string rankName = "rank" + std::to_string(rank.rank());
+    Handle rankGroup(H5Gcreate2(file, rankName.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     H5Gclose);
+    if (!rankGroup.valid()) return h5Error("create group " + rankName);
+    XT_RETURN_IF_ERROR(writeMetaTable(rankGroup.get(), rank));
+    XT_ASSIGN_OR_RETURN(auto writers,
+                        createWriters(rankGroup.get(), plan, scope.options.deflateLevel));
+    XT_RETURN_IF_ERROR(writeRankRows(rank, plan, writers, scope));
+    for (auto& [key, w] : writers) {
+        XT_RETURN_IF_ERROR(w->flush());
+        ++report.keys;
+        report.rows += w->plan().rows;
+        report.valueBytes += w->bytes();
+        report.raggedKeys += w->plan().ragged ? 1 : 0;
+    }
     return Status::ok();
 }
 
@@ -446,22 +484,15 @@ Status writeMetaTable(hid_t rankGroup, const xdl::RankReader& rank) {
 Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string& outPath,
                                     const Hdf5ExportOptions& options, Diagnostics& diag,
                                     const ProgressCallback& progress) {
-    std::optional<std::regex> filter;
+    ExportScope scope{options, std::nullopt, options.backend, diag, progress};
     if (!options.keyRegex.empty()) {
         try {
-            filter.emplace(options.keyRegex, std::regex::ECMAScript);
+            scope.filter.emplace(options.keyRegex, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
             return Status(ErrorCode::InvalidArgument,
                           "bad key pattern '" + options.keyRegex + "': " + e.what());
         }
     }
-    auto wanted = [&](const std::string& key) {
-        return !filter || std::regex_search(key, *filter);
-    };
-    auto inRange = [&](std::int64_t g) {
-        return (!options.gstepFirst || g >= *options.gstepFirst) &&
-               (!options.gstepLast || g <= *options.gstepLast);
-    };
 
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); // errors become Status values, not stderr noise
     std::string tmp = temporaryPathFor(outPath);
@@ -486,197 +517,22 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
     XT_RETURN_IF_ERROR(writeStringListAttr(root.get(), "sources", sources));
 
     std::unique_ptr<analysis::Backend> ownBackend;
-    analysis::Backend* backend = options.backend;
-    if (!backend) {
+    if (!scope.backend) {
         ownBackend = analysis::selectBackend(analysis::BackendChoice::Cpu).backend;
-        backend = ownBackend.get();
+        scope.backend = ownBackend.get();
     }
 
     Hdf5ExportReport report;
-    std::uint64_t total = 0, done = 0;
     for (const auto& r : run.ranks())
-        total += 2 * r.recordCount();
-    xdl::RecordView view;
-
-    for (const auto& rank : run.ranks()) {
-        // Pass 1: which keys have rows, how many, of which dtype and shapes.
-        // Each part's columns find their plan by index; null: filtered out.
-        std::map<std::string, KeyPlan> plans;
-        std::vector<std::string> order; // keys in the order of their first row
-        std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
-        std::vector<RowRef> rowRefs; // every row while they fit options.rowRefBytes
-        std::vector<xdl::Shape> otherShapes;
-        bool allRowRefs = true;
-        for (std::size_t p = 0; p < rank.parts().size(); ++p)
-            for (const auto& key : rank.parts()[p]->keys())
-                planOf[p].push_back(wanted(key) ? &plans[key] : nullptr);
-        for (std::size_t i = 0; i < rank.recordCount(); ++i, ++done) {
-            if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "planning export"))
-                return Status(ErrorCode::Cancelled, "export cancelled");
-            const auto& e = rank.entry(i);
-            if (!inRange(e.gstep)) continue;
-            const std::size_t partIndex = rank.partOf(i);
-            const auto& part = *rank.parts()[partIndex];
-            if (Status st = rank.decode(i, view); !st) {
-                // Bytes of a remote part that cannot be fetched: no export with rows missing.
-                if (st.code() == ErrorCode::IoError) return st;
-                continue; // damage: reported by the index already
-            }
-            for (std::size_t c = 0; c < view.columns.size() && c < part.keys().size(); ++c) {
-                const auto& key = part.keys()[c];
-                const auto& col = view.columns[c];
-                KeyPlan* plan = planOf[partIndex][c];
-                if (!plan || col.isEmpty()) continue;
-                if (col.check() != xdl::ColumnProblem::None) {
-                    diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
-                             "key '" + key +
-                                 "' skipped in the export: " + columnProblemName(col.check()));
-                    continue;
-                }
-                KeyPlan& p = *plan;
-                if (p.rows == 0) {
-                    order.push_back(key);
-                    p.key = key, p.dtype = col.dtype(), p.shape = col.shape;
-                }
-                p.mixedDtypes = p.mixedDtypes || p.dtype != col.dtype();
-                p.ragged = p.ragged || !(p.shape == col.shape);
-                p.maxRank = std::max(p.maxRank, col.shape.rank);
-                p.totalElements += static_cast<std::uint64_t>(col.shape.numElements());
-                ++p.rows;
-                if (!allRowRefs) continue;
-                std::int32_t shape = -1;
-                if (!(col.shape == p.shape)) {
-                    shape = static_cast<std::int32_t>(otherShapes.size());
-                    otherShapes.push_back(col.shape);
-                }
-                rowRefs.push_back({&e, col.data.data(), col.data.size(),
-                                   static_cast<std::uint32_t>(partIndex),
-                                   static_cast<std::uint32_t>(c), shape, col.dtype()});
-                if ((rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape)) >
-                    options.rowRefBytes) {
-                    allRowRefs = false;
-                    rowRefs = {}, otherShapes = {};
-                }
-            }
-        }
-        std::string rankName = "rank" + std::to_string(rank.rank());
-        Handle rankGroup(
-            H5Gcreate2(file.get(), rankName.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-            H5Gclose);
-        if (!rankGroup.valid()) return h5Error("create group " + rankName);
-        XT_RETURN_IF_ERROR(writeMetaTable(rankGroup.get(), rank));
-
-        std::map<std::string, std::unique_ptr<KeyWriter>> writers;
-        std::set<std::string> usedPaths;
-        for (const auto& key : order) {
-            std::string path = groupPathOf(key);
-            for (int n = 2; usedPaths.count(path); ++n)
-                path = groupPathOf(key) + "~" + std::to_string(n);
-            usedPaths.insert(path);
-            auto w = std::make_unique<KeyWriter>(plans[key]);
-            XT_RETURN_IF_ERROR(w->create(rankGroup.get(), path, options.deflateLevel));
-            writers.emplace(key, std::move(w));
-        }
-
-        // Pass 2: rows in record order. The statistics of a range of records (all its keys) are
-        // computed in one backend call, in the background while the previous range is written,
-        // whose bytes the statistics have just brought into cache.
-        std::vector<std::vector<KeyWriter*>> writerOf(rank.parts().size());
-        for (std::size_t p = 0; p < rank.parts().size(); ++p)
-            for (const auto& key : rank.parts()[p]->keys()) {
-                auto it = writers.find(key);
-                writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
-            }
-        struct RowBatch {
-            std::vector<std::pair<KeyWriter*, const xdl::RecordEntry*>> rows;
-            std::vector<xdl::TensorView> views;
-            std::vector<analysis::TensorStats> stats;
-            std::uint64_t bytes = 0;
-            std::future<Status> statsDone; // last: waited for before the vectors go
-        };
-        std::array<RowBatch, 2> batches;
-        std::size_t filling = 0;
-        // Waits for b's statistics (one backend call at a time) and gives its rows to the writers.
-        auto writeBatch = [&](RowBatch& b) -> Status {
-            if (!b.statsDone.valid()) return Status::ok();
-            XT_RETURN_IF_ERROR(b.statsDone.get());
-            for (std::size_t k = 0; k < b.views.size(); ++k)
-                XT_RETURN_IF_ERROR(b.rows[k].first->add(*b.rows[k].second, b.views[k], b.stats[k]));
-            b.rows.clear(), b.views.clear();
-            b.bytes = 0;
-            return Status::ok();
-        };
-        auto startBatch = [&]() -> Status {
-            RowBatch &b = batches[filling], &previous = batches[filling ^ 1];
-            if (previous.statsDone.valid()) previous.statsDone.wait();
-            b.stats.resize(b.views.size());
-            // Deferred (run by writeBatch) where no thread can be started.
-            b.statsDone = std::async(std::launch::async | std::launch::deferred, [&b, backend] {
-                return backend->computeStats(b.views, b.stats);
-            });
-            filling ^= 1;
-            return writeBatch(previous);
-        };
-        auto addRow = [&](KeyWriter* w, const xdl::RecordEntry& e,
-                          const xdl::TensorView& t) -> Status {
-            RowBatch& b = batches[filling];
-            b.rows.emplace_back(w, &e);
-            b.views.push_back(t);
-            b.bytes += t.bytes().size();
-            return b.bytes >= (1u << 20) || b.views.size() >= 4096 ? startBatch() : Status::ok();
-        };
-        if (allRowRefs) {
-            const std::uint64_t first = done;
-            for (std::size_t k = 0; k < rowRefs.size(); ++k) {
-                if ((k & 0x3ff) == 0) {
-                    done = first + k * rank.recordCount() / rowRefs.size();
-                    if (!reportProgress(progress, done, total, "exporting"))
-                        return Status(ErrorCode::Cancelled, "export cancelled");
-                }
-                const RowRef& r = rowRefs[k];
-                KeyWriter* w = writerOf[r.part][r.column];
-                const xdl::Shape& shape =
-                    r.shape < 0 ? w->plan().shape : otherShapes[static_cast<size_t>(r.shape)];
-                XT_RETURN_IF_ERROR(
-                    addRow(w, *r.entry, xdl::TensorView(r.dtype, shape, {r.data, r.size})));
-            }
-            done = first + rank.recordCount();
-        }
-        for (std::size_t i = 0; !allRowRefs && i < rank.recordCount(); ++i, ++done) {
-            if ((done & 0x3ff) == 0 && !reportProgress(progress, done, total, "exporting"))
-                return Status(ErrorCode::Cancelled, "export cancelled");
-            const auto& e = rank.entry(i);
-            if (!inRange(e.gstep)) continue;
-            const std::size_t partIndex = rank.partOf(i);
-            if (Status st = rank.decode(i, view); !st) {
-                if (st.code() == ErrorCode::IoError) return st;
-                continue;
-            }
-            const auto& columnWriters = writerOf[partIndex];
-            for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
-                const auto& col = view.columns[c];
-                if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
-                    continue;
-                XT_RETURN_IF_ERROR(
-                    addRow(columnWriters[c], e, xdl::TensorView(col.dtype(), col.shape, col.data)));
-            }
-        }
-        XT_RETURN_IF_ERROR(startBatch());
-        XT_RETURN_IF_ERROR(writeBatch(batches[filling ^ 1]));
-        for (auto& [key, w] : writers) {
-            XT_RETURN_IF_ERROR(w->flush());
-            ++report.keys;
-            report.rows += w->plan().rows;
-            report.valueBytes += w->bytes();
-            report.raggedKeys += w->plan().ragged ? 1 : 0;
-        }
-    }
+        scope.total += 2 * r.recordCount();
+    for (const auto& rank : run.ranks())
+        XT_RETURN_IF_ERROR(exportRank(file.get(), rank, scope, report));
     root.reset();
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) return h5Error("flush " + tmp);
     file.reset();
     XT_RETURN_IF_ERROR(commitTemporary(tmp, outPath));
     cleanup.keep = true;
-    reportProgress(progress, total, total, "exporting");
+    reportProgress(progress, scope.total, scope.total, "exporting");
     return report;
 }
 
