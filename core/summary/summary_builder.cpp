@@ -109,6 +109,17 @@ namespace {
 Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& file,
                         Diagnostics& diag, const ProgressCallback& progress) {
     const xdl::Bytes bytes = file.bytes();
+    // The columns to come are known from the index: reserved at once, a first build does not
+    // hold a vector and its doubled copy (records of small tensors have ~100 B of summary per
+    // column); a growing part's extensions still grow the vectors geometrically.
+    std::size_t newColumns = 0;
+    for (std::size_t r = first; r < s.records.size(); ++r)
+        newColumns += s.records[r].columnCount;
+    auto reserve = [](auto& v, std::size_t n) {
+        if (n > v.capacity()) v.reserve(std::max(n, v.size() + v.size() / 2));
+    };
+    reserve(s.columns, s.columns.size() + newColumns);
+    reserve(s.columnStart, s.records.size() + 1);
     SummaryBuilder builder(s);
     std::uint64_t releasedTo =
         first ? s.records[first - 1].offset + s.records[first - 1].length : 0;
