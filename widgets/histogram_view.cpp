@@ -30,8 +30,9 @@ std::size_t rowAt(const std::vector<std::int64_t>& steps, std::int64_t step) {
 // The heatmap's cells for a matrix with steps: columns of one gstep each over [s0, s1 + 1), or
 // kMaxColumns of several over a longer span. A record's colour reaches from its step to the
 // rank's next record (the last one covers its own step), so a rank that records every k-th step
-// draws no empty stripes; records sharing a column show their mean. Built with the matrix, off
-// the GUI thread; its range is that of the cells' centres.
+// draws no empty stripes; records sharing a column show their mean (a row that merges several
+// gsteps counts as their mean too). Built with the matrix, off the GUI thread; its range is
+// that of the cells' centres.
 std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m) {
     const auto& steps = m.steps;
     const auto& layout = m.layout;
@@ -55,13 +56,15 @@ std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m
         std::fill(sum.begin(), sum.end(), 0.0);
         for (end = first; end < steps.size() && columnOf(steps[end]) == column; ++end)
             for (int b = 0; b < ny; ++b)
-                sum[std::size_t(b)] += double(m.rows[end].counts[std::size_t(b)]);
+                sum[std::size_t(b)] +=
+                    double(m.rows[end].counts[std::size_t(b)]) / m.stepCounts[end];
         const int next = end < steps.size() ? columnOf(steps[end]) : column + 1;
         const auto& last = m.rows[end - 1].counts;
+        const double lastSteps = m.stepCounts[end - 1];
         for (int b = 0; b < ny; ++b) {
             cells->setCell(column, b, std::log10(1.0 + sum[std::size_t(b)] / double(end - first)));
             for (int x = column + 1; x < next; ++x)
-                cells->setCell(x, b, std::log10(1.0 + double(last[std::size_t(b)])));
+                cells->setCell(x, b, std::log10(1.0 + double(last[std::size_t(b)]) / lastSteps));
         }
     }
     cells->recalculateDataBounds();
@@ -232,6 +235,7 @@ void HistogramView::startMatrixJob(bool approximate) {
     options.bins = m_bins->value();
     options.scale =
         m_scale->currentIndex() == 1 ? analysis::BinScale::SymLog : analysis::BinScale::Linear;
+    options.maxRows = kMaxColumns; // more rows than columns would only be averaged into them
     m_jobs->startJob(
         [run = m_run, key = m_key.toStdString(), rank, options, approximate](JobContext& ctx) {
             HistogramJobResult out;
@@ -296,9 +300,13 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
+    std::uint64_t stepCount = 0;
+    for (const std::uint32_t n : m_matrix->stepCounts)
+        stepCount += n;
     m_info->setText(
-        tr("%1 steps, %2 bins over [%3, %4]%5")
-            .arg(steps.size())
+        tr("%1 steps%2, %3 bins over [%4, %5]%6")
+            .arg(stepCount)
+            .arg(stepCount > steps.size() ? tr(" in %1 columns").arg(steps.size()) : QString())
             .arg(layout.bins)
             .arg(formatValue(layout.lo), formatValue(layout.hi))
             .arg(total.nan + total.posInf + total.negInf ? tr(", %1 NaN, %2 Inf not binned")
@@ -338,8 +346,12 @@ void HistogramView::showStep() {
     }
     m_bars->setWidth(w);
     m_bars->setData(keys, values, true);
-    m_bars->setName(tr("gstep %1").arg(steps[row]));
-    m_stepPlot->xAxis->setLabel(tr("gstep %1").arg(steps[row]));
+    // A row that merges gsteps shows their sum: the axis names the first and last.
+    const bool merged = m_matrix->stepCounts[row] > 1;
+    const QString label = merged ? tr("gsteps %1-%2").arg(steps[row]).arg(m_matrix->lastSteps[row])
+                                 : tr("gstep %1").arg(steps[row]);
+    m_bars->setName(merged ? tr("%1 (%2 steps)").arg(label).arg(m_matrix->stepCounts[row]) : label);
+    m_stepPlot->xAxis->setLabel(label);
     m_stepPlot->rescaleAxes();
     m_stepPlot->yAxis->setRangeLower(0);
     m_stepPlot->replot();

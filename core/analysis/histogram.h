@@ -44,6 +44,9 @@ struct HistogramOptions {
     std::optional<double> lo, hi; // both or neither; neither = the finite min/max of the data
     BinScale scale = BinScale::Linear;
     double linthresh = 1.0;
+    // Steps x bins matrices only: at most this many rows (0: one per gstep). When there are
+    // more gsteps, consecutive ones are merged, the same number into each row.
+    std::size_t maxRows = 0;
 };
 
 // A layout for `options`; an automatic range comes from `data` (min/max of the finite

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <string>
 
 namespace xt::analysis {
@@ -12,19 +11,24 @@ namespace xt::analysis {
 namespace {
 
 constexpr std::uint64_t kBatchBytes = 16ull << 20; // tensor bytes per backend call
+// Tensors per backend call: each gets a histogram of its own (bins x 8 B) for the call, so a key
+// of scalars would otherwise ask for millions of them at once.
+constexpr std::size_t kBatchTensors = 4096;
 
 bool parseInt(std::string_view s, std::int64_t& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-// Calls fn(batch span, offset) for consecutive batches of about kBatchBytes.
+// Calls fn(batch span, offset) for consecutive batches of about kBatchBytes, at most
+// kBatchTensors tensors.
 template <class F> Status forBatches(const std::vector<xdl::TensorView>& views, F&& fn) {
     std::size_t begin = 0;
     while (begin < views.size()) {
         std::size_t end = begin;
         std::uint64_t bytes = 0;
-        while (end < views.size() && (end == begin || bytes < kBatchBytes))
+        while (end < views.size() && (end == begin || bytes < kBatchBytes) &&
+               end - begin < kBatchTensors)
             bytes += views[end++].bytes().size();
         XT_RETURN_IF_ERROR(fn(std::span(views).subspan(begin, end - begin), begin));
         begin = end;
@@ -61,6 +65,41 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
     }
     return true;
 }
+
+// The rows of a matrix over the given gsteps: one per distinct gstep, or the same number of
+// consecutive ones merged into each of at most maxRows.
+class RowPlan {
+public:
+    RowPlan(std::vector<std::int64_t> gsteps, std::size_t maxRows) : m_steps(std::move(gsteps)) {
+        std::sort(m_steps.begin(), m_steps.end());
+        m_steps.erase(std::unique(m_steps.begin(), m_steps.end()), m_steps.end());
+        if (maxRows > 0 && m_steps.size() > maxRows)
+            m_per = (m_steps.size() + maxRows - 1) / maxRows;
+    }
+    std::size_t rows() const { return (m_steps.size() + m_per - 1) / m_per; }
+    // The row of a gstep that is one of the plan's.
+    std::size_t rowOf(std::int64_t gstep) const {
+        return std::size_t(std::lower_bound(m_steps.begin(), m_steps.end(), gstep) -
+                           m_steps.begin()) /
+               m_per;
+    }
+    // Moves `rows` (rows() of them) into m with their steps and the total.
+    void fill(HistogramMatrix& m, std::vector<Histogram>&& rows) const {
+        m.total = Histogram(m.layout);
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            const std::size_t first = r * m_per, end = std::min(first + m_per, m_steps.size());
+            m.steps.push_back(m_steps[first]);
+            m.lastSteps.push_back(m_steps[end - 1]);
+            m.stepCounts.push_back(std::uint32_t(end - first));
+            m.total.merge(rows[r]);
+            m.rows.push_back(std::move(rows[r]));
+        }
+    }
+
+private:
+    std::vector<std::int64_t> m_steps; // distinct, ascending
+    std::size_t m_per = 1;
+};
 
 } // namespace
 
@@ -165,15 +204,15 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     rangeStats.max = range.max;
     XT_ASSIGN_OR_RETURN(const BinLayout layout, makeBinLayout(options, rangeStats));
 
-    std::map<std::int64_t, Histogram> rows;
+    const RowPlan plan(gsteps, options.maxRows);
+    std::vector<Histogram> rows(plan.rows(), Histogram(layout));
     std::vector<Histogram> hists;
     XT_RETURN_IF_ERROR(
         forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
             hists.assign(b.size(), Histogram(layout));
             XT_RETURN_IF_ERROR(backend.histogram(b, layout, hists));
             for (std::size_t i = 0; i < b.size(); ++i) {
-                auto it = rows.try_emplace(gsteps[offset + i], layout).first;
-                it->second.merge(hists[i]);
+                rows[plan.rowOf(gsteps[offset + i])].merge(hists[i]);
                 done += b[i].bytes().size();
             }
             release(offset, b.size());
@@ -184,12 +223,7 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
 
     HistogramMatrix m;
     m.layout = layout;
-    m.total = Histogram(layout);
-    for (auto& [g, h] : rows) {
-        m.steps.push_back(g);
-        m.total.merge(h);
-        m.rows.push_back(std::move(h));
-    }
+    plan.fill(m, std::move(rows));
     return m;
 }
 
@@ -241,11 +275,17 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
     const double t0 = layout->transform(layout->lo), t1 = layout->transform(layout->hi);
     const double binWidth = (t1 - t0) / layout->bins;
 
-    std::map<std::int64_t, std::vector<double>> rows; // fractional counts
-    std::map<std::int64_t, Histogram> extras;         // non-finite and out-of-range counts
+    std::vector<std::int64_t> gsteps;
+    for (const Item& it : items)
+        gsteps.push_back(it.gstep);
+    const RowPlan plan(std::move(gsteps), options.maxRows);
+    // Fractional counts, and the non-finite and out-of-range counts, of each row.
+    std::vector<std::vector<double>> rows(plan.rows(),
+                                          std::vector<double>(std::size_t(layout->bins), 0.0));
+    std::vector<Histogram> extras(plan.rows(), Histogram(*layout));
     for (const Item& it : items) {
-        auto& row = rows.try_emplace(it.gstep, std::size_t(layout->bins), 0.0).first->second;
-        Histogram& extra = extras.try_emplace(it.gstep, *layout).first->second;
+        auto& row = rows[plan.rowOf(it.gstep)];
+        Histogram& extra = extras[plan.rowOf(it.gstep)];
         const TensorStats& st = it.column->stats;
         extra.nan += st.nan;
         extra.posInf += st.inf; // the sketch does not keep the sign of an infinity
@@ -270,17 +310,12 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
             }
         }
     }
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t k = 0; k < rows[r].size(); ++k)
+            extras[r].counts[k] = std::uint64_t(std::llround(rows[r][k]));
     HistogramMatrix m;
     m.layout = *layout;
-    m.total = Histogram(*layout);
-    for (auto& [g, counts] : rows) {
-        Histogram h = std::move(extras.at(g));
-        for (std::size_t k = 0; k < counts.size(); ++k)
-            h.counts[k] = std::uint64_t(std::llround(counts[k]));
-        m.steps.push_back(g);
-        m.total.merge(h);
-        m.rows.push_back(std::move(h));
-    }
+    plan.fill(m, std::move(extras));
     return m;
 }
 

@@ -27,9 +27,13 @@ Status parseStepRange(std::string_view text, StepRange& out);
 
 struct HistogramMatrix {
     BinLayout layout;
-    std::vector<std::int64_t> steps; // ascending gsteps, one per row
-    std::vector<Histogram> rows;     // rows[i] holds every record of steps[i]
-    Histogram total;                 // sum of the rows
+    std::vector<std::int64_t> steps; // ascending: the first gstep of each row
+    // The last gstep of each row and how many gsteps with records it holds: steps[i] and 1
+    // unless HistogramOptions::maxRows merged several.
+    std::vector<std::int64_t> lastSteps;
+    std::vector<std::uint32_t> stepCounts;
+    std::vector<Histogram> rows; // rows[i] holds every record of its gsteps
+    Histogram total;             // sum of the rows
 
     // rows x bins counts, row-major.
     std::vector<std::uint64_t> dense() const;

@@ -219,6 +219,68 @@ TEST(Engine, StepHistogramMatrix) {
     EXPECT_EQ(range.last, 7);
 }
 
+// `merged` (options.maxRows = maxRows) against `full` (one row per gstep): consecutive gsteps,
+// the same number in each row but the last, counts added.
+void expectMergedRows(const HistogramMatrix& full, const HistogramMatrix& merged,
+                      std::size_t maxRows) {
+    const std::size_t per = (full.rows.size() + maxRows - 1) / maxRows;
+    ASSERT_EQ(merged.rows.size(), (full.rows.size() + per - 1) / per);
+    ASSERT_LE(merged.rows.size(), maxRows);
+    ASSERT_EQ(merged.lastSteps.size(), merged.rows.size());
+    ASSERT_EQ(merged.stepCounts.size(), merged.rows.size());
+    for (std::size_t r = 0; r < merged.rows.size(); ++r) {
+        const std::size_t first = r * per, end = std::min(first + per, full.rows.size());
+        EXPECT_EQ(merged.steps[r], full.steps[first]);
+        EXPECT_EQ(merged.lastSteps[r], full.steps[end - 1]);
+        EXPECT_EQ(merged.stepCounts[r], end - first);
+        Histogram sum(full.layout);
+        for (std::size_t i = first; i < end; ++i)
+            sum.merge(full.rows[i]);
+        EXPECT_EQ(merged.rows[r].counts, sum.counts) << "row " << r;
+        EXPECT_EQ(merged.rows[r].total(), sum.total());
+    }
+    EXPECT_EQ(merged.total.counts, full.total.counts);
+}
+
+TEST(Engine, StepHistogramRowsMergeConsecutiveStepsUpToMaxRows) {
+    TempDir dir;
+    writeRun(dir.str(), baseValue);
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    HistogramOptions o;
+    o.bins = 4;
+    for (const auto& rank : run.ranks()) { // gsteps 0..4, and 0, 1, 3, 4 (rank 1)
+        auto full = stepHistograms(rank, "w", backend, o, StepRange{}, diag);
+        ASSERT_TRUE(full.isOk()) << full.status().toString();
+        EXPECT_EQ(full->lastSteps, full->steps);
+        EXPECT_EQ(full->stepCounts, std::vector<std::uint32_t>(full->steps.size(), 1));
+        for (std::size_t maxRows : {1, 2, 3}) {
+            HistogramOptions capped = o;
+            capped.maxRows = maxRows;
+            auto merged = stepHistograms(rank, "w", backend, capped, StepRange{}, diag);
+            ASSERT_TRUE(merged.isOk());
+            EXPECT_EQ(merged->layout.lo, full->layout.lo);
+            EXPECT_EQ(merged->layout.hi, full->layout.hi);
+            expectMergedRows(*full, *merged, maxRows);
+        }
+        // Enough rows: nothing merged.
+        HistogramOptions roomy = o;
+        roomy.maxRows = full->steps.size();
+        auto same = stepHistograms(rank, "w", backend, roomy, StepRange{}, diag);
+        ASSERT_TRUE(same.isOk());
+        EXPECT_EQ(same->steps, full->steps);
+        EXPECT_EQ(same->dense(), full->dense());
+    }
+    // Rank 1 in two rows: gsteps {0, 1} and {3, 4}.
+    o.maxRows = 3;
+    auto m = stepHistograms(run.ranks()[1], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(m.isOk());
+    EXPECT_EQ(m->steps, (std::vector<std::int64_t>{0, 3}));
+    EXPECT_EQ(m->lastSteps, (std::vector<std::int64_t>{1, 4}));
+    EXPECT_EQ(m->stepCounts, (std::vector<std::uint32_t>{2, 2}));
+}
+
 TEST(Engine, CompareRuns) {
     TempDir a, b;
     writeRun(a.str(), baseValue);

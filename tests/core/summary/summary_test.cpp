@@ -190,6 +190,28 @@ void expectSameKeyStats(const xdl::RunReader& run, const RunSummaries& summaries
             EXPECT_EQ(ha->layout.hi, hb->layout.hi);
             EXPECT_EQ(ha->dense(), hb->dense());
             EXPECT_EQ(ha->total.nan, hb->total.nan);
+            // The approximate matrix from the sketches has the exact one's rows, also merged.
+            auto sa = analysis::sketchStepHistograms(rank, summaries, key, ho, {});
+            if (!sa) continue; // a key of small tensors has no sketches
+            EXPECT_EQ(sa->steps, ha->steps);
+            EXPECT_EQ(sa->lastSteps, ha->steps);
+            EXPECT_EQ(sa->total.nan, ha->total.nan);
+            ho.maxRows = 2;
+            auto sm = analysis::sketchStepHistograms(rank, summaries, key, ho, {});
+            ASSERT_TRUE(sm.isOk());
+            const std::size_t per = (sa->steps.size() + 1) / 2;
+            ASSERT_EQ(sm->steps.size(), (sa->steps.size() + per - 1) / per);
+            for (std::size_t r = 0; r < sm->steps.size(); ++r) {
+                const std::size_t first = r * per, end = std::min(first + per, sa->steps.size());
+                EXPECT_EQ(sm->steps[r], sa->steps[first]);
+                EXPECT_EQ(sm->lastSteps[r], sa->steps[end - 1]);
+                EXPECT_EQ(sm->stepCounts[r], end - first);
+                std::uint64_t nan = 0;
+                for (std::size_t i = first; i < end; ++i)
+                    nan += sa->rows[i].nan;
+                EXPECT_EQ(sm->rows[r].nan, nan);
+            }
+            EXPECT_EQ(sm->total.nan, sa->total.nan);
         }
 }
 
