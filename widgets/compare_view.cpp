@@ -586,7 +586,7 @@ void CompareView::redecimate() {
     const std::size_t buckets = std::size_t(std::max(200, m_curves->width()));
     for (auto& l : m_lines) {
         const QCPRange range = l.graph->keyAxis()->range();
-        const XYSeries v = visibleSlice(l.data, range.lower, range.upper);
+        const auto v = visibleSlice(l.data, range.lower, range.upper);
         const XYSeries d = decimateMinMax(v.x, v.y, buckets);
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
                          QVector<double>(d.y.begin(), d.y.end()), true);

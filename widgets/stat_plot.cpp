@@ -266,14 +266,14 @@ void StatPlot::rebuild() {
     };
     // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
     bool inLegend = true;
-    auto addMeanLine = [&](const QString& name, const XYSeries& raw, QColor c, double width) {
+    auto addMeanLine = [&](const QString& name, XYSeries raw, QColor c, double width) {
         if (m_options.smoothing > 0) {
-            addLine(name, raw, QPen(withAlpha(c, 70), 1), false, false);
             XYSeries s{raw.x, emaDebiased(raw.y, m_options.smoothing)};
+            addLine(name, std::move(raw), QPen(withAlpha(c, 70), 1), false, false);
             addLine(name + QStringLiteral(" (EMA %1)").arg(m_options.smoothing), std::move(s),
                     QPen(c, width + 0.4), false, inLegend);
         } else {
-            addLine(name, raw, QPen(c, width), false, inLegend);
+            addLine(name, std::move(raw), QPen(c, width), false, inLegend);
         }
     };
     auto rankMeans = [&](const analysis::KeySeries& series) {
@@ -322,7 +322,7 @@ void StatPlot::rebuild() {
                 lo.y.push_back(st.min);
                 hi.y.push_back(st.max);
             }
-            addMeanLine(QStringLiteral("median of ranks"), median, c, 1.8);
+            addMeanLine(QStringLiteral("median of ranks"), std::move(median), c, 1.8);
             addBand(QStringLiteral("ranks min..max"), std::move(lo), std::move(hi), c, 60,
                     tr("min..max of %1 ranks").arg(ranks));
             // The outlier ranks, most outlying first, under the rule that found them.
@@ -366,6 +366,10 @@ void StatPlot::rebuild() {
             const QColor c = rankColor(colorIndex++);
             const QString base = QStringLiteral("rank %1").arg(series->rank);
             XYSeries mean, mn, mx, sLo, sHi, l2;
+            const std::size_t n = series->records.size();
+            mean.x.reserve(n);
+            for (XYSeries* s : {&mean, &mn, &mx, &sLo, &sHi, &l2})
+                s->y.reserve(n);
             for (const auto& r : series->records) {
                 if (!r.stats.hasFinite()) continue;
                 mean.x.push_back(xOfRecord(r));
@@ -381,7 +385,8 @@ void StatPlot::rebuild() {
                 addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
             if (m_options.stdBand)
                 addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
-            if (m_options.showMean) addMeanLine(base + QStringLiteral(" mean"), mean, c, 1.6);
+            if (m_options.showMean)
+                addMeanLine(base + QStringLiteral(" mean"), std::move(mean), c, 1.6);
             if (m_options.showL2) {
                 addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
                         true, inLegend);
@@ -477,9 +482,13 @@ void StatPlot::redecimate() {
     std::size_t densest = 0;
     for (auto& l : m_lines) {
         auto [sx, sy] = visibleSlice(l.data, range.lower, range.upper);
-        if (m_options.logY)
-            for (auto& v : sy)
+        std::vector<double> positiveY; // log y: nothing at y <= 0
+        if (m_options.logY) {
+            positiveY.assign(sy.begin(), sy.end());
+            for (auto& v : positiveY)
                 if (!(v > 0)) v = std::nan("");
+            sy = positiveY;
+        }
         XYSeries d;
         if (m_options.logX) {
             // Nothing at x <= 0; buckets of equal width on the log axis.
@@ -495,8 +504,9 @@ void StatPlot::redecimate() {
             for (auto& x : d.x)
                 x = std::pow(10.0, x);
         } else {
-            d = l.graph->lineStyle() == QCPGraph::lsNone ? XYSeries{sx, sy}
-                                                         : decimateMinMax(sx, sy, buckets);
+            d = l.graph->lineStyle() == QCPGraph::lsNone
+                    ? XYSeries{{sx.begin(), sx.end()}, {sy.begin(), sy.end()}}
+                    : decimateMinMax(sx, sy, buckets);
         }
         densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
@@ -510,25 +520,27 @@ void StatPlot::redecimate() {
 }
 
 void StatPlot::resetZoom() {
-    // Fit to the full data, not to the decimated slice currently drawn.
+    // Fit to the full data, not to the decimated slice currently drawn: x from each line's first
+    // and last point that can be drawn (x ascending); y from the lines decimated over that x
+    // range, which keep every bucket's minimum and maximum, so a pass over every point of every
+    // line is not needed.
+    auto drawable = [this](double x, double y) {
+        return std::isfinite(y) && !(m_options.logY && y <= 0) && !(m_options.logX && !(x > 0));
+    };
     bool any = false;
-    QCPRange xr, yl, yr;
-    bool anyL = false, anyR = false;
+    QCPRange xr;
     for (const auto& l : m_lines) {
-        for (std::size_t i = 0; i < l.data.x.size(); ++i) {
-            const double x = l.data.x[i], y = l.data.y[i];
-            if (!std::isfinite(y) || (m_options.logY && y <= 0)) continue;
-            if (m_options.logX && !(x > 0)) continue;
-            if (!any) xr = QCPRange(x, x);
-            xr.expand(x);
-            any = true;
-            const bool right = l.graph->valueAxis() == m_plot->yAxis2;
-            QCPRange& r = right ? yr : yl;
-            bool& has = right ? anyR : anyL;
-            if (!has) r = QCPRange(y, y);
-            r.expand(y);
-            has = true;
-        }
+        const XYSeries& d = l.data;
+        std::size_t i = 0, j = std::min(d.x.size(), d.y.size());
+        while (i < j && !drawable(d.x[i], d.y[i]))
+            ++i;
+        while (j > i && !drawable(d.x[j - 1], d.y[j - 1]))
+            --j;
+        if (i == j) continue;
+        if (!any) xr = QCPRange(d.x[i], d.x[i]);
+        xr.expand(d.x[i]);
+        xr.expand(d.x[j - 1]);
+        any = true;
     }
     if (!any) {
         m_plot->xAxis->setRange(m_options.logX ? QCPRange(1, 10) : QCPRange(0, 1));
@@ -536,19 +548,32 @@ void StatPlot::resetZoom() {
         redecimate();
         return;
     }
-    auto pad = [this](QCPRange r) {
-        if (m_options.logY) return QCPRange(r.lower / 1.5, r.upper * 1.5);
-        double d = r.size() > 0 ? r.size() * 0.05 : std::max(std::abs(r.lower) * 0.05, 0.5);
-        return QCPRange(r.lower - d, r.upper + d);
-    };
     if (m_options.logX)
         xr = QCPRange(xr.lower / 1.1, xr.upper * 1.1);
     else if (xr.size() == 0)
         xr = QCPRange(xr.lower - 0.5, xr.upper + 0.5);
     m_plot->xAxis->setRange(xr);
+    redecimate();
+    QCPRange yl, yr;
+    bool anyL = false, anyR = false;
+    for (const auto& l : m_lines) {
+        const bool right = l.graph->valueAxis() == m_plot->yAxis2;
+        QCPRange& r = right ? yr : yl;
+        bool& has = right ? anyR : anyL;
+        for (const QCPGraphData& p : *l.graph->data()) {
+            if (!drawable(p.key, p.value)) continue;
+            if (!has) r = QCPRange(p.value, p.value);
+            r.expand(p.value);
+            has = true;
+        }
+    }
+    auto pad = [this](QCPRange r) {
+        if (m_options.logY) return QCPRange(r.lower / 1.5, r.upper * 1.5);
+        double d = r.size() > 0 ? r.size() * 0.05 : std::max(std::abs(r.lower) * 0.05, 0.5);
+        return QCPRange(r.lower - d, r.upper + d);
+    };
     if (anyL) m_plot->yAxis->setRange(pad(yl));
     if (anyR) m_plot->yAxis2->setRange(pad(yr));
-    redecimate();
 }
 
 double StatPlot::xOfGstep(std::int64_t gstep) const {

@@ -247,6 +247,54 @@ void writeManyRanks(const std::string& dir, int ranks) {
     }
 }
 
+TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
+    app();
+    TempDir dir;
+    { // one rank, 20 000 gsteps of a scalar near 1, a spike to 100 and a dip to -50
+        xdl::WriterOptions o;
+        o.outputDir = dir.str();
+        auto w = xdl::FileSeriesWriter::create(o, {"loss"});
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g = 0; g < 20000; ++g) {
+            enc.begin(g, g);
+            const float loss = g == 12345 ? 100.0f : g == 777 ? -50.0f : 1.0f + float(g % 7) / 10;
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    StatPlot plot;
+    plot.resize(800, 500);
+    StatPlotOptions o;
+    o.minMaxBand = o.stdBand = false;
+    plot.setOptions(o);
+    plot.setData(r.runs[0], "loss");
+    QCPGraph* mean = nullptr;
+    for (int i = 0; i < plot.plot()->graphCount(); ++i)
+        if (plot.plot()->graph(i)->name() == QStringLiteral("rank 0 mean"))
+            mean = plot.plot()->graph(i);
+    ASSERT_TRUE(mean);
+    EXPECT_EQ(plot.lineData(QStringLiteral("rank 0 mean"))->x.size(), 20000u);
+    EXPECT_LT(mean->data()->size(), 2000); // drawn decimated
+    const QCPRange x = plot.plot()->xAxis->range(), y = plot.plot()->yAxis->range();
+    EXPECT_LE(x.lower, 0);
+    EXPECT_GE(x.upper, 19999);
+    EXPECT_LT(y.lower, -50); // the fit sees the dip and the spike, not only what was kept
+    EXPECT_GT(y.upper, 100);
+    EXPECT_LT(y.upper, 120);
+
+    o.logY = true; // nothing at y <= 0: the dip is left out of the fit
+    plot.setOptions(o);
+    EXPECT_GT(plot.plot()->yAxis->range().lower, 0);
+    EXPECT_LT(plot.plot()->yAxis->range().lower, 1);
+    EXPECT_GT(plot.plot()->yAxis->range().upper, 100);
+}
+
 TEST(StatPlot, ManyRanksAreAggregatedByDefaultAndTheLegendStaysShort) {
     app();
     TempDir dir;

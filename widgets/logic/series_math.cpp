@@ -17,8 +17,7 @@ double xOf(const analysis::RecordStats& r, XAxisMode mode) {
     return double(r.gstep);
 }
 
-XYSeries decimateMinMax(const std::vector<double>& x, const std::vector<double>& y,
-                        std::size_t buckets) {
+XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets) {
     XYSeries out;
     const std::size_t n = std::min(x.size(), y.size());
     if (buckets == 0 || n <= 2 * buckets) {
@@ -53,13 +52,13 @@ XYSeries decimateMinMax(const std::vector<double>& x, const std::vector<double>&
     return out;
 }
 
-XYSeries visibleSlice(const XYSeries& s, double lo, double hi) {
+SeriesSpan visibleSlice(const XYSeries& s, double lo, double hi) {
     auto b = std::lower_bound(s.x.begin(), s.x.end(), lo);
     auto e = std::upper_bound(s.x.begin(), s.x.end(), hi);
     if (b != s.x.begin()) --b;
     if (e != s.x.end()) ++e;
-    const auto i0 = b - s.x.begin(), i1 = e - s.x.begin();
-    return {{b, e}, {s.y.begin() + i0, s.y.begin() + i1}};
+    const auto i0 = std::size_t(b - s.x.begin()), n = std::size_t(e - b);
+    return {std::span(s.x).subspan(i0, n), std::span(s.y).subspan(i0, n)};
 }
 
 std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {

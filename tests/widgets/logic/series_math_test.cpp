@@ -26,7 +26,8 @@ TEST(SeriesMath, DecimationKeepsSpikesOfAMillionPoints) {
     EXPECT_EQ(*std::min_element(d.y.begin(), d.y.end()), -40);
     EXPECT_TRUE(std::is_sorted(d.x.begin(), d.x.end()));
     // Small series pass through unchanged.
-    const XYSeries s = decimateMinMax({1, 2, 3}, {4, 5, 6}, 1000);
+    const std::vector<double> sx{1, 2, 3}, sy{4, 5, 6};
+    const XYSeries s = decimateMinMax(sx, sy, 1000);
     EXPECT_EQ(s.y, (std::vector<double>{4, 5, 6}));
 }
 
@@ -42,11 +43,13 @@ TEST(SeriesMath, DebiasedEma) {
 
 TEST(SeriesMath, VisibleSliceKeepsOneNeighbourOnEachSide) {
     const XYSeries s{{0, 1, 2, 3, 4, 5}, {10, 11, 12, 13, 14, 15}};
-    const XYSeries v = visibleSlice(s, 2, 3);
-    EXPECT_EQ(v.x, (std::vector<double>{1, 2, 3, 4}));
-    EXPECT_EQ(v.y, (std::vector<double>{11, 12, 13, 14}));
-    EXPECT_EQ(visibleSlice(s, -10, 100).x, s.x); // all of it, nothing beyond
-    EXPECT_EQ(visibleSlice(s, 7, 9).x, (std::vector<double>{5}));
+    auto vec = [](std::span<const double> v) { return std::vector<double>(v.begin(), v.end()); };
+    const SeriesSpan v = visibleSlice(s, 2, 3);
+    EXPECT_EQ(vec(v.x), (std::vector<double>{1, 2, 3, 4}));
+    EXPECT_EQ(vec(v.y), (std::vector<double>{11, 12, 13, 14}));
+    EXPECT_EQ(v.x.data(), s.x.data() + 1);            // a view, not a copy
+    EXPECT_EQ(vec(visibleSlice(s, -10, 100).x), s.x); // all of it, nothing beyond
+    EXPECT_EQ(vec(visibleSlice(s, 7, 9).x), (std::vector<double>{5}));
 }
 
 } // namespace
