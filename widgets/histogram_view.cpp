@@ -33,7 +33,7 @@ std::size_t rowAt(const std::vector<std::int64_t>& steps, std::int64_t step) {
 // draws no empty stripes; records sharing a column show their mean (a row that merges several
 // gsteps counts as their mean too). Built with the matrix, off the GUI thread; its range is
 // that of the cells' centres.
-std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m) {
+std::unique_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m) {
     const auto& steps = m.steps;
     const auto& layout = m.layout;
     const std::int64_t s0 = steps.front(), s1 = steps.back();
@@ -47,7 +47,7 @@ std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m
     const double w = (t1 - t0) / ny;
     const double c0 = double(s0) + columnWidth / 2, c1 = double(s1 + 1) - columnWidth / 2;
     auto cells =
-        std::make_shared<QCPColorMapData>(nx, ny, QCPRange(c0, nx == 1 ? c0 + 1 : c1),
+        std::make_unique<QCPColorMapData>(nx, ny, QCPRange(c0, nx == 1 ? c0 + 1 : c1),
                                           QCPRange(t0 + w / 2, t1 - w / 2 + (ny == 1 ? w : 0)));
     cells->fill(std::nan(""));
     std::vector<double> sum(std::size_t(ny), 0.0);
@@ -73,7 +73,8 @@ std::shared_ptr<QCPColorMapData> heatmapCells(const analysis::HistogramMatrix& m
 
 struct HistogramJobResult {
     std::shared_ptr<const analysis::HistogramMatrix> matrix;
-    std::shared_ptr<QCPColorMapData> cells; // when the matrix has steps
+    // When the matrix has steps: handed over to the colour map, which then owns them.
+    std::shared_ptr<std::unique_ptr<QCPColorMapData>> cells;
     QString error;
 };
 } // namespace
@@ -256,7 +257,9 @@ void HistogramView::startMatrixJob(bool approximate) {
             if (m.isOk()) {
                 out.matrix =
                     std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
-                if (!out.matrix->steps.empty()) out.cells = heatmapCells(*out.matrix);
+                if (!out.matrix->steps.empty())
+                    out.cells = std::make_shared<std::unique_ptr<QCPColorMapData>>(
+                        heatmapCells(*out.matrix));
             } else if (m.status().code() != ErrorCode::NotFound)
                 out.error = QString::fromStdString(m.status().toString());
             return out;
@@ -265,7 +268,7 @@ void HistogramView::startMatrixJob(bool approximate) {
             if (approximate) {
                 if (r.matrix) {
                     m_approximate = true;
-                    showMatrix(std::move(r.matrix), r.cells);
+                    showMatrix(std::move(r.matrix), r.cells ? std::move(*r.cells) : nullptr);
                 }
                 startMatrixJob(false);
                 return;
@@ -275,13 +278,13 @@ void HistogramView::startMatrixJob(bool approximate) {
                 emit failed(r.error);
             }
             m_approximate = false;
-            showMatrix(std::move(r.matrix), r.cells);
+            showMatrix(std::move(r.matrix), r.cells ? std::move(*r.cells) : nullptr);
             emit finished();
         });
 }
 
 void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m,
-                               const std::shared_ptr<QCPColorMapData>& cells) {
+                               std::unique_ptr<QCPColorMapData> cells) {
     m_matrix = std::move(m);
     if (!m_matrix || m_matrix->steps.empty() || !cells) {
         if (!m_matrix) m_info->setText(tr("no finite data"));
@@ -292,7 +295,7 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     const auto& layout = m_matrix->layout;
     const std::int64_t s0 = steps.front(), s1 = steps.back();
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
-    m_map->setData(cells.get(), true); // a copy of the cells built with the matrix
+    m_map->setData(cells.release(), false); // the cells built with the matrix, not a copy
     m_map->rescaleDataRange(false);
     // Whole cells: rescaleAxes() would stop at the outer cells' centres.
     m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
@@ -315,7 +318,7 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
                                                          : QString()) +
         (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
     m_info->setToolTip(m_info->text());
-    m_heatmap->replot();
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot); // colouring the cells: an event of its own
     showStep();
 }
 

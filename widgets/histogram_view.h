@@ -12,6 +12,8 @@
 
 #include <QTimer>
 #include <QWidget>
+
+#include <memory>
 #include <qcustomplot.h>
 
 class QComboBox;
@@ -60,7 +62,7 @@ private:
     void startMatrixJob(bool approximate);
     // `cells`: the heatmap's, built with the matrix off the GUI thread.
     void showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m,
-                    const std::shared_ptr<QCPColorMapData>& cells);
+                    std::unique_ptr<QCPColorMapData> cells);
     void showStep();
     void applyPalette();
     void drawNotes();
