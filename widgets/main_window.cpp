@@ -40,6 +40,8 @@ namespace xt::widgets {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// Rows the run and meta tables read to size their columns (Qt reads 1000 by default).
+constexpr int kSizedRows = 64;
 // View > Chrome-Compatible Flows (timeline::ImportOptions::chromeCompatibleFlows).
 const QString kChromeFlowsKey = QStringLiteral("timeline/chromeCompatibleFlows");
 
@@ -271,6 +273,8 @@ void MainWindow::createDocks() {
     m_runTree->setModel(m_runModel);
     m_runTree->setUniformRowHeights(true);
     m_runTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Column widths from the first rows, not a thousand: a run of many ranks lists them all.
+    m_runTree->header()->setResizeContentsPrecision(kSizedRows);
     connect(m_runTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& i) {
                 if (i.isValid()) setCurrentRun(i.data(RunBrowserModel::RunIndexRole).toInt());
@@ -327,6 +331,7 @@ void MainWindow::createDocks() {
     m_metaTable->setModel(m_metaModel);
     m_metaTable->verticalHeader()->hide();
     m_metaTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_metaTable->horizontalHeader()->setResizeContentsPrecision(kSizedRows);
     ml->addWidget(m_metaLabel);
     ml->addWidget(m_metaTable, 1);
     makeDock(this, tr("Meta summary"), QStringLiteral("MetaDock"), meta, Qt::BottomDockWidgetArea);
