@@ -365,29 +365,44 @@ void StatPlot::rebuild() {
             inLegend = colorIndex < kLegendRanks;
             const QColor c = rankColor(colorIndex++);
             const QString base = QStringLiteral("rank %1").arg(series->rank);
+            // Only the lines shown are built (a line of a million records costs 16 MB).
+            const bool minMax = m_options.minMaxBand, stdBand = m_options.stdBand;
+            const bool showL2 = m_options.showL2;
             XYSeries mean, mn, mx, sLo, sHi, l2;
             const std::size_t n = series->records.size();
             mean.x.reserve(n);
-            for (XYSeries* s : {&mean, &mn, &mx, &sLo, &sHi, &l2})
-                s->y.reserve(n);
+            mean.y.reserve(n);
+            for (XYSeries* s : {&mn, &mx})
+                if (minMax) s->y.reserve(n);
+            for (XYSeries* s : {&sLo, &sHi})
+                if (stdBand) s->y.reserve(n);
+            if (showL2) l2.y.reserve(n);
             for (const auto& r : series->records) {
                 if (!r.stats.hasFinite()) continue;
                 mean.x.push_back(xOfRecord(r));
                 mean.y.push_back(r.stats.mean);
-                mn.y.push_back(r.stats.min);
-                mx.y.push_back(r.stats.max);
-                sLo.y.push_back(r.stats.mean - r.stats.std);
-                sHi.y.push_back(r.stats.mean + r.stats.std);
-                l2.y.push_back(r.stats.l2);
+                if (minMax) {
+                    mn.y.push_back(r.stats.min);
+                    mx.y.push_back(r.stats.max);
+                }
+                if (stdBand) {
+                    sLo.y.push_back(r.stats.mean - r.stats.std);
+                    sHi.y.push_back(r.stats.mean + r.stats.std);
+                }
+                if (showL2) l2.y.push_back(r.stats.l2);
             }
-            mn.x = sLo.x = sHi.x = mx.x = l2.x = mean.x;
-            if (m_options.minMaxBand)
+            if (minMax) {
+                mn.x = mx.x = mean.x;
                 addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
-            if (m_options.stdBand)
+            }
+            if (stdBand) {
+                sLo.x = sHi.x = mean.x;
                 addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
+            }
+            if (showL2) l2.x = mean.x;
             if (m_options.showMean)
                 addMeanLine(base + QStringLiteral(" mean"), std::move(mean), c, 1.6);
-            if (m_options.showL2) {
+            if (showL2) {
                 addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
                         true, inLegend);
                 right = true;
