@@ -3,8 +3,9 @@
 # release / debug / asan: the whole suite (asan: ASan + UBSan, GUI tests offscreen, LSan
 # suppressions in tests/sanitizers/lsan.supp). tsan: the tests of the code with threads of its
 # own: the recorder and follower, the HDFS mirror poller, the parallel analysis (CPU backend,
-# engine, the application's shared backend), opening and summarising parts in parallel, and the
-# job state the GUI shares with its workers (see docs/HARDENING.md).
+# engine, the application's shared backend), opening and summarising parts in parallel, the
+# two-thread record index, and the job state the GUI shares with its workers (see
+# docs/HARDENING.md).
 # usage: packaging/test.sh [release|debug|asan|tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ if [ "$preset" = tsan ]; then
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j "$(nproc)" \
     --target test_recorder test_follower test_recorder_webhdfs test_recorder_c test_storage \
-             test_analysis test_base test_summary
+             test_analysis test_base test_summary test_xdl
 else
   bash packaging/build.sh "$preset"
 fi

@@ -3,11 +3,22 @@
 #include "core/base/diagnostic_codes.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <system_error>
+#include <thread>
 
 namespace xt::xdl {
 
 namespace {
 constexpr std::uint64_t kProgressEvery = 16ull << 20;
+// A file is scanned by two threads when its records are at most this large on average, once
+// this many have been seen (see IndexOptions::splitBytes).
+constexpr std::uint64_t kSplitMaxMeanRecord = 4096;
+constexpr std::size_t kRecordsBeforeSplit = 8;
+constexpr std::uint64_t kFirstScanBytes = 1u << 20; // on one thread, to learn the mean
+// How far past the middle of a step the second thread looks for a record to start at.
+constexpr std::uint64_t kResyncWindow = 64u << 10;
 
 // First byte of a Record: the tag of gstep, lstep, column or timestamp.
 bool isRecordStartByte(std::uint8_t b) {
@@ -148,13 +159,123 @@ std::uint64_t RecordIndex::skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg
     return q >= size ? size : q;
 }
 
+// The records of the second thread's last step, accepted and appended by this thread at the
+// start of the next step (while the second thread scans on) or at the end, and a spare buffer
+// for the second thread's next step: its pages are touched once per extend(), not every step.
+// This thread's share of a step follows the two threads' times: it also appends the records.
+struct RecordIndex::SplitScan {
+    std::vector<RecordEntry> pending;
+    std::vector<RecordEntry> spare;
+    double firstShare = 0.5;
+};
+
 Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
+    const std::uint64_t size = bytes.size();
+    // The start (header) and the first records are scanned on this thread: then the records'
+    // mean size says whether a second thread pays.
+    const std::uint64_t step = m_options.splitBytes;
+    const std::uint64_t stopAt = step == 0 ? UINT64_MAX : m_pos + std::min(step, kFirstScanBytes);
+    XT_RETURN_IF_ERROR(scan(bytes, stopAt, diag, progress));
+    bool stopped = m_pos < stopAt; // at the end, at damage or at an incomplete record
+    SplitScan split;
+    while (!stopped && worthSplitting(size, m_records.size() + split.pending.size())) {
+        const std::uint64_t stepEnd = std::min(size, m_pos + 2 * step);
+        scanStepInTwo(bytes, stepEnd, diag, split);
+        stopped = m_pos < stepEnd;
+        if (!reportProgress(progress, m_pos, size, "indexing")) {
+            appendPending(split);
+            return {ErrorCode::Cancelled, "indexing " + m_file + " cancelled"};
+        }
+    }
+    appendPending(split);
+    if (!stopped) XT_RETURN_IF_ERROR(scan(bytes, UINT64_MAX, diag, progress));
+    flushZeroRun(diag);
+    reportProgress(progress, m_pos, size, "indexing");
+    return Status::ok();
+}
+
+bool RecordIndex::worthSplitting(std::uint64_t size, std::size_t records) const {
+    const std::uint64_t step = m_options.splitBytes;
+    if (step == 0 || !m_startChecked || records < kRecordsBeforeSplit) return false;
+    if (m_pos >= size || size - m_pos < step) return false;
+    const std::uint64_t mean = (m_pos - m_headerLength) / records;
+    return mean <= kSplitMaxMeanRecord && std::thread::hardware_concurrency() > 1;
+}
+
+void RecordIndex::appendPending(SplitScan& split) {
+    m_records.insert(m_records.end(), split.pending.begin(), split.pending.end());
+    split.pending.clear();
+}
+
+void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& diag,
+                                SplitScan& split) {
+    using Clock = std::chrono::steady_clock;
+    const auto mid =
+        m_pos + static_cast<std::uint64_t>(static_cast<double>(end - m_pos) * split.firstShare);
+    // The next plausible record past the middle, before the step's end and not far past the
+    // middle (a long payload has no record start to find).
+    const Bytes near = bytes.first(std::min({end, mid + kResyncWindow}));
+    const std::uint64_t q = resync(near, mid);
+    RecordIndex second(m_file, m_options);
+    Diagnostics secondDiag;
+    Clock::duration secondTime{};
+    std::thread thread;
+    if (q < near.size()) {
+        second.m_keys = m_keys;
+        second.m_hasHeader = m_hasHeader;
+        second.m_startChecked = true;
+        second.m_headerLength = m_headerLength;
+        second.m_pos = q;
+        second.m_reserveAhead = false;
+        const std::size_t records = m_records.size() + split.pending.size();
+        const std::uint64_t mean = (m_pos - m_headerLength) / records + 1;
+        second.m_records = std::move(split.spare);
+        second.m_records.clear();
+        second.m_records.reserve(static_cast<std::size_t>((end - q) / mean * 9 / 8 + 64));
+        try {
+            thread = std::thread([&] {
+                const Clock::time_point t0 = Clock::now();
+                (void)second.scan(bytes, end, secondDiag, {});
+                secondTime = Clock::now() - t0;
+            });
+        } catch (const std::system_error&) {
+            // no thread to be had: this one scans the whole step
+        }
+    }
+    const Clock::time_point t0 = Clock::now();
+    appendPending(split); // the last step's records go first
+    (void)scan(bytes, thread.joinable() ? q : end, diag, {});
+    if (!thread.joinable()) return;
+    const Clock::duration firstTime = Clock::now() - t0;
+    thread.join();
+    if (firstTime.count() > 0 && secondTime.count() > 0) // move the middle toward equal times
+        split.firstShare =
+            std::clamp(split.firstShare * std::sqrt(std::chrono::duration<double>(secondTime) /
+                                                    std::chrono::duration<double>(firstTime)),
+                       0.2, 0.8);
+    split.spare = std::move(second.m_records);
+    if (m_pos < q) return; // stopped at damage: a scan through the step stops there too
+    if (m_pos != q || !secondDiag.empty()) {
+        // The second thread started inside a record, or met damage whose diagnostics need this
+        // thread's record numbers: this thread scans on through the step.
+        (void)scan(bytes, end, diag, {});
+        return;
+    }
+    flushZeroRun(diag); // zeros before q end there, as in a scan through q
+    std::swap(split.pending, split.spare);
+    m_pos = second.m_pos;
+    m_zeroRunStart = second.m_zeroRunStart;
+    m_zeroRunCount = second.m_zeroRunCount;
+}
+
+Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
+                         const ProgressCallback& progress) {
     const std::uint64_t size = bytes.size();
     std::uint64_t pos = m_pos;
     std::uint64_t nextReport = pos + kProgressEvery;
     RecordHead head;
 
-    while (size - pos >= 4) {
+    while (size - pos >= 4 && pos < stopAt) {
         if (pos >= nextReport) {
             nextReport = pos + kProgressEvery;
             m_pos = pos;
@@ -203,7 +324,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
                      static_cast<std::int64_t>(m_records.size()),
                      std::to_string(head.columnCount) + " columns for " +
                          std::to_string(m_keys.size()) + " keys");
-        if (m_records.size() == 64 && m_records.capacity() < size / 64) {
+        if (m_reserveAhead && m_records.size() == 64 && m_records.capacity() < size / 64) {
             // Reserve for the whole file from the average record size seen so far.
             std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
             m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
@@ -212,9 +333,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
             RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep, head.timestamp});
         pos += 4 + len;
     }
-    flushZeroRun(diag);
     m_pos = pos;
-    reportProgress(progress, pos, size, "indexing");
     return Status::ok();
 }
 

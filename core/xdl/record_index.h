@@ -28,6 +28,11 @@ struct RecordEntry {
 struct IndexOptions {
     // A length prefix above this is treated as corrupt rather than as a record still to come.
     std::uint32_t maxRecordBytes = 1u << 30;
+    // Files of small records are scanned by two threads, in steps of twice this many bytes: the
+    // second thread starts at the next plausible record past a point inside each step, and its
+    // records are kept only when the first thread's scan arrives exactly there (the result is
+    // the one-thread scan's, damage included). 0 scans on one thread.
+    std::uint64_t splitBytes = 16ull << 20;
 };
 
 // Everything an index knows after scanning bytes [0, scannedTo): enough to continue the scan
@@ -70,6 +75,14 @@ public:
     bool tailReported() const { return m_reportedTailAt == m_pos; }
 
 private:
+    // Scans from scannedTo() while the next record starts before stopAt.
+    Status scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
+                const ProgressCallback& progress);
+    // One two-thread step over [scannedTo(), end); see IndexOptions::splitBytes.
+    struct SplitScan;
+    void scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& diag, SplitScan& split);
+    void appendPending(SplitScan& split);
+    bool worthSplitting(std::uint64_t size, std::size_t records) const;
     // Whether a well-formed record or header (or the end of the file) starts at pos.
     bool plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const;
     std::uint64_t resync(Bytes bytes, std::uint64_t from) const;
@@ -92,6 +105,7 @@ private:
     std::uint64_t m_pos = 0;
     std::uint64_t m_zeroRunStart = 0, m_zeroRunCount = 0;
     std::uint64_t m_reportedTailAt = UINT64_MAX;
+    bool m_reserveAhead = true; // reserve for the whole file from the first records' size
 };
 
 } // namespace xt::xdl

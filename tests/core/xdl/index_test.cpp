@@ -3,6 +3,7 @@
 #include "core/xdl/trace_reader.h"
 #include "xdl_test_util.h"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -179,4 +180,127 @@ TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
     ASSERT_TRUE(rescanned.isOk());
     EXPECT_EQ((*rescanned)->index().records().size(), 6u);
     EXPECT_EQ((*rescanned)->index().records()[1].gstep, 1);
+}
+
+namespace {
+// Indexes `bytes` as it grows in `pieces` steps, on one thread or in two-thread steps of `split`
+// bytes, and returns everything the index says: its records, diagnostics and position.
+struct Scan {
+    std::vector<RecordEntry> records;
+    std::vector<std::string> diagnostics;
+    std::uint64_t scannedTo = 0;
+    bool tailReported = false;
+};
+Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces) {
+    IndexOptions options;
+    options.splitBytes = split;
+    options.maxRecordBytes = 1u << 20;
+    RecordIndex index("f", options);
+    Diagnostics diag;
+    for (int i = 1; i <= pieces; ++i)
+        EXPECT_TRUE(index.extend(asBytes(bytes).first(bytes.size() * i / pieces), diag).isOk());
+    index.finish(asBytes(bytes), diag);
+    Scan s;
+    s.records = index.records();
+    for (const Diagnostic& d : diag.items())
+        s.diagnostics.push_back(d.toString());
+    s.scannedTo = index.scannedTo();
+    s.tailReported = index.tailReported();
+    return s;
+}
+void expectSameScan(const Scan& a, const Scan& b) {
+    ASSERT_EQ(a.records.size(), b.records.size());
+    for (std::size_t i = 0; i < a.records.size(); ++i) {
+        const RecordEntry &x = a.records[i], &y = b.records[i];
+        ASSERT_EQ(x.offset, y.offset) << "record " << i;
+        ASSERT_EQ(x.length, y.length) << "record " << i;
+        ASSERT_EQ(x.columnCount, y.columnCount) << "record " << i;
+        ASSERT_EQ(x.gstep, y.gstep) << "record " << i;
+        ASSERT_EQ(x.lstep, y.lstep) << "record " << i;
+        ASSERT_EQ(x.timestamp, y.timestamp) << "record " << i;
+    }
+    EXPECT_EQ(a.diagnostics, b.diagnostics);
+    EXPECT_EQ(a.scannedTo, b.scannedTo);
+    EXPECT_EQ(a.tailReported, b.tailReported);
+}
+// Small records of 1-40 floats, and some whose bytes column holds two framed records and ends
+// the record (no timestamp follows): a second thread starting inside one of those finds a chain
+// of well-formed records that joins the real ones, but starts where the scan never goes.
+std::string smallRecordsWithDecoys(int records, std::mt19937& rng) {
+    std::string s = xt::test::frame(xt::test::headerBytes({"w"}));
+    for (int g = 0; g < records; ++g) {
+        ::xdl::proto::Record r = xt::test::floatRecord(g, 1 + static_cast<int>(rng() % 40));
+        if (rng() % 8 == 0) {
+            std::string decoys = xt::test::frame(xt::test::floatRecord(g, 3).SerializeAsString());
+            decoys += decoys;
+            auto* c = r.mutable_column(0);
+            c->set_dtype(::xdl::proto::Int8);
+            c->clear_shape();
+            c->add_shape(static_cast<std::int64_t>(decoys.size()));
+            c->set_data(decoys);
+            r.clear_timestamp();
+        }
+        s += xt::test::frame(r.SerializeAsString());
+    }
+    return s;
+}
+} // namespace
+
+TEST(RecordIndex, TwoThreadScanEqualsTheOneThreadScan) {
+    std::mt19937 rng(7);
+    const std::string file = smallRecordsWithDecoys(20000, rng); // ~2 MB
+    const Scan one = scanIn(file, 0, 1);
+    ASSERT_EQ(one.records.size(), 20000u);
+    EXPECT_TRUE(one.diagnostics.empty());
+    for (std::uint64_t split : {1024ull, 4096ull, 65536ull})
+        for (int pieces : {1, 3}) {
+            SCOPED_TRACE("split " + std::to_string(split) + ", pieces " + std::to_string(pieces));
+            expectSameScan(scanIn(file, split, pieces), one);
+        }
+}
+
+TEST(RecordIndex, TwoThreadScanOfDamagedFilesEqualsTheOneThreadScan) {
+    // Damage of every kind the index reports, at random places: overwritten bytes, zero runs,
+    // a huge length prefix, a header in the middle, a cut-off end. Records, diagnostics (with
+    // their offsets and record numbers) and the end of the scan are those of one thread.
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 40; ++trial) {
+        SCOPED_TRACE("trial " + std::to_string(trial));
+        std::string file = smallRecordsWithDecoys(3000, rng);
+        // Three places, damaged from the last to the first so that insertions do not move the
+        // places still to come; zeros go between records, the rest anywhere.
+        const Scan clean = scanIn(file, 0, 1);
+        std::vector<std::pair<std::size_t, int>> places;
+        for (int k = 0; k < 3; ++k) {
+            const int kind = static_cast<int>(rng() % 5);
+            const RecordEntry& r = clean.records[1 + rng() % (clean.records.size() - 2)];
+            places.emplace_back(kind == 1 ? r.offset - 4 : r.offset + rng() % r.length, kind);
+        }
+        std::sort(places.rbegin(), places.rend());
+        for (const auto& [at, kind] : places) {
+            switch (kind) {
+            case 0: // garbage
+                for (std::size_t i = 0; i < 1 + rng() % 40; ++i)
+                    file[at + i] = static_cast<char>(rng());
+                break;
+            case 1: // a zero-filled region
+                file.replace(at, 0, std::string(4 * (1 + rng() % 1024), '\0'));
+                break;
+            case 2: // a length prefix over the limit
+                file.replace(at, 4, std::string("\xff\xff\xff\x7f", 4));
+                break;
+            case 3: // a header in the middle
+                file.replace(at, 0, xt::test::frame(xt::test::headerBytes({"x", "y"})));
+                break;
+            default: // a record of two columns where one is expected
+                ::xdl::proto::Record r = xt::test::floatRecord(9, 2);
+                *r.add_column() = r.column(0);
+                file.replace(at, 0, xt::test::frame(r.SerializeAsString()));
+            }
+        }
+        if (trial % 4 == 0) file.resize(file.size() - 1 - rng() % 100);
+        const Scan one = scanIn(file, 0, 1);
+        expectSameScan(scanIn(file, 2048, 1), one);
+        expectSameScan(scanIn(file, 2048, 4), scanIn(file, 0, 4));
+    }
 }
