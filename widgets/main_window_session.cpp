@@ -75,9 +75,11 @@ void MainWindow::createSessionActions(QMenu* file) {
     QAction* saveAsAction = file->addAction(tr("Save Session &As..."), this, saveAs);
     saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     m_recentSessionsMenu = file->addMenu(tr("Recent Sess&ions"));
-    // The tabs of a session wait for its runs.
+    // The tabs of a session wait for its runs: their opening (planned, then loaded), not only
+    // their load (a timeline of the session that finishes first also says loadFinished).
     connect(this, &MainWindow::loadFinished, this, [this] {
-        if (m_pending && !m_pending->tabsRestored && !m_loadJobs->isRunning()) {
+        if (m_pending && !m_pending->tabsRestored && !m_loadJobs->isRunning() &&
+            !m_openJobs->isRunning() && m_pendingOpens.isEmpty()) {
             restoreTabs();
             finishSessionRestore();
         }
