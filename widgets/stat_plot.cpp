@@ -239,6 +239,7 @@ void StatPlot::userMovedView() {
 void StatPlot::rebuild() {
     m_plot->clearGraphs();
     m_lines.clear();
+    m_decimated.reset();
     m_spread = {};
     selectSeries();
     m_timeOrigin = 0;
@@ -487,13 +488,18 @@ void StatPlot::rebuild() {
     if (m_cursorStep) setStepCursor(*m_cursorStep);
     updateCursorItems();
     drawNotes();
-    redecimate();
+    // No decimation here: every caller fits or keeps the axes next and decimates for them.
     emit spreadChanged();
 }
 
 void StatPlot::redecimate() {
     const QCPRange range = m_plot->xAxis->range();
     const std::size_t buckets = std::size_t(std::max(200, m_plot->axisRect()->width()));
+    // A pass over every visible point of every line: not again for the same lines and view
+    // (a fit decimates at once, and its range change would do it again 30 ms later).
+    const DecimatedView view{range.lower, range.upper, buckets, m_options.logX, m_options.logY};
+    if (m_decimated == view) return;
+    m_decimated = view;
     std::size_t densest = 0;
     for (auto& l : m_lines) {
         auto [sx, sy] = visibleSlice(l.data, range.lower, range.upper);

@@ -152,6 +152,14 @@ private:
     analysis::RankSpread m_spread;
     double m_timeOrigin = 0; // log x on wall time: seconds of the first record
     std::vector<Line> m_lines;
+    // The view the lines were last decimated for (redecimate() skips a pass for the same one).
+    struct DecimatedView {
+        double lower, upper;
+        std::size_t buckets;
+        bool logX, logY;
+        bool operator==(const DecimatedView&) const = default;
+    };
+    std::optional<DecimatedView> m_decimated;
     std::optional<std::int64_t> m_cursorStep;
     std::vector<Note> m_notes;
     std::vector<QCPAbstractItem*> m_noteItems;

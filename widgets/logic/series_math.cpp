@@ -33,14 +33,36 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
     out.y.reserve(2 * buckets + 2);
     std::size_t i = 0;
     for (std::size_t b = 0; b < buckets && i < n; ++b) {
-        const double hi = b + 1 == buckets ? x[n - 1] : x0 + span * double(b + 1) / double(buckets);
-        std::size_t lo = n, hiIdx = n;
-        for (; i < n && (x[i] <= hi || b + 1 == buckets); ++i) {
-            if (std::isnan(y[i])) continue;
-            if (lo == n || y[i] < y[lo]) lo = i;
-            if (hiIdx == n || y[i] > y[hiIdx]) hiIdx = i;
+        // The bucket's points: up to the first x past its upper edge (all the rest for the last).
+        std::size_t end = n;
+        if (b + 1 != buckets) {
+            const double hi = x0 + span * double(b + 1) / double(buckets);
+            end = i;
+            while (end < n && x[end] <= hi)
+                ++end;
         }
-        if (lo == n) continue;
+        // Its first lowest and highest values (NaN skipped), kept in registers.
+        std::size_t k = i;
+        while (k < end && std::isnan(y[k]))
+            ++k;
+        if (k == end) {
+            i = end;
+            continue;
+        }
+        std::size_t lo = k, hiIdx = k;
+        double lowest = y[k], highest = y[k];
+        for (++k; k < end; ++k) {
+            const double v = y[k];
+            if (v < lowest) {
+                lowest = v;
+                lo = k;
+            }
+            if (v > highest) {
+                highest = v;
+                hiIdx = k;
+            }
+        }
+        i = end;
         const std::size_t first = std::min(lo, hiIdx), second = std::max(lo, hiIdx);
         out.x.push_back(x[first]);
         out.y.push_back(y[first]);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <string>
 #include <vector>
 
 namespace xt::view {
@@ -29,6 +31,61 @@ TEST(SeriesMath, DecimationKeepsSpikesOfAMillionPoints) {
     const std::vector<double> sx{1, 2, 3}, sy{4, 5, 6};
     const XYSeries s = decimateMinMax(sx, sy, 1000);
     EXPECT_EQ(s.y, (std::vector<double>{4, 5, 6}));
+}
+
+// Each bucket's first lowest and first highest point, in x order, found the plain way.
+XYSeries referenceDecimation(const std::vector<double>& x, const std::vector<double>& y,
+                             std::size_t buckets) {
+    XYSeries out;
+    const std::size_t n = x.size();
+    const double x0 = x.front(), span = x[n - 1] - x.front();
+    std::size_t i = 0;
+    for (std::size_t b = 0; b < buckets && i < n; ++b) {
+        const bool last = b + 1 == buckets;
+        const double hi = x0 + span * double(b + 1) / double(buckets);
+        std::vector<std::size_t> in;
+        for (; i < n && (last || x[i] <= hi); ++i)
+            if (!std::isnan(y[i])) in.push_back(i);
+        if (in.empty()) continue;
+        std::size_t lo = in[0], top = in[0];
+        for (std::size_t k : in) {
+            if (y[k] < y[lo]) lo = k;
+            if (y[k] > y[top]) top = k;
+        }
+        std::vector<std::size_t> picked{std::min(lo, top)};
+        if (lo != top) picked.push_back(std::max(lo, top));
+        for (std::size_t k : picked) {
+            out.x.push_back(x[k]);
+            out.y.push_back(y[k]);
+        }
+    }
+    return out;
+}
+
+TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
+    // NaN runs, infinities, ties, empty buckets and a step back in x (a restarted run).
+    std::mt19937 rng(3);
+    for (int trial = 0; trial < 50; ++trial) {
+        const std::size_t n = 3000 + rng() % 20000;
+        std::vector<double> x(n), y(n);
+        double at = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            at += (rng() % 50 == 0) ? 40.0 : (rng() % 400 == 0 ? -30.0 : 1.0);
+            x[i] = at;
+            const unsigned r = rng() % 100;
+            y[i] = r < 5    ? std::nan("")
+                   : r < 7  ? (r == 5 ? 1.0 : -1.0) * INFINITY
+                   : r < 30 ? double(rng() % 4)
+                            : std::sin(double(i) * 0.01) + double(rng() % 1000) * 1e-3;
+        }
+        for (std::size_t buckets : {1u, 7u, 200u, 1000u}) {
+            SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(buckets));
+            const XYSeries got = decimateMinMax(x, y, buckets);
+            const XYSeries want = referenceDecimation(x, y, buckets);
+            ASSERT_EQ(got.x, want.x);
+            ASSERT_EQ(got.y, want.y);
+        }
+    }
 }
 
 TEST(SeriesMath, DebiasedEma) {
