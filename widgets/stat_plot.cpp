@@ -179,7 +179,8 @@ QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen,
     g->setPen(pen);
     g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
     const bool value = pen.style() != Qt::NoPen && !data.x.empty();
-    m_lines.push_back({g, std::move(data), value});
+    view::BlockExtrema blocks = view::blockExtrema(data.x, data.y);
+    m_lines.push_back({g, std::move(data), std::move(blocks), value});
     return g;
 }
 
@@ -524,10 +525,12 @@ void StatPlot::redecimate() {
                     : decimateMinMax(positive.x, positive.y, buckets);
             for (auto& x : d.x)
                 x = std::pow(10.0, x);
+        } else if (l.graph->lineStyle() == QCPGraph::lsNone) {
+            d = XYSeries{{sx.begin(), sx.end()}, {sy.begin(), sy.end()}};
+        } else if (m_options.logY) { // y is not the line's: its blocks do not apply
+            d = decimateMinMax(sx, sy, buckets);
         } else {
-            d = l.graph->lineStyle() == QCPGraph::lsNone
-                    ? XYSeries{{sx.begin(), sx.end()}, {sy.begin(), sy.end()}}
-                    : decimateMinMax(sx, sy, buckets);
+            d = decimateMinMax(sx, sy, buckets, l.blocks, std::size_t(sx.data() - l.data.x.data()));
         }
         densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),

@@ -113,8 +113,9 @@ protected:
 private:
     struct Line {
         QCPGraph* graph = nullptr;
-        view::XYSeries data; // full resolution, x ascending
-        bool value = false;  // a value line (not a band edge, marker or legend text)
+        view::XYSeries data;       // full resolution, x ascending
+        view::BlockExtrema blocks; // of data: decimation reads whole blocks from here
+        bool value = false;        // a value line (not a band edge, marker or legend text)
     };
     void rebuild();
     void selectSeries(); // m_series from m_run, m_key and the rank option

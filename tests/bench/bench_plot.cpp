@@ -4,7 +4,10 @@
 //
 //   bench_plot [--benchmark_filter=...]
 //
-// 1.3 M points (a rank of the 1 GB run of ~200 B records) into 1200 buckets (a wide plot).
+// 1.3 M points (a rank of the 1 GB run of ~200 B records) into 1200 buckets (a wide plot):
+// BM_DecimateMinMax reads every point, BM_DecimateMinMaxBlocks the line's BlockExtrema and the
+// points of the blocks a bucket cuts (what a plot does on every fit, zoom and pan), and
+// BM_BlockExtrema builds those once per line.
 #include "widgets/logic/series_math.h"
 
 #include <algorithm>
@@ -51,8 +54,29 @@ void BM_DecimateMinMax(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * l.y.size()));
 }
 
+void BM_BlockExtrema(benchmark::State& state) {
+    const Line& l = line();
+    for (auto _ : state) {
+        const xt::view::BlockExtrema b = xt::view::blockExtrema(l.x, l.y);
+        benchmark::DoNotOptimize(b.lowest.data());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * l.y.size()));
+}
+
+void BM_DecimateMinMaxBlocks(benchmark::State& state) {
+    const Line& l = line();
+    const xt::view::BlockExtrema blocks = xt::view::blockExtrema(l.x, l.y);
+    for (auto _ : state) {
+        const xt::view::XYSeries d = xt::view::decimateMinMax(l.x, l.y, 1200, blocks, 0);
+        benchmark::DoNotOptimize(d.y.data());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * l.y.size()));
+}
+
 } // namespace
 
 BENCHMARK(BM_MinMaxReference)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecimateMinMax)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BlockExtrema)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecimateMinMaxBlocks)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

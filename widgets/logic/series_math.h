@@ -5,6 +5,7 @@
 #include "core/analysis/key_stats.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,21 @@ struct XYSeries {
 // of [x.front(), x.back()] contributes its minimum and maximum in x order, so a single spike
 // survives. Series that are already small enough are returned unchanged. NaN y are dropped.
 XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets);
+
+// For each block of kBlock points of a line: its first lowest and first highest point (NaN never
+// counts; kNone when there is no other) and its largest x (NaN when it has a NaN x). With them,
+// decimateMinMax reads only the points of the blocks that a bucket does not cover whole.
+struct BlockExtrema {
+    static constexpr std::size_t kBlock = 64;
+    static constexpr std::uint32_t kNone = UINT32_MAX;
+    std::vector<std::uint32_t> lowest, highest; // indices into the line
+    std::vector<double> maxX;
+};
+BlockExtrema blockExtrema(std::span<const double> x, std::span<const double> y);
+// The same points as decimateMinMax(x, y, buckets), where x and y are the part of a line from
+// its point `first` on (a visibleSlice) and `blocks` are the line's.
+XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets,
+                        const BlockExtrema& blocks, std::size_t first);
 
 // A view of part of a series (no copy).
 struct SeriesSpan {

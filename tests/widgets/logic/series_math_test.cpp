@@ -33,11 +33,20 @@ TEST(SeriesMath, DecimationKeepsSpikesOfAMillionPoints) {
     EXPECT_EQ(s.y, (std::vector<double>{4, 5, 6}));
 }
 
-// Each bucket's first lowest and first highest point, in x order, found the plain way.
+// Each bucket's first lowest and first highest point, in x order, found the plain way (a
+// series of at most two points a bucket passes whole).
 XYSeries referenceDecimation(const std::vector<double>& x, const std::vector<double>& y,
                              std::size_t buckets) {
     XYSeries out;
     const std::size_t n = x.size();
+    if (n <= 2 * buckets) { // few enough: all of them
+        for (std::size_t i = 0; i < n; ++i)
+            if (!std::isnan(y[i])) {
+                out.x.push_back(x[i]);
+                out.y.push_back(y[i]);
+            }
+        return out;
+    }
     const double x0 = x.front(), span = x[n - 1] - x.front();
     std::size_t i = 0;
     for (std::size_t b = 0; b < buckets && i < n; ++b) {
@@ -63,7 +72,8 @@ XYSeries referenceDecimation(const std::vector<double>& x, const std::vector<dou
 }
 
 TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
-    // NaN runs, infinities, ties, empty buckets and a step back in x (a restarted run).
+    // NaN runs, infinities, ties, empty buckets and a step back in x (a restarted run); with
+    // and without the line's block extrema, over the whole line and over a part of it.
     std::mt19937 rng(3);
     for (int trial = 0; trial < 50; ++trial) {
         const std::size_t n = 3000 + rng() % 20000;
@@ -78,12 +88,27 @@ TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
                    : r < 30 ? double(rng() % 4)
                             : std::sin(double(i) * 0.01) + double(rng() % 1000) * 1e-3;
         }
+        if (trial % 5 == 0) x[rng() % n] = std::nan(""); // a NaN x ends its bucket early
+        const BlockExtrema blocks = blockExtrema(x, y);
         for (std::size_t buckets : {1u, 7u, 200u, 1000u}) {
             SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(buckets));
             const XYSeries got = decimateMinMax(x, y, buckets);
             const XYSeries want = referenceDecimation(x, y, buckets);
             ASSERT_EQ(got.x, want.x);
             ASSERT_EQ(got.y, want.y);
+            // The whole line and a part of it (as a visible slice is) through its blocks.
+            const XYSeries whole = decimateMinMax(x, y, buckets, blocks, 0);
+            ASSERT_EQ(whole.x, want.x);
+            ASSERT_EQ(whole.y, want.y);
+            const std::size_t first = rng() % (n / 3), count = n / 2 + rng() % (n - first - n / 2);
+            const std::vector<double> px(x.begin() + first, x.begin() + first + count),
+                py(y.begin() + first, y.begin() + first + count);
+            const XYSeries part =
+                decimateMinMax(std::span(x).subspan(first, count),
+                               std::span(y).subspan(first, count), buckets, blocks, first);
+            const XYSeries partWant = referenceDecimation(px, py, buckets);
+            ASSERT_EQ(part.x, partWant.x);
+            ASSERT_EQ(part.y, partWant.y);
         }
     }
 }
