@@ -352,4 +352,8 @@ void KeyView::restoreState(const QJsonObject& s) {
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
+bool KeyView::isBusy() const {
+    return m_histograms->isBusy() || m_stats->isBuilding();
+}
+
 } // namespace xt::widgets

@@ -35,7 +35,7 @@ public:
     const RunSnapshot& run() const { return m_run; }
     const QString& key() const { return m_key; }
     void setStepCursor(std::int64_t gstep);
-    bool isBusy() const { return m_histograms->isBusy(); }
+    bool isBusy() const;
     StatPlot* statPlot() const { return m_stats; }
     HistogramView* histogramView() const { return m_histograms; }
     RankStepHeatmap* rankHeatmap() const { return m_rankMap; }

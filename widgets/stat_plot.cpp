@@ -6,13 +6,16 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QFutureWatcher>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace xt::widgets {
 
@@ -146,10 +149,10 @@ StatPlot::StatPlot(QWidget* parent)
 }
 
 void StatPlot::setData(RunSnapshot run, const QString& key) {
+    const bool otherKey = key != m_key;
     m_run = std::move(run);
     m_key = key;
-    rebuild();
-    resetZoom();
+    rebuild([this] { resetZoom(); }, otherKey);
 }
 
 void StatPlot::setOptions(const StatPlotOptions& options) {
@@ -158,34 +161,13 @@ void StatPlot::setOptions(const StatPlotOptions& options) {
                        options.aggregateRanks != m_options.aggregateRanks ||
                        options.showL2 != m_options.showL2;
     m_options = options;
-    rebuild();
-    if (refit)
-        resetZoom();
-    else
-        redecimate();
+    rebuild([this, refit] { refit ? resetZoom() : redecimate(); });
 }
 
 const XYSeries* StatPlot::lineData(const QString& name) const {
     for (const auto& l : m_lines)
         if (l.graph->name() == name) return &l.data;
     return nullptr;
-}
-
-QCPGraph* StatPlot::addLine(const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
-                            bool inLegend) {
-    QCPGraph* g = m_plot->addGraph(m_plot->xAxis, rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
-    g->setName(name);
-    if (inLegend) g->addToLegend();
-    g->setPen(pen);
-    g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
-    const bool value = pen.style() != Qt::NoPen && !data.x.empty();
-    view::BlockExtrema blocks = view::blockExtrema(data.x, data.y);
-    m_lines.push_back({g, std::move(data), std::move(blocks), value});
-    return g;
-}
-
-void StatPlot::addLegendText(const QString& text) {
-    addLine(text, {}, QPen(Qt::NoPen), false);
 }
 
 XAxisMode StatPlot::xMode() const {
@@ -211,19 +193,23 @@ void StatPlot::replaceRun(RunSnapshot run) {
 }
 
 void StatPlot::extendRun(RunSnapshot run) {
-    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range(),
-                   y2 = m_plot->yAxis2->range();
     m_run = std::move(run);
-    rebuild();
-    if (m_cursorStep) setStepCursor(*m_cursorStep);
-    if (m_following) {
-        resetZoom();
+    // The lines do not move the axes: only a followed plot is fitted again.
+    auto then = [this] {
+        if (m_cursorStep) setStepCursor(*m_cursorStep);
+        if (m_following)
+            resetZoom();
+        else
+            redecimate();
+    };
+    if (m_building) {
+        // A followed run grows faster than large lines are built: the build in flight is shown,
+        // then the newest records are built, instead of each update superseding the last.
+        selectSeries();
+        m_extendAfterBuild = then;
         return;
     }
-    m_plot->xAxis->setRange(x);
-    m_plot->yAxis->setRange(y);
-    m_plot->yAxis2->setRange(y2);
-    redecimate();
+    rebuild(then);
 }
 
 void StatPlot::setFollowing(bool on) {
@@ -237,228 +223,74 @@ void StatPlot::userMovedView() {
     setFollowing(false);
 }
 
-void StatPlot::rebuild() {
-    m_plot->clearGraphs();
-    m_lines.clear();
-    m_decimated.reset();
-    m_spread = {};
+void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
     selectSeries();
     m_timeOrigin = 0;
     bool anyRecord = false;
-    for (const auto* s : m_series)
+    std::size_t records = 0;
+    for (const auto* s : m_series) {
+        records += s->records.size();
         for (const auto& r : s->records) {
             const double t = xOf(r, XAxisMode::WallTime);
             if (!anyRecord || t < m_timeOrigin) m_timeOrigin = t;
             anyRecord = true;
         }
+    }
+    const quint64 generation = ++m_buildGeneration; // a build in flight is superseded
+    m_extendAfterBuild = nullptr;
+    if (records < kBackgroundBuildRecords) {
+        m_building = false;
+        applyLines(buildLines(m_series, m_options, xMode(), m_timeOrigin));
+        if (then) then();
+        return;
+    }
+    // Lines of millions of points are built off the GUI thread; the lines of another key are
+    // not left on screen meanwhile.
+    if (clearNow) {
+        m_plot->clearGraphs();
+        m_lines.clear();
+        m_decimated.reset();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    m_building = true;
+    auto* watcher = new QFutureWatcher<BuiltLines>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, then] {
+        watcher->deleteLater();
+        if (generation != m_buildGeneration) return;
+        m_building = false;
+        applyLines(watcher->future().takeResult());
+        if (then) then();
+        if (m_extendAfterBuild) rebuild(std::exchange(m_extendAfterBuild, nullptr));
+    });
+    watcher->setFuture(QtConcurrent::run(
+        [run = m_run, series = m_series, options = m_options, mode = xMode(),
+         origin = m_timeOrigin] { return buildLines(series, options, mode, origin); }));
+}
+
+void StatPlot::applyLines(BuiltLines built) {
+    m_plot->clearGraphs();
+    m_lines.clear();
+    m_decimated.reset();
+    m_spread = std::move(built.spread);
+    for (LineSpec& l : built.lines) {
+        QCPGraph* g = m_plot->addGraph(m_plot->xAxis, l.rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
+        g->setName(l.name);
+        if (l.inLegend) g->addToLegend();
+        g->setPen(l.pen);
+        g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
+        if (l.fill.isValid()) {        // a band: filled down to its lower edge, the line before
+            g->setBrush(l.fill);
+            g->setChannelFillGraph(m_lines.back().graph);
+        }
+        if (l.markers) {
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, l.pen.color(),
+                                               l.pen.color(), 9));
+        }
+        m_lines.push_back({g, std::move(l.data), std::move(l.blocks), l.value});
+    }
     const XAxisMode mode = xMode();
-    bool right = false;
-
-    auto bandPen = QPen(Qt::NoPen);
-    // A filled band; the upper edge carries `legend` into the legend when it is not empty.
-    auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha,
-                       const QString& legend = {}) {
-        QCPGraph* gl =
-            addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false, false);
-        QCPGraph* gh = addLine(legend.isEmpty() ? base + QStringLiteral(" upper") : legend,
-                               std::move(hi), bandPen, false, !legend.isEmpty());
-        gh->setBrush(withAlpha(c, alpha));
-        gh->setChannelFillGraph(gl);
-        m_lines[m_lines.size() - 1].value = m_lines[m_lines.size() - 2].value = false;
-    };
-    // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
-    bool inLegend = true;
-    auto addMeanLine = [&](const QString& name, XYSeries raw, QColor c, double width) {
-        if (m_options.smoothing > 0) {
-            XYSeries s{raw.x, emaDebiased(raw.y, m_options.smoothing)};
-            addLine(name, std::move(raw), QPen(withAlpha(c, 70), 1), false, false);
-            addLine(name + QStringLiteral(" (EMA %1)").arg(m_options.smoothing), std::move(s),
-                    QPen(c, width + 0.4), false, inLegend);
-        } else {
-            addLine(name, std::move(raw), QPen(c, width), false, inLegend);
-        }
-    };
-    auto rankMeans = [&](const analysis::KeySeries& series) {
-        XYSeries mean;
-        for (const auto& r : series.records)
-            if (r.stats.hasFinite()) {
-                mean.x.push_back(xOfRecord(r));
-                mean.y.push_back(r.stats.mean);
-            }
-        return mean;
-    };
-
-    if (m_options.aggregateRanks && m_series.size() > 1) {
-        using analysis::StatField;
-        const int ranks = int(m_series.size());
-        const QColor c = rankColor(0);
-        auto medians = [&](StatField f) {
-            XYSeries s;
-            for (const auto& st : analysis::rankSpread(m_series, f).steps) {
-                s.x.push_back(double(st.gstep));
-                s.y.push_back(st.median);
-            }
-            return s;
-        };
-        m_spread = analysis::rankSpread(m_series, StatField::Mean);
-        if (m_options.minMaxBand) {
-            XYSeries mn, mx;
-            for (const auto& st : analysis::rankSpread(m_series, StatField::Min).steps) {
-                mn.x.push_back(double(st.gstep));
-                mn.y.push_back(st.min);
-            }
-            for (const auto& st : analysis::rankSpread(m_series, StatField::Max).steps) {
-                mx.x.push_back(double(st.gstep));
-                mx.y.push_back(st.max);
-            }
-            addBand(QStringLiteral("all ranks min-max"), std::move(mn), std::move(mx), c, 25);
-        }
-        if (m_options.showMean) {
-            XYSeries median, lo, hi;
-            for (const auto& st : m_spread.steps) {
-                median.x.push_back(double(st.gstep));
-                median.y.push_back(st.median);
-            }
-            lo.x = hi.x = median.x;
-            for (const auto& st : m_spread.steps) {
-                lo.y.push_back(st.min);
-                hi.y.push_back(st.max);
-            }
-            addMeanLine(QStringLiteral("median of ranks"), std::move(median), c, 1.8);
-            addBand(QStringLiteral("ranks min..max"), std::move(lo), std::move(hi), c, 60,
-                    tr("min..max of %1 ranks").arg(ranks));
-            // The outlier ranks, most outlying first, under the rule that found them.
-            // Two lines, so that the legend stays narrow.
-            addLegendText(QString::fromStdString(analysis::describeOutlierRule({}))
-                              .replace(QStringLiteral(" at >= "), QStringLiteral("\nat >= ")) +
-                          (m_spread.outliers.empty() ? tr(": none") : QStringLiteral(":")));
-            int drawn = 0;
-            for (const auto& o : m_spread.outliers) {
-                if (drawn == kLegendRanks) break;
-                for (const auto* s : m_series)
-                    if (s->rank == o.rank)
-                        addMeanLine(QStringLiteral("rank %1 mean").arg(o.rank), rankMeans(*s),
-                                    rankColor(1 + drawn), 1.4);
-                ++drawn;
-            }
-            if (int(m_spread.outliers.size()) > drawn)
-                addLegendText(tr("... and %n more outlier rank(s)", nullptr,
-                                 int(m_spread.outliers.size()) - drawn));
-            const QString highlighted = QStringLiteral("rank %1 mean").arg(m_options.highlightRank);
-            if (m_options.highlightRank >= 0 && !lineData(highlighted))
-                for (const auto* s : m_series)
-                    if (s->rank == m_options.highlightRank)
-                        addMeanLine(highlighted, rankMeans(*s), QColor(0x30, 0x30, 0x30), 2);
-        }
-        if (m_options.showL2) {
-            addLine(QStringLiteral("median of ranks l2"), medians(StatField::L2),
-                    QPen(QColor(0xd6, 0x27, 0x28), 1.4, Qt::DashLine), true);
-            right = true;
-        }
-        for (auto f : m_options.lines) {
-            right |= onRightAxis(f);
-            addLine(QStringLiteral("median of ranks ") +
-                        QString::fromUtf8(analysis::statFieldName(f)),
-                    medians(f), QPen(rankColor(int(f) + 1), 1.4), onRightAxis(f));
-        }
-    } else {
-        int colorIndex = 0;
-        for (const auto* series : m_series) {
-            inLegend = colorIndex < kLegendRanks;
-            const QColor c = rankColor(colorIndex++);
-            const QString base = QStringLiteral("rank %1").arg(series->rank);
-            // Only the lines shown are built (a line of a million records costs 16 MB).
-            const bool minMax = m_options.minMaxBand, stdBand = m_options.stdBand;
-            const bool showL2 = m_options.showL2;
-            XYSeries mean, mn, mx, sLo, sHi, l2;
-            const std::size_t n = series->records.size();
-            mean.x.reserve(n);
-            mean.y.reserve(n);
-            for (XYSeries* s : {&mn, &mx})
-                if (minMax) s->y.reserve(n);
-            for (XYSeries* s : {&sLo, &sHi})
-                if (stdBand) s->y.reserve(n);
-            if (showL2) l2.y.reserve(n);
-            for (const auto& r : series->records) {
-                if (!r.stats.hasFinite()) continue;
-                mean.x.push_back(xOfRecord(r));
-                mean.y.push_back(r.stats.mean);
-                if (minMax) {
-                    mn.y.push_back(r.stats.min);
-                    mx.y.push_back(r.stats.max);
-                }
-                if (stdBand) {
-                    sLo.y.push_back(r.stats.mean - r.stats.std);
-                    sHi.y.push_back(r.stats.mean + r.stats.std);
-                }
-                if (showL2) l2.y.push_back(r.stats.l2);
-            }
-            if (minMax) {
-                mn.x = mx.x = mean.x;
-                addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
-            }
-            if (stdBand) {
-                sLo.x = sHi.x = mean.x;
-                addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
-            }
-            if (showL2) l2.x = mean.x;
-            if (m_options.showMean)
-                addMeanLine(base + QStringLiteral(" mean"), std::move(mean), c, 1.6);
-            if (showL2) {
-                addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
-                        true, inLegend);
-                right = true;
-            }
-            for (auto f : m_options.lines) {
-                XYSeries s;
-                for (const auto& r : series->records)
-                    if (auto v = analysis::statValue(r.stats, f)) {
-                        s.x.push_back(xOfRecord(r));
-                        s.y.push_back(*v);
-                    }
-                right |= onRightAxis(f);
-                QPen pen(m_series.size() > 1 ? c : rankColor(int(f) + 1), 1.4);
-                if (onRightAxis(f)) pen.setStyle(Qt::DashLine);
-                addLine(base + QLatin1Char(' ') + QString::fromUtf8(analysis::statFieldName(f)),
-                        std::move(s), pen, onRightAxis(f), inLegend);
-            }
-        }
-        inLegend = true;
-        if (m_series.size() > std::size_t(kLegendRanks))
-            addLegendText(
-                tr("... and %n more rank(s)", nullptr, int(m_series.size()) - kLegendRanks));
-    }
-    // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
-    XYSeries marks;
-    for (const auto* series : m_series) {
-        double lastY = 0;
-        for (const auto& r : series->records) {
-            if (r.stats.hasFinite()) lastY = r.stats.mean;
-            if (r.stats.nan || r.stats.inf) {
-                marks.x.push_back(xOfRecord(r));
-                marks.y.push_back(lastY);
-            }
-        }
-    }
-    if (!marks.x.empty()) {
-        std::vector<std::size_t> order(marks.x.size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-            order[i] = i;
-        std::sort(order.begin(), order.end(),
-                  [&](std::size_t a, std::size_t b) { return marks.x[a] < marks.x[b]; });
-        XYSeries sorted;
-        for (auto i : order) {
-            sorted.x.push_back(marks.x[i]);
-            sorted.y.push_back(marks.y[i]);
-        }
-        QCPGraph* g =
-            addLine(tr("NaN/Inf"), std::move(sorted), QPen(QColor(0xd0, 0x20, 0x20)), false);
-        g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted,
-                                           QColor(0xd0, 0x20, 0x20), QColor(0xd0, 0x20, 0x20), 9));
-        m_lines.back().value = false;
-    }
-
+    const bool right = built.rightAxis;
     m_plot->xAxis->setLabel(xLabel(mode, m_options.logX));
     if (m_options.logX) {
         m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -491,6 +323,235 @@ void StatPlot::rebuild() {
     drawNotes();
     // No decimation here: every caller fits or keeps the axes next and decimates for them.
     emit spreadChanged();
+}
+
+StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeySeries*>& shown,
+                                          const StatPlotOptions& options, XAxisMode mode,
+                                          double timeOrigin) {
+    BuiltLines out;
+    auto xOfRecord = [&](const analysis::RecordStats& r) {
+        const double x = xOf(r, mode);
+        return mode == XAxisMode::WallTime && options.logX ? x - timeOrigin : x;
+    };
+    auto addLine = [&](const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+                       bool inLegend = true) -> LineSpec& {
+        const bool value = pen.style() != Qt::NoPen && !data.x.empty();
+        LineSpec l;
+        l.name = name;
+        l.data = std::move(data);
+        l.pen = pen;
+        l.rightAxis = rightAxis;
+        l.inLegend = inLegend;
+        l.value = value;
+        out.lines.push_back(std::move(l));
+        return out.lines.back();
+    };
+    auto addLegendText = [&](const QString& text) { addLine(text, {}, QPen(Qt::NoPen), false); };
+    auto named = [&](const QString& name) {
+        return std::any_of(out.lines.begin(), out.lines.end(),
+                           [&](const LineSpec& l) { return l.name == name; });
+    };
+    auto bandPen = QPen(Qt::NoPen);
+    // A filled band; the upper edge carries `legend` into the legend when it is not empty.
+    auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha,
+                       const QString& legend = {}) {
+        addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false, false);
+        LineSpec& upper = addLine(legend.isEmpty() ? base + QStringLiteral(" upper") : legend,
+                                  std::move(hi), bandPen, false, !legend.isEmpty());
+        upper.fill = withAlpha(c, alpha);
+    };
+    // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
+    bool inLegend = true;
+    auto addMeanLine = [&](const QString& name, XYSeries raw, QColor c, double width) {
+        if (options.smoothing > 0) {
+            XYSeries s{raw.x, emaDebiased(raw.y, options.smoothing)};
+            addLine(name, std::move(raw), QPen(withAlpha(c, 70), 1), false, false);
+            addLine(name + QStringLiteral(" (EMA %1)").arg(options.smoothing), std::move(s),
+                    QPen(c, width + 0.4), false, inLegend);
+        } else {
+            addLine(name, std::move(raw), QPen(c, width), false, inLegend);
+        }
+    };
+    auto rankMeans = [&](const analysis::KeySeries& series) {
+        XYSeries mean;
+        for (const auto& r : series.records)
+            if (r.stats.hasFinite()) {
+                mean.x.push_back(xOfRecord(r));
+                mean.y.push_back(r.stats.mean);
+            }
+        return mean;
+    };
+
+    if (options.aggregateRanks && shown.size() > 1) {
+        using analysis::StatField;
+        const int ranks = int(shown.size());
+        const QColor c = rankColor(0);
+        auto medians = [&](StatField f) {
+            XYSeries s;
+            for (const auto& st : analysis::rankSpread(shown, f).steps) {
+                s.x.push_back(double(st.gstep));
+                s.y.push_back(st.median);
+            }
+            return s;
+        };
+        out.spread = analysis::rankSpread(shown, StatField::Mean);
+        if (options.minMaxBand) {
+            XYSeries mn, mx;
+            for (const auto& st : analysis::rankSpread(shown, StatField::Min).steps) {
+                mn.x.push_back(double(st.gstep));
+                mn.y.push_back(st.min);
+            }
+            for (const auto& st : analysis::rankSpread(shown, StatField::Max).steps) {
+                mx.x.push_back(double(st.gstep));
+                mx.y.push_back(st.max);
+            }
+            addBand(QStringLiteral("all ranks min-max"), std::move(mn), std::move(mx), c, 25);
+        }
+        if (options.showMean) {
+            XYSeries median, lo, hi;
+            for (const auto& st : out.spread.steps) {
+                median.x.push_back(double(st.gstep));
+                median.y.push_back(st.median);
+            }
+            lo.x = hi.x = median.x;
+            for (const auto& st : out.spread.steps) {
+                lo.y.push_back(st.min);
+                hi.y.push_back(st.max);
+            }
+            addMeanLine(QStringLiteral("median of ranks"), std::move(median), c, 1.8);
+            addBand(QStringLiteral("ranks min..max"), std::move(lo), std::move(hi), c, 60,
+                    tr("min..max of %1 ranks").arg(ranks));
+            // The outlier ranks, most outlying first, under the rule that found them.
+            // Two lines, so that the legend stays narrow.
+            addLegendText(QString::fromStdString(analysis::describeOutlierRule({}))
+                              .replace(QStringLiteral(" at >= "), QStringLiteral("\nat >= ")) +
+                          (out.spread.outliers.empty() ? tr(": none") : QStringLiteral(":")));
+            int drawn = 0;
+            for (const auto& o : out.spread.outliers) {
+                if (drawn == kLegendRanks) break;
+                for (const auto* s : shown)
+                    if (s->rank == o.rank)
+                        addMeanLine(QStringLiteral("rank %1 mean").arg(o.rank), rankMeans(*s),
+                                    rankColor(1 + drawn), 1.4);
+                ++drawn;
+            }
+            if (int(out.spread.outliers.size()) > drawn)
+                addLegendText(tr("... and %n more outlier rank(s)", nullptr,
+                                 int(out.spread.outliers.size()) - drawn));
+            const QString highlighted = QStringLiteral("rank %1 mean").arg(options.highlightRank);
+            if (options.highlightRank >= 0 && !named(highlighted))
+                for (const auto* s : shown)
+                    if (s->rank == options.highlightRank)
+                        addMeanLine(highlighted, rankMeans(*s), QColor(0x30, 0x30, 0x30), 2);
+        }
+        if (options.showL2) {
+            addLine(QStringLiteral("median of ranks l2"), medians(StatField::L2),
+                    QPen(QColor(0xd6, 0x27, 0x28), 1.4, Qt::DashLine), true);
+            out.rightAxis = true;
+        }
+        for (auto f : options.lines) {
+            out.rightAxis |= onRightAxis(f);
+            addLine(QStringLiteral("median of ranks ") +
+                        QString::fromUtf8(analysis::statFieldName(f)),
+                    medians(f), QPen(rankColor(int(f) + 1), 1.4), onRightAxis(f));
+        }
+    } else {
+        int colorIndex = 0;
+        for (const auto* series : shown) {
+            inLegend = colorIndex < kLegendRanks;
+            const QColor c = rankColor(colorIndex++);
+            const QString base = QStringLiteral("rank %1").arg(series->rank);
+            // Only the lines shown are built (a line of a million records costs 16 MB).
+            const bool minMax = options.minMaxBand, stdBand = options.stdBand;
+            const bool showL2 = options.showL2;
+            XYSeries mean, mn, mx, sLo, sHi, l2;
+            const std::size_t n = series->records.size();
+            mean.x.reserve(n);
+            mean.y.reserve(n);
+            for (XYSeries* s : {&mn, &mx})
+                if (minMax) s->y.reserve(n);
+            for (XYSeries* s : {&sLo, &sHi})
+                if (stdBand) s->y.reserve(n);
+            if (showL2) l2.y.reserve(n);
+            for (const auto& r : series->records) {
+                if (!r.stats.hasFinite()) continue;
+                mean.x.push_back(xOfRecord(r));
+                mean.y.push_back(r.stats.mean);
+                if (minMax) {
+                    mn.y.push_back(r.stats.min);
+                    mx.y.push_back(r.stats.max);
+                }
+                if (stdBand) {
+                    sLo.y.push_back(r.stats.mean - r.stats.std);
+                    sHi.y.push_back(r.stats.mean + r.stats.std);
+                }
+                if (showL2) l2.y.push_back(r.stats.l2);
+            }
+            if (minMax) {
+                mn.x = mx.x = mean.x;
+                addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
+            }
+            if (stdBand) {
+                sLo.x = sHi.x = mean.x;
+                addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
+            }
+            if (showL2) l2.x = mean.x;
+            if (options.showMean)
+                addMeanLine(base + QStringLiteral(" mean"), std::move(mean), c, 1.6);
+            if (showL2) {
+                addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
+                        true, inLegend);
+                out.rightAxis = true;
+            }
+            for (auto f : options.lines) {
+                XYSeries s;
+                for (const auto& r : series->records)
+                    if (auto v = analysis::statValue(r.stats, f)) {
+                        s.x.push_back(xOfRecord(r));
+                        s.y.push_back(*v);
+                    }
+                out.rightAxis |= onRightAxis(f);
+                QPen pen(shown.size() > 1 ? c : rankColor(int(f) + 1), 1.4);
+                if (onRightAxis(f)) pen.setStyle(Qt::DashLine);
+                addLine(base + QLatin1Char(' ') + QString::fromUtf8(analysis::statFieldName(f)),
+                        std::move(s), pen, onRightAxis(f), inLegend);
+            }
+        }
+        inLegend = true;
+        if (shown.size() > std::size_t(kLegendRanks))
+            addLegendText(tr("... and %n more rank(s)", nullptr, int(shown.size()) - kLegendRanks));
+    }
+    // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
+    XYSeries marks;
+    for (const auto* series : shown) {
+        double lastY = 0;
+        for (const auto& r : series->records) {
+            if (r.stats.hasFinite()) lastY = r.stats.mean;
+            if (r.stats.nan || r.stats.inf) {
+                marks.x.push_back(xOfRecord(r));
+                marks.y.push_back(lastY);
+            }
+        }
+    }
+    if (!marks.x.empty()) {
+        std::vector<std::size_t> order(marks.x.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return marks.x[a] < marks.x[b]; });
+        XYSeries sorted;
+        for (auto i : order) {
+            sorted.x.push_back(marks.x[i]);
+            sorted.y.push_back(marks.y[i]);
+        }
+        addLine(tr("NaN/Inf"), std::move(sorted), QPen(QColor(0xd0, 0x20, 0x20)), false).markers =
+            true;
+        out.lines.back().value = false;
+    }
+    // What decimation reads of each line, built here too.
+    for (LineSpec& l : out.lines)
+        if (!l.markers) l.blocks = view::blockExtrema(l.data.x, l.data.y);
+    return out;
 }
 
 void StatPlot::redecimate() {

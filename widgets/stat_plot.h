@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QWidget>
 #include <array>
+#include <functional>
 #include <qcustomplot.h>
 
 class QLabel;
@@ -63,10 +64,15 @@ public:
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
     // default in a KeyView). Also the most outlier ranks drawn when aggregated.
     static constexpr int kLegendRanks = 8;
+    // Series of this many records in all have their lines built in the background.
+    static constexpr std::size_t kBackgroundBuildRecords = 200000;
     const StatPlotOptions& options() const { return m_options; }
     // Options for the next setData (nothing is drawn now).
     void setOptionsQuietly(const StatPlotOptions& options) { m_options = options; }
     const QString& key() const { return m_key; }
+    // Lines are being built in the background (large series): lineData() and the plot show
+    // them once this turns false.
+    bool isBuilding() const { return m_building; }
     const RunSnapshot& run() const { return m_run; }
     QCustomPlot* plot() const { return m_plot; }
     // The full-resolution data of a drawn line by graph name ("rank 0 mean", "median of ranks",
@@ -117,13 +123,33 @@ private:
         view::BlockExtrema blocks; // of data: decimation reads whole blocks from here
         bool value = false;        // a value line (not a band edge, marker or legend text)
     };
-    void rebuild();
+    // One line as built (off the GUI thread for large series); applyLines makes it a graph.
+    struct LineSpec {
+        QString name;
+        view::XYSeries data;
+        QPen pen;
+        bool rightAxis = false;
+        bool inLegend = true;
+        bool value = false;   // see Line
+        QColor fill;          // valid: a band's upper edge, filled down to the line before it
+        bool markers = false; // points only (the NaN/Inf triangles)
+        view::BlockExtrema blocks;
+    };
+    struct BuiltLines {
+        std::vector<LineSpec> lines;
+        analysis::RankSpread spread;
+        bool rightAxis = false;
+    };
+    // Builds the lines of m_series, then runs `then` (on the GUI thread, at once or when a
+    // background build is applied). clearNow: large lines of another key leave the plot now.
+    void rebuild(std::function<void()> then, bool clearNow = false);
+    static BuiltLines buildLines(const std::vector<const analysis::KeySeries*>& shown,
+                                 const StatPlotOptions& options, view::XAxisMode mode,
+                                 double timeOrigin);
+    void applyLines(BuiltLines built);
     void selectSeries(); // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
-    QCPGraph* addLine(const QString& name, view::XYSeries data, const QPen& pen, bool rightAxis,
-                      bool inLegend = true);
-    void addLegendText(const QString& text);
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
     void onMouseRelease(QMouseEvent* e);
@@ -161,6 +187,9 @@ private:
         bool operator==(const DecimatedView&) const = default;
     };
     std::optional<DecimatedView> m_decimated;
+    quint64 m_buildGeneration = 0;
+    bool m_building = false;
+    std::function<void()> m_extendAfterBuild; // extendRun's rebuild, once the one in flight ends
     std::optional<std::int64_t> m_cursorStep;
     std::vector<Note> m_notes;
     std::vector<QCPAbstractItem*> m_noteItems;

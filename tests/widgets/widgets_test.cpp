@@ -26,10 +26,12 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTreeView>
 #include <filesystem>
@@ -293,6 +295,104 @@ TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
     EXPECT_GT(plot.plot()->yAxis->range().lower, 0);
     EXPECT_LT(plot.plot()->yAxis->range().lower, 1);
     EXPECT_GT(plot.plot()->yAxis->range().upper, 100);
+}
+
+TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
+    app();
+    TempDir dir;
+    const std::int64_t n = std::int64_t(StatPlot::kBackgroundBuildRecords) + 10000;
+    auto lossAt = [](std::int64_t g) { return 1.0f + float(g % 7) / 10; };
+    auto lrAt = [](std::int64_t g) { return 0.001f * float(1 + g % 3); };
+    { // one rank, two scalar keys
+        xdl::WriterOptions o;
+        o.outputDir = dir.str();
+        auto w = xdl::FileSeriesWriter::create(o, {"loss", "lr"});
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g = 0; g < n; ++g) {
+            enc.begin(g, g);
+            const float loss = lossAt(g), lr = lrAt(g);
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&lr), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    KeyView view;
+    view.resize(900, 600);
+    StatPlot* plot = view.statPlot();
+    auto checkMean = [&](auto valueAt) {
+        const view::XYSeries* mean = plot->lineData(QStringLiteral("rank 0 mean"));
+        ASSERT_TRUE(mean);
+        ASSERT_EQ(mean->y.size(), std::size_t(n));
+        for (std::int64_t g : {std::int64_t(0), std::int64_t(1), n / 2, n - 1}) {
+            EXPECT_EQ(mean->x[std::size_t(g)], double(g));
+            EXPECT_EQ(mean->y[std::size_t(g)], double(valueAt(g)));
+        }
+    };
+
+    // The GUI thread only starts the build: nothing of it is on screen yet, and the view says
+    // it is busy until it is.
+    view.setData(r.runs[0], "loss");
+    EXPECT_TRUE(plot->isBuilding());
+    EXPECT_TRUE(view.isBusy());
+    EXPECT_EQ(plot->lineData(QStringLiteral("rank 0 mean")), nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
+    checkMean(lossAt);
+    EXPECT_TRUE(plot->lineData(QStringLiteral("rank 0 min-max upper")));
+    // Fitted to all of it, and drawn decimated.
+    EXPECT_LE(plot->plot()->xAxis->range().lower, 0);
+    EXPECT_GE(plot->plot()->xAxis->range().upper, double(n - 1));
+    EXPECT_GT(plot->plot()->yAxis->range().upper, 1.6);
+    for (int i = 0; i < plot->plot()->graphCount(); ++i)
+        EXPECT_LT(plot->plot()->graph(i)->dataCount(), 4000);
+
+    // New options rebuild in the background too; the lines on screen stay until then.
+    StatPlotOptions light = plot->options();
+    light.minMaxBand = light.stdBand = false;
+    plot->setOptions(light);
+    EXPECT_TRUE(plot->isBuilding());
+    EXPECT_TRUE(plot->lineData(QStringLiteral("rank 0 min-max upper")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
+    EXPECT_FALSE(plot->lineData(QStringLiteral("rank 0 min-max upper")));
+    checkMean(lossAt);
+
+    // Another key: the lines of the last one leave at once. A slow build (every line) that a
+    // quick one (the mean only) supersedes is never shown, even when it ends last.
+    StatPlotOptions heavy = light;
+    heavy.minMaxBand = heavy.stdBand = heavy.showL2 = true;
+    heavy.lines = {analysis::StatField::Min, analysis::StatField::Max, analysis::StatField::Std,
+                   analysis::StatField::Zeros};
+    plot->setOptionsQuietly(heavy);
+    plot->setData(r.runs[0], "lr");
+    EXPECT_TRUE(plot->isBuilding());
+    EXPECT_EQ(plot->lineData(QStringLiteral("rank 0 mean")), nullptr);
+    plot->setOptionsQuietly(light);
+    plot->setData(r.runs[0], "loss");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
+    QTest::qWait(500); // time for the superseded build to end
+    EXPECT_EQ(plot->plot()->yAxis->label(), QStringLiteral("loss"));
+    checkMean(lossAt);
+    EXPECT_FALSE(plot->lineData(QStringLiteral("rank 0 l2")));
+    EXPECT_FALSE(plot->isBuilding());
+
+    // A followed run updated faster than its lines are built: each build in flight is shown
+    // before the next one starts, rather than superseded by every update.
+    QSignalSpy applied(plot, &StatPlot::spreadChanged);
+    QElapsedTimer clock;
+    clock.start();
+    while (applied.count() < 2 && clock.elapsed() < 20000) { // updates every 10 ms
+        plot->extendRun(r.runs[0]);
+        QTest::qWait(10);
+    }
+    EXPECT_GE(applied.count(), 2);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
+    checkMean(lossAt);
 }
 
 TEST(StatPlot, ManyRanksAreAggregatedByDefaultAndTheLegendStaysShort) {
