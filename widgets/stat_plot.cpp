@@ -225,17 +225,20 @@ void StatPlot::userMovedView() {
 
 void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
     selectSeries();
+    std::size_t records = 0;
+    for (const auto* s : m_series)
+        records += s->records.size();
+    // Log x on wall time counts seconds from the first record (a pass over every record: only
+    // then).
     m_timeOrigin = 0;
     bool anyRecord = false;
-    std::size_t records = 0;
-    for (const auto* s : m_series) {
-        records += s->records.size();
-        for (const auto& r : s->records) {
-            const double t = xOf(r, XAxisMode::WallTime);
-            if (!anyRecord || t < m_timeOrigin) m_timeOrigin = t;
-            anyRecord = true;
-        }
-    }
+    if (m_options.logX && xMode() == XAxisMode::WallTime)
+        for (const auto* s : m_series)
+            for (const auto& r : s->records) {
+                const double t = xOf(r, XAxisMode::WallTime);
+                if (!anyRecord || t < m_timeOrigin) m_timeOrigin = t;
+                anyRecord = true;
+            }
     const quint64 generation = ++m_buildGeneration; // a build in flight is superseded
     m_extendAfterBuild = nullptr;
     if (records < kBackgroundBuildRecords) {
