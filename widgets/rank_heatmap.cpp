@@ -80,19 +80,37 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent)
 void RankStepHeatmap::setData(RunSnapshot run, const QString& key) {
     m_run = std::move(run);
     m_key = key;
-    rebuild();
+    invalidate();
 }
 
 void RankStepHeatmap::setField(analysis::StatField field) {
     m_field = field;
     m_fieldBox->setCurrentIndex(m_fieldBox->findData(int(field)));
-    rebuild();
+    invalidate();
 }
 
 void RankStepHeatmap::setDeviation(bool on) {
     m_deviation = on;
     m_modeBox->setCurrentIndex(on ? 1 : 0);
+    invalidate();
+}
+
+void RankStepHeatmap::invalidate() {
+    // A pass over every record of every rank: done when the heatmap is on screen (its tab is
+    // often not), or when a cell is asked for.
+    m_stale = true;
+    if (isVisible()) ensureBuilt();
+}
+
+void RankStepHeatmap::ensureBuilt() {
+    if (!m_stale) return;
+    m_stale = false;
     rebuild();
+}
+
+void RankStepHeatmap::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    ensureBuilt();
 }
 
 void RankStepHeatmap::rebuild() {
@@ -219,14 +237,16 @@ std::optional<std::pair<int, std::int64_t>> RankStepHeatmap::cellAt(QPointF pos)
     return std::nullopt;
 }
 
-double RankStepHeatmap::cellValue(int rank, std::int64_t gstep) const {
+double RankStepHeatmap::cellValue(int rank, std::int64_t gstep) {
+    ensureBuilt();
     if (m_rows == 0 || rank < m_minRank || rank >= m_minRank + m_rows || gstep < m_s0)
         return std::nan("");
     const int c = std::min(m_columns - 1, int(double(gstep - m_s0) / m_columnWidth));
     return m_map->data()->cell(c, rank - m_minRank);
 }
 
-QPointF RankStepHeatmap::cellPosition(int rank, std::int64_t gstep) const {
+QPointF RankStepHeatmap::cellPosition(int rank, std::int64_t gstep) {
+    ensureBuilt();
     const int c = std::min(m_columns - 1, int(double(gstep - m_s0) / m_columnWidth));
     const double x = double(m_s0) + (c + 0.5) * m_columnWidth;
     return {m_plot->xAxis->coordToPixel(x), m_plot->yAxis->coordToPixel(rank)};

@@ -35,17 +35,21 @@ public:
     bool deviation() const { return m_deviation; }
     QCustomPlot* plot() const { return m_plot; }
     // The colour value of the cell of (rank, gstep) (NaN when empty).
-    double cellValue(int rank, std::int64_t gstep) const;
+    double cellValue(int rank, std::int64_t gstep);
     // Plot pixel of the centre of that cell.
-    QPointF cellPosition(int rank, std::int64_t gstep) const;
+    QPointF cellPosition(int rank, std::int64_t gstep);
 
 signals:
     void cellActivated(int rank, std::int64_t gstep);
 
 protected:
     void changeEvent(QEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
+    // The grid is rebuilt when shown (or asked for), not while hidden behind another tab.
+    void invalidate();
+    void ensureBuilt();
     void rebuild();
     void drawNotes();
     void applyPalette();
@@ -67,6 +71,7 @@ private:
     std::vector<QCPAbstractItem*> m_noteItems;
     std::optional<std::int64_t> m_cursorStep;
     QPoint m_pressPos;
+    bool m_stale = false;
     // The grid: columns of m_columnWidth steps from m_s0, rows from m_minRank.
     std::int64_t m_s0 = 0;
     double m_columnWidth = 1;

@@ -13,6 +13,7 @@
 #include "widgets/main_window.h"
 #include "widgets/meta_summary_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/rank_heatmap.h"
 #include "widgets/run_browser_model.h"
 #include "widgets/stat_plot.h"
 #include "widgets/timeline_page.h"
@@ -247,6 +248,39 @@ void writeManyRanks(const std::string& dir, int ranks) {
         }
         ASSERT_TRUE((*w)->close().isOk());
     }
+}
+
+TEST(RankStepHeatmap, IsBuiltWhenItsTabIsShownNotWhileHidden) {
+    app();
+    TempDir dir;
+    writeManyRanks(dir.str() + "/a", 12);
+    writeManyRanks(dir.str() + "/b", 10);
+    LoadResult a = load(dir.str() + "/a"), b = load(dir.str() + "/b");
+    ASSERT_EQ(a.runs.size(), 1u);
+    ASSERT_EQ(b.runs.size(), 1u);
+    KeyView view;
+    view.resize(900, 600);
+    view.show();
+    view.setData(a.runs[0], "loss");
+    view.lowerTabs()->setCurrentIndex(1);
+    RankStepHeatmap* map = view.rankHeatmap();
+    auto* cells = qobject_cast<QCPColorMap*>(map->plot()->plottable(0));
+    ASSERT_TRUE(cells);
+    EXPECT_EQ(cells->data()->valueSize(), 12); // on screen: built at once
+
+    // Behind another tab, new data waits (the grid is a pass over every record)...
+    view.lowerTabs()->setCurrentIndex(0);
+    map->setData(b.runs[0], "loss");
+    EXPECT_EQ(cells->data()->valueSize(), 12);
+    // ...until the tab is shown, or a cell is asked for.
+    view.lowerTabs()->setCurrentIndex(1);
+    EXPECT_EQ(cells->data()->valueSize(), 10);
+    EXPECT_FLOAT_EQ(float(map->cellValue(9, 1)), 9.5f);
+    EXPECT_TRUE(std::isnan(map->cellValue(11, 1)));
+    view.lowerTabs()->setCurrentIndex(0);
+    map->setData(a.runs[0], "loss");
+    EXPECT_FLOAT_EQ(float(map->cellValue(11, 3)), 11.25f);
+    EXPECT_EQ(cells->data()->valueSize(), 12);
 }
 
 TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
