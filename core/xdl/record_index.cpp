@@ -221,11 +221,14 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
     Clock::duration secondTime{};
     std::thread thread;
     if (q < near.size()) {
-        second.m_keys = m_keys;
-        second.m_hasHeader = m_hasHeader;
-        second.m_startChecked = true;
-        second.m_headerLength = m_headerLength;
-        second.m_pos = q;
+        // The second index continues from q as a restored one does, with this one's header.
+        IndexState from;
+        from.keys = m_keys;
+        from.hasHeader = m_hasHeader;
+        from.startChecked = true;
+        from.headerLength = m_headerLength;
+        from.scannedTo = q;
+        second = restore(m_file, std::move(from), m_options);
         second.m_reserveAhead = false;
         const std::size_t records = m_records.size() + split.pending.size();
         const std::uint64_t mean = (m_pos - m_headerLength) / records + 1;
