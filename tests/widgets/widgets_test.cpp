@@ -37,6 +37,7 @@
 #include <QTreeView>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <limits>
 #include <set>
@@ -230,6 +231,27 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
 }
 
 // A run of `ranks` ranks with one scalar key "loss" over 5 gsteps.
+// One rank of `steps` records at gsteps 0.. of scalar float keys: values(g) gives a value per key.
+void writeScalarRun(const std::string& dir, const std::vector<std::string>& keys,
+                    std::int64_t steps,
+                    const std::function<std::vector<float>(std::int64_t)>& values) {
+    xdl::WriterOptions o;
+    o.outputDir = dir;
+    auto w = xdl::FileSeriesWriter::create(o, keys);
+    ASSERT_TRUE(w.isOk()) << w.status().toString();
+    xdl::RecordEncoder enc;
+    for (std::int64_t g = 0; g < steps; ++g) {
+        enc.begin(g, g);
+        const std::vector<float> v = values(g);
+        for (const float& x : v)
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&x), 4));
+        ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+        ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
+    }
+    ASSERT_TRUE((*w)->close().isOk());
+}
+
 void writeManyRanks(const std::string& dir, int ranks) {
     for (int rank = 0; rank < ranks; ++rank) {
         xdl::WriterOptions o;
@@ -286,22 +308,12 @@ TEST(RankStepHeatmap, IsBuiltWhenItsTabIsShownNotWhileHidden) {
 TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
     app();
     TempDir dir;
-    { // one rank, 20 000 gsteps of a scalar near 1, a spike to 100 and a dip to -50
-        xdl::WriterOptions o;
-        o.outputDir = dir.str();
-        auto w = xdl::FileSeriesWriter::create(o, {"loss"});
-        ASSERT_TRUE(w.isOk()) << w.status().toString();
-        xdl::RecordEncoder enc;
-        for (std::int64_t g = 0; g < 20000; ++g) {
-            enc.begin(g, g);
-            const float loss = g == 12345 ? 100.0f : g == 777 ? -50.0f : 1.0f + float(g % 7) / 10;
-            enc.addColumn(xdl::Dtype::Float, {},
-                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
-            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
-        }
-        ASSERT_TRUE((*w)->close().isOk());
-    }
+    // one rank, 20 000 gsteps of a scalar near 1, a spike to 100 and a dip to -50
+    writeScalarRun(dir.str(), {"loss"}, 20000, [](std::int64_t g) {
+        return std::vector<float>{g == 12345 ? 100.0f
+                                  : g == 777 ? -50.0f
+                                             : 1.0f + float(g % 7) / 10};
+    });
     LoadResult r = load(dir.str());
     ASSERT_EQ(r.runs.size(), 1u);
     StatPlot plot;
@@ -337,24 +349,9 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     const std::int64_t n = std::int64_t(StatPlot::kBackgroundBuildRecords) + 10000;
     auto lossAt = [](std::int64_t g) { return 1.0f + float(g % 7) / 10; };
     auto lrAt = [](std::int64_t g) { return 0.001f * float(1 + g % 3); };
-    { // one rank, two scalar keys
-        xdl::WriterOptions o;
-        o.outputDir = dir.str();
-        auto w = xdl::FileSeriesWriter::create(o, {"loss", "lr"});
-        ASSERT_TRUE(w.isOk()) << w.status().toString();
-        xdl::RecordEncoder enc;
-        for (std::int64_t g = 0; g < n; ++g) {
-            enc.begin(g, g);
-            const float loss = lossAt(g), lr = lrAt(g);
-            enc.addColumn(xdl::Dtype::Float, {},
-                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&loss), 4));
-            enc.addColumn(xdl::Dtype::Float, {},
-                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&lr), 4));
-            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
-        }
-        ASSERT_TRUE((*w)->close().isOk());
-    }
+    writeScalarRun(dir.str(), {"loss", "lr"}, n, [&](std::int64_t g) {
+        return std::vector<float>{lossAt(g), lrAt(g)};
+    });
     LoadResult r = load(dir.str());
     ASSERT_EQ(r.runs.size(), 1u);
     KeyView view;
