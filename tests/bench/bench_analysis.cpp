@@ -2,11 +2,17 @@
 // statistics kernel, each with a reference in the same run: a plain reading pass over the same
 // memory on one core (what the memory system allows). Default size 2.5e8 float32 (1 GB); the 1e9
 // target is scaled linearly (counter `s_per_1e9`). XT_BENCH_ELEMENTS overrides the size.
+// The BM_Cuda cases run where a CUDA device is present (else they report an error and are
+// skipped): /0 with the upload from host memory in every call; BM_CudaHistogram4096/1 with the
+// tensor resident on the device (P3's "data on device": the backend keeps what it binned).
+// Each first checks its result against the CPU backend's.
 //
 //   bench_analysis [--benchmark_filter=...] [--benchmark_min_time=...]
 #include "core/analysis/cpu_backend.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -99,9 +105,76 @@ void BM_Histogram4096(benchmark::State& state) {
     setCounters(state);
 }
 
+Backend* cudaBackend() {
+    static const std::unique_ptr<Backend> backend = [] {
+        BackendSelection sel = selectBackend(BackendChoice::Cuda);
+        return sel.backend->kind() == BackendKind::Cuda ? std::move(sel.backend) : nullptr;
+    }();
+    return backend.get();
+}
+
+// Runs `call` on the CUDA backend after checking it once against the CPU backend (`same`).
+template <class Out, class Call, class Same>
+void runCuda(benchmark::State& state, Call&& call, Same&& same) {
+    Backend* cuda = cudaBackend();
+    if (!cuda) {
+        state.SkipWithError("no CUDA device");
+        return;
+    }
+    const xdl::TensorView t = view();
+    std::vector<Out> want(1), got(1);
+    CpuBackend cpu;
+    if (!call(cpu, t, want).isOk() || !call(*cuda, t, got).isOk() || !same(got[0], want[0])) {
+        state.SkipWithError("the CUDA result differs from the CPU backend's");
+        return;
+    }
+    const bool resident = state.range(0) == 1;
+    for (auto _ : state) {
+        if (!resident) {
+            state.PauseTiming();
+            cuda->releaseCache();
+            state.ResumeTiming();
+        }
+        if (!call(*cuda, t, got).isOk()) state.SkipWithError("cuda call failed");
+        benchmark::DoNotOptimize(got.data());
+    }
+    setCounters(state);
+}
+
+void BM_CudaHistogram4096(benchmark::State& state) {
+    const BinLayout layout{4096, -5.0, 5.0};
+    runCuda<Histogram>(
+        state,
+        [&](Backend& b, const xdl::TensorView& t, std::vector<Histogram>& out) {
+            return b.histogram({&t, 1}, layout, out);
+        },
+        [](const Histogram& a, const Histogram& b) {
+            return a.counts == b.counts && a.nan == b.nan && a.below == b.below &&
+                   a.above == b.above && a.posInf == b.posInf && a.negInf == b.negInf;
+        });
+}
+
+void BM_CudaStats(benchmark::State& state) {
+    runCuda<TensorStats>(
+        state,
+        [](Backend& b, const xdl::TensorView& t, std::vector<TensorStats>& out) {
+            return b.computeStats({&t, 1}, out);
+        },
+        [](const TensorStats& a, const TensorStats& b) {
+            auto close = [](double x, double y) {
+                return std::fabs(x - y) <= 1e-9 * std::max(1.0, std::fabs(y));
+            };
+            return a.count == b.count && a.nan == b.nan && a.finite == b.finite &&
+                   a.zeros == b.zeros && a.min == b.min && a.max == b.max &&
+                   close(a.mean, b.mean) && close(a.std, b.std) && close(a.l2, b.l2);
+        });
+}
+
 } // namespace
 
 BENCHMARK(BM_ReferenceRead)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Stats)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Histogram4096)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CudaHistogram4096)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CudaStats)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();

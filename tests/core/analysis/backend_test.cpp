@@ -348,6 +348,32 @@ TYPED_TEST(BackendTest, MultiChunkHistogram) {
     expectHistogram(this->hist(bufs, layout)[0], referenceHistogram(bufs[0].view(), layout));
 }
 
+// A batch large enough for the CUDA backend to widen its histogram slices past 16384 elements
+// (it aims at 16 blocks per multiprocessor), with small tensors of other dtypes around the large
+// one: counts equal the CPU backend's, also on a second call over the now resident tensors.
+TYPED_TEST(BackendTest, WideSlicesMatchTheCpuBackend) {
+    if (this->m_backend->kind() != BackendKind::Cuda)
+        GTEST_SKIP() << "the wide histogram slices are the CUDA backend's";
+    std::vector<Buffer> bufs = everyDtype(3001, 17);
+    bufs.insert(bufs.begin() + 2, makeBuffer(Dtype::Float, mixedFloats<float>(45'000'017, 19)));
+    const BinLayout layout{4096, -8.0, 8.0};
+    std::vector<xdl::TensorView> views;
+    for (const auto& b : bufs)
+        views.push_back(b.view());
+    std::vector<Histogram> want(views.size());
+    ASSERT_TRUE(CpuBackend().histogram(views, layout, want).isOk());
+    for (int call = 0; call < 2; ++call) {
+        const auto got = this->hist(bufs, layout);
+        for (std::size_t i = 0; i < bufs.size(); ++i)
+            expectHistogram(got[i], want[i]);
+    }
+    std::vector<TensorStats> cpuStats(views.size());
+    ASSERT_TRUE(CpuBackend().computeStats(views, cpuStats).isOk());
+    const auto got = this->stats(bufs);
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+        expectStats(got[i], cpuStats[i], 1e-11);
+}
+
 TYPED_TEST(BackendTest, RejectsMismatchedOutput) {
     const auto bufs = everyDtype(4, 1);
     std::vector<xdl::TensorView> views{bufs[0].view()};
