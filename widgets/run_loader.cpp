@@ -83,8 +83,7 @@ Result<std::vector<analysis::KeySeries>> statistics(const LoadedRun& run,
                                                     std::string& backendName, Diagnostics& diag,
                                                     const ProgressCallback& progress) {
     options.summaries = run.summaries.get();
-    auto sel = analysis::selectBackend(analysis::BackendChoice::Auto,
-                                       analysis::estimateWorkBytes(*run.reader, options));
+    auto sel = analysis::selectBackend(analysis::BackendChoice::Auto); // one pass: the CPU
     backendName = sel.backend->description();
     return analysis::computeKeyStats(*run.reader, *sel.backend, options, diag, progress);
 }

@@ -21,9 +21,9 @@ bool makeKeyFilter(const std::string& regex, std::function<bool(std::string_view
     }
 }
 
-std::unique_ptr<analysis::Backend> chooseBackend(const std::string& name, std::uint64_t workBytes) {
+std::unique_ptr<analysis::Backend> chooseBackend(const std::string& name) {
     const auto choice = analysis::parseBackendChoice(name).value_or(analysis::BackendChoice::Auto);
-    analysis::BackendSelection sel = analysis::selectBackend(choice, workBytes);
+    analysis::BackendSelection sel = analysis::selectBackend(choice);
     if (!sel.note.empty()) std::fprintf(stderr, "xtrace: %s\n", sel.note.c_str());
     return std::move(sel.backend);
 }

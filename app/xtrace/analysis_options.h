@@ -14,8 +14,8 @@ namespace xt::cli {
 // Prints the reason and returns false when the regex is invalid.
 bool makeKeyFilter(const std::string& regex, std::function<bool(std::string_view)>& out);
 
-// The backend named `name` ("auto", "cpu", "cuda") for about `workBytes` of data. A fallback is
-// announced on stderr in one line.
-std::unique_ptr<analysis::Backend> chooseBackend(const std::string& name, std::uint64_t workBytes);
+// The backend named `name` ("auto", "cpu", "cuda") for one pass over the data (auto: the CPU). A
+// fallback is announced on stderr in one line.
+std::unique_ptr<analysis::Backend> chooseBackend(const std::string& name);
 
 } // namespace xt::cli

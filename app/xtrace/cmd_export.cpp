@@ -109,7 +109,7 @@ void addExportCommand(CLI::App& app, int& exitCode) {
         }
         const auto& run = runs.front().reader;
         ko.summaries = &runs.front().summaries;
-        auto backend = chooseBackend(opts->backend, analysis::estimateWorkBytes(run, ko));
+        auto backend = chooseBackend(opts->backend);
         if (!opts->csv.empty()) {
             exitCode = exportCsv(run, opts->csv, *backend, ko, first, last, diag);
             printDiagnostics(diag);

@@ -134,12 +134,7 @@ void addHistCommand(CLI::App& app, int& exitCode) {
         Diagnostics diag;
         std::vector<summary::OpenedRun> runs; // summaries give automatic ranges (one pass less)
         if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
-        std::uint64_t work = 0;
-        for (const auto& run : runs)
-            for (const auto& rank : run.reader.ranks())
-                for (const auto& part : rank.parts())
-                    work += part->part().size;
-        auto backend = chooseBackend(opts->backend, work);
+        auto backend = chooseBackend(opts->backend);
         JsonWriter w(true);
         w.beginObject().key("histograms").beginArray();
         bool any = false;

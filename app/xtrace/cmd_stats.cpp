@@ -119,7 +119,7 @@ int follow(const std::vector<xdl::RunFiles>& runs, const std::string& backendNam
             followed[i].finalised = xdl::allPartsFinalised(reader);
         });
     }
-    auto backend = chooseBackend(backendName, 0);
+    auto backend = chooseBackend(backendName);
     struct sigaction sa {};
     sa.sa_handler = onInterrupt;
     sigemptyset(&sa.sa_mask);
@@ -219,12 +219,7 @@ void addStatsCommand(CLI::App& app, int& exitCode) {
         if (runs.size() > 1)
             std::fprintf(stderr, "xtrace: %zu runs found; their lines follow one another\n",
                          runs.size());
-        std::uint64_t work = 0;
-        for (const auto& run : runs) {
-            ko.summaries = &run.summaries;
-            work += analysis::estimateWorkBytes(run.reader, ko);
-        }
-        auto backend = chooseBackend(opts->backend, work);
+        auto backend = chooseBackend(opts->backend);
         const bool csv = opts->format == "csv";
         std::string out;
         if (csv) appendStatsCsvHeader(out);

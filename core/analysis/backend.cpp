@@ -28,14 +28,14 @@ bool cudaAvailable(std::string* why) {
 #endif
 }
 
-BackendSelection selectBackend(BackendChoice choice, std::uint64_t workBytes, int cpuThreads) {
+BackendSelection selectBackend(BackendChoice choice, std::uint64_t rebinBytes, int cpuThreads) {
     BackendSelection sel;
     if (choice == BackendChoice::Cpu) {
         sel.backend = std::make_unique<CpuBackend>(cpuThreads);
         return sel;
     }
 #if defined(XT_HAVE_CUDA)
-    const bool wantCuda = choice == BackendChoice::Cuda || workBytes >= kCudaAutoMinBytes;
+    const bool wantCuda = choice == BackendChoice::Cuda || rebinBytes >= kCudaAutoMinBytes;
     if (wantCuda) {
         std::string why;
         sel.backend = cuda::makeCudaBackend(&why);
@@ -43,7 +43,7 @@ BackendSelection selectBackend(BackendChoice choice, std::uint64_t workBytes, in
         sel.note = "CUDA backend unavailable (" + why + "); using the CPU backend";
     }
 #else
-    (void)workBytes;
+    (void)rebinBytes;
     if (choice == BackendChoice::Cuda)
         sel.note = "CUDA backend unavailable (this build has no CUDA backend); using the CPU "
                    "backend";

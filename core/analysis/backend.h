@@ -41,7 +41,7 @@ public:
     virtual void releaseCache() {}
 };
 
-// The CUDA backend is picked by `Auto` only for at least this much work.
+// `Auto` picks the CUDA backend for at least this many bytes of tensors to re-bin.
 inline constexpr std::uint64_t kCudaAutoMinBytes = 256ull << 20;
 
 struct BackendSelection {
@@ -50,9 +50,13 @@ struct BackendSelection {
     std::string note;
 };
 
-// Picks a backend. `workBytes` is the expected tensor bytes (for Auto); `cpuThreads` 0 = all.
-// Never fails: a missing device, driver or CUDA build falls back to the CPU with a note.
-BackendSelection selectBackend(BackendChoice choice, std::uint64_t workBytes = 0,
+// Picks a backend; `cpuThreads` 0 = all. Never fails: a missing device, driver or CUDA build
+// falls back to the CPU with a note. For Auto, `rebinBytes` is the bytes of tensors that will be
+// binned again while they stay on the device (a view that re-bins them): from kCudaAutoMinBytes
+// on, Auto picks CUDA. One-pass work (statistics, the xtrace commands) passes 0 and stays on the
+// CPU: each of its bytes must cross from host memory, and on an H100 host that made the CUDA
+// backend as fast as 2 cores and half as fast as 16 (docs/BENCHMARKS.md, CUDA).
+BackendSelection selectBackend(BackendChoice choice, std::uint64_t rebinBytes = 0,
                                int cpuThreads = 0);
 
 // Whether a CUDA backend can run here; `why` gets the reason when not.

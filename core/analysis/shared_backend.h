@@ -1,9 +1,10 @@
 #pragma once
-// One analysis backend for a whole application, shared by every job. It is chosen from the work
-// size the application reports: with Auto, the CUDA backend is tried once the largest work seen
-// reaches kCudaAutoMinBytes, and from then on every job (statistics, histograms, comparisons)
-// uses it, so its device-resident cache is reused. Calls into the backend are serialized, so
-// jobs on several worker threads may share it.
+// One analysis backend for the views of an application that re-bin tensors (the histogram view,
+// the compare view's histograms), shared by their jobs. It is chosen from the work size the
+// application reports: with Auto, the CUDA backend is tried once the largest work seen reaches
+// kCudaAutoMinBytes, and from then on every such job uses it, so its device-resident cache is
+// reused (one-pass statistics take selectBackend's CPU instead). Calls into the backend are
+// serialized, so jobs on several worker threads may share it.
 
 #include "core/analysis/backend.h"
 

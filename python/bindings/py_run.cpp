@@ -119,13 +119,13 @@ pyb::tuple shapeTuple(const xdl::Shape& s) {
     return t;
 }
 
-std::unique_ptr<analysis::Backend> makeBackend(const std::string& name, std::uint64_t workBytes,
-                                               int threads) {
+// The backend for one pass over the data ("auto": the CPU; see analysis::selectBackend).
+std::unique_ptr<analysis::Backend> makeBackend(const std::string& name, int threads) {
     auto choice = analysis::parseBackendChoice(name);
     if (!choice)
         raise(Status(ErrorCode::InvalidArgument,
                      "backend must be 'auto', 'cpu' or 'cuda', got '" + name + "'"));
-    return analysis::selectBackend(*choice, workBytes, threads).backend;
+    return analysis::selectBackend(*choice, 0, threads).backend;
 }
 
 pyb::object optionalStep(const std::optional<std::int64_t>& v) {
@@ -367,10 +367,7 @@ public:
         if (first && last && *first > *last)
             raise(Status(ErrorCode::InvalidArgument, "steps (a, b) needs a <= b"));
         const xdl::RankReader& rr = rankOrRaise(rank);
-        std::uint64_t work = 0;
-        for (const auto& p : rr.parts())
-            work += p->part().size;
-        auto backend = makeBackend(backendName, work, 0);
+        auto backend = makeBackend(backendName, 0);
         Diagnostics diag;
         Result<analysis::HistogramMatrix> m = Status(ErrorCode::Internal, "not run");
         {
@@ -519,7 +516,7 @@ private:
         ko.rank = rank;
         ko.summaries = &m_run->summaries;
         if (rank) rankOrRaise(*rank);
-        auto backend = makeBackend(backendName, analysis::estimateWorkBytes(reader(), ko), threads);
+        auto backend = makeBackend(backendName, threads);
         Diagnostics diag;
         Result<std::vector<analysis::KeySeries>> series = Status(ErrorCode::Internal, "not run");
         {

@@ -420,6 +420,13 @@ TEST(BackendSelection, FallsBackCleanly) {
     }
     auto small = selectBackend(BackendChoice::Auto, 1000);
     EXPECT_EQ(small.backend->kind(), BackendKind::Cpu);
+    // One-pass work (no bytes to re-bin) stays on the CPU, with or without a device.
+    auto onePass = selectBackend(BackendChoice::Auto);
+    EXPECT_EQ(onePass.backend->kind(), BackendKind::Cpu);
+    EXPECT_TRUE(onePass.note.empty());
+    if (cudaAvailable())
+        EXPECT_EQ(selectBackend(BackendChoice::Auto, kCudaAutoMinBytes).backend->kind(),
+                  BackendKind::Cuda);
     EXPECT_EQ(parseBackendChoice("cuda"), BackendChoice::Cuda);
     EXPECT_FALSE(parseBackendChoice("gpu").has_value());
 }
