@@ -158,6 +158,7 @@ simdjson::padded_string_view ChromeEventParser::paddedView(std::size_t begin, st
     if (m_capacity - begin >= len + simdjson::SIMDJSON_PADDING)
         return simdjson::padded_string_view(m_text.data() + begin, len, m_capacity - begin);
     m_tail = simdjson::padded_string(m_text.data() + begin, len);
+    readingCopy(m_tail.data(), len, std::ptrdiff_t(begin));
     return simdjson::padded_string_view(m_tail.data(), len, len + simdjson::SIMDJSON_PADDING);
 }
 
@@ -165,32 +166,28 @@ bool ChromeEventParser::parse(std::size_t begin, std::size_t end, ChromeEvent& e
     od::document doc;
     od::object obj;
     auto view = paddedView(begin, end);
-    return !m_parser.iterate(view).get(doc) && !doc.get_object().get(obj) && read(obj, e, begin);
+    return !m_parser.iterate(view).get(doc) && !doc.get_object().get(obj) && read(obj, e);
 }
 
 bool ChromeEventParser::tooDeep(std::size_t begin, std::size_t end) const {
     return end > begin && json::nestsDeeper(m_text.substr(begin, end - begin), 0, m_maxJsonDepth);
 }
 
-bool ChromeEventParser::readArgsField(od::value v, ChromeEvent& e, std::size_t begin) {
+bool ChromeEventParser::readArgsField(od::value v, ChromeEvent& e) {
     od::json_type t;
     if (v.type().get(t)) return false;
     if (t != od::json_type::object) return true; // args that are not an object are ignored
     od::object a;
     std::string_view sv;
     if (v.get_object().get(a) || a.raw_json().get(sv)) return false;
-    // The view points into the text or into m_tail (copied tail events).
-    const char* base = sv.data() >= m_text.data() && sv.data() < m_text.data() + m_text.size()
-                           ? m_text.data()
-                           : m_tail.data() - begin;
-    e.args.offset = static_cast<std::uint64_t>(sv.data() - base);
+    e.args.offset = offsetOf(sv.data()); // the view is into the text or a copy of part of it
     e.args.size = static_cast<std::uint32_t>(trimRight(sv).size());
     // Only args are kept and decoded later: bound their nesting (a shallow object cannot be
     // deep, so short args skip the scan).
     return !(e.args.size > 2 * m_maxJsonDepth && json::nestsDeeper(sv, 1, m_maxJsonDepth));
 }
 
-bool ChromeEventParser::read(od::object& obj, ChromeEvent& f, std::size_t begin) {
+bool ChromeEventParser::read(od::object& obj, ChromeEvent& f) {
     for (auto fr : obj) {
         od::field field;
         if (std::move(fr).get(field)) return false;
@@ -271,7 +268,7 @@ bool ChromeEventParser::read(od::object& obj, ChromeEvent& f, std::size_t begin)
             }
             break;
         case 'a':
-            if (eq(key, "args") && !readArgsField(v, f, begin)) return false;
+            if (eq(key, "args") && !readArgsField(v, f)) return false;
             break;
         default:
             break;

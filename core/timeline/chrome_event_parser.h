@@ -49,11 +49,22 @@ public:
     ChromeEventParser(TraceStoreBuilder& builder, std::string_view text, std::size_t capacity,
                       std::uint32_t maxJsonDepth);
 
-    // The document parser, for a one-pass read of the whole text.
+    // The document parser, for a one-pass read of the whole text or of a copy of part of it.
     simdjson::ondemand::parser& documentParser() { return m_parser; }
-    // The fields of an event object that starts at byte `begin`; false when they cannot be read
-    // (malformed, or args nested past maxJsonDepth).
-    bool read(simdjson::ondemand::object& obj, ChromeEvent& e, std::size_t begin);
+    // The copy of part of the text that documents are read from next: its byte j is text byte
+    // j + delta (documents read in place need none).
+    void readingCopy(const char* data, std::size_t size, std::ptrdiff_t delta) {
+        m_copy = {data, size, delta};
+    }
+    // The text offset of a byte of the text or of the current copy.
+    std::size_t offsetOf(const char* p) const {
+        return p >= m_text.data() && p < m_text.data() + m_text.size()
+                   ? std::size_t(p - m_text.data())
+                   : std::size_t(p - m_copy.data + m_copy.delta);
+    }
+    // The fields of an event object; false when they cannot be read (malformed, or args nested
+    // past maxJsonDepth).
+    bool read(simdjson::ondemand::object& obj, ChromeEvent& e);
     // The same for the event at [begin, end) parsed on its own.
     bool parse(std::size_t begin, std::size_t end, ChromeEvent& e);
     // Whether [begin, end) nests past maxJsonDepth: why an event could not be read.
@@ -72,11 +83,18 @@ private:
         bool valid = false;
     };
     StringId internCached(std::string_view s, TextCache& c);
-    bool readArgsField(simdjson::ondemand::value v, ChromeEvent& e, std::size_t begin);
+    bool readArgsField(simdjson::ondemand::value v, ChromeEvent& e);
     simdjson::padded_string_view paddedView(std::size_t begin, std::size_t end);
+
+    struct Copy {
+        const char* data = nullptr;
+        std::size_t size = 0;
+        std::ptrdiff_t delta = 0;
+    };
 
     TraceStoreBuilder& m_builder;
     std::string_view m_text;
+    Copy m_copy;
     std::size_t m_capacity;
     std::uint32_t m_maxJsonDepth;
     simdjson::ondemand::parser m_parser, m_argsParser;

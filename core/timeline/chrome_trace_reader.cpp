@@ -1,6 +1,9 @@
 // The Chrome reader proper: a one-pass simdjson read of the whole document, falling back to
 // the tolerant walk of ChromeJsonTokenizer from the first event it cannot read; each event's
-// fields read by ChromeEventParser and dispatched by phase into a TraceStoreBuilder.
+// fields read by ChromeEventParser and dispatched by phase into a TraceStoreBuilder. A large
+// text is read in windows of its events array (ImportOptions::parseWindowBytes), so that
+// simdjson's index covers one window, not the whole file, and the pages of a mapped file are
+// given back behind the windows; valid JSON gives the same outcome.
 #include "core/timeline/chrome_trace_reader.h"
 
 #include "core/base/byte_format.h"
@@ -10,11 +13,15 @@
 #include "core/timeline/json_kernel.h"
 #include "core/timeline/trace_store_builder.h"
 
+#include <cstring>
 #include <optional>
 
 namespace xt::timeline {
 
 namespace od = simdjson::ondemand;
+using json::isWs;
+using json::skipWs;
+using json::stringEnd;
 
 namespace {
 
@@ -52,7 +59,20 @@ private:
     // One simdjson pass over the whole document; not `done` (with the offset from which the
     // tolerant walk must take over) at the first thing it cannot read.
     Status fastParse(bool& done, std::size_t& resumeAt);
+    // The document in `text` (the whole text, or a copy of part of it whose byte j is text byte
+    // j + delta): an event array, or an object whose traceEvents holds one.
+    Status readDocument(std::string_view text, std::size_t capacity, std::ptrdiff_t delta,
+                        bool& done, std::size_t& resumeAt);
     Status fastEvents(od::array& events, bool& done, std::size_t& resumeAt);
+    // Windows: where the events array opens (the text's first byte, or a top-level traceEvents
+    // value; kNpos when keys before it cannot be stepped over), where a window may end, and the
+    // windowed read of the document that starts at `pos`.
+    std::size_t eventsArrayAt(std::size_t pos) const;
+    std::size_t findCut(std::size_t from) const;
+    Status windowedParse(std::size_t pos, std::size_t eventsAt, bool& done, std::size_t& resumeAt);
+    // Reads prefix + text[begin, end) + suffix as a document.
+    Status readWindow(std::string_view prefix, std::size_t begin, std::size_t end,
+                      std::string_view suffix, bool& done, std::size_t& resumeAt);
     void acceptEvent(ChromeEvent& e, bool ok, std::size_t begin);
     void dispatch(const ChromeEvent& e);
     bool admit(const ChromeEvent& e, char ph);
@@ -72,6 +92,10 @@ private:
     std::size_t m_skipBefore = 0; // tolerant walk: events before this offset were read already
     std::size_t m_eventEnd = 0;   // tolerant walk: end of the event being read
     std::size_t m_nextReport = 0;
+    std::size_t m_lastBegin = kNpos; // the last event read by the one-pass read
+    std::string m_window;            // a window's document, padded
+    std::string_view m_eventIndent;  // before the first event, when it starts a line
+    std::size_t m_releasedTo = 0;    // text pages before this were given back
     std::vector<ArgField> m_args;
 };
 
@@ -86,11 +110,13 @@ Status ChromeTraceReader::parse() {
     bool done = false;
     std::size_t resumeAt = 0;
     XT_RETURN_IF_ERROR(fastParse(done, resumeAt));
+    if (done) reportProgress(m_options.progress, m_text.size(), m_text.size(), "parsing");
     if (!done) {
         // Non-strict JSON (trailing comma, missing brackets, a bad event): walk the top level
         // and parse each remaining event on its own.
         m_skipBefore = resumeAt;
         m_record = 0;
+        m_releasedTo = 0; // the walk reads from the start again
         ChromeJsonTokenizer::TopLevel top{report.objectForm, report.displayTimeUnit,
                                           report.distributedInfo};
         XT_RETURN_IF_ERROR(ChromeJsonTokenizer(m_text, *this).walk(pos, top, report.file));
@@ -105,10 +131,32 @@ Status ChromeTraceReader::parse() {
 Status ChromeTraceReader::fastParse(bool& done, std::size_t& resumeAt) {
     done = false;
     resumeAt = 0;
+    const std::size_t window = m_options.parseWindowBytes;
+    if (window && m_text.size() / 2 > window) {
+        const std::size_t pos = skipBomAndWhitespace(m_text);
+        const std::size_t eventsAt = eventsArrayAt(pos);
+        if (eventsAt != kNpos) {
+            // The first event's indentation, when it starts a line: events start lines so.
+            const std::size_t first = skipWs(m_text, eventsAt + 1);
+            const std::size_t lineStart = m_text.rfind('\n', first);
+            if (first < m_text.size() && lineStart != kNpos && lineStart > eventsAt)
+                m_eventIndent = m_text.substr(lineStart + 1, first - lineStart - 1);
+            if (findCut(eventsAt + 1 + window) != kNpos)
+                return windowedParse(pos, eventsAt, done, resumeAt);
+        }
+    }
     if (m_text.size() >= 0xFFFFFF00ull) return Status::ok(); // beyond simdjson's 4 GiB
+    return readDocument(m_text, m_capacity, 0, done, resumeAt);
+}
+
+Status ChromeTraceReader::readDocument(std::string_view text, std::size_t capacity,
+                                       std::ptrdiff_t delta, bool& done, std::size_t& resumeAt) {
+    done = false;
+    resumeAt = m_lastBegin == kNpos ? 0 : m_lastBegin + 1;
+    m_parser->readingCopy(text.data(), text.size(), delta);
     od::document doc;
     if (m_parser->documentParser()
-            .iterate(simdjson::padded_string_view(m_text.data(), m_text.size(), m_capacity))
+            .iterate(simdjson::padded_string_view(text.data(), text.size(), capacity))
             .get(doc))
         return Status::ok();
     od::json_type t;
@@ -124,7 +172,7 @@ Status ChromeTraceReader::fastParse(bool& done, std::size_t& resumeAt) {
     od::object top;
     if (doc.get_object().get(top)) return Status::ok();
     bool sawEvents = false;
-    std::size_t lastGood = 0;
+    std::size_t lastGood = resumeAt;
     for (auto fr : top) {
         od::field field;
         std::string_view key;
@@ -151,7 +199,7 @@ Status ChromeTraceReader::fastParse(bool& done, std::size_t& resumeAt) {
             od::object info;
             std::string_view raw;
             if (!v.get_object().get(info) && !info.raw_json().get(raw))
-                report.distributedInfo = std::string(raw);
+                report.distributedInfo = std::string(json::trimRight(raw)); // as the walk
         }
     }
     if (!sawEvents) warn(codes::kNoTraceEvents, 0, "object form without a traceEvents array");
@@ -160,8 +208,6 @@ Status ChromeTraceReader::fastParse(bool& done, std::size_t& resumeAt) {
 }
 
 Status ChromeTraceReader::fastEvents(od::array& events, bool& done, std::size_t& resumeAt) {
-    std::size_t nextReport = kProgressStep;
-    std::size_t lastBegin = kNpos;
     // On failure the tolerant walk re-reads from the first event not accepted here.
     auto fail = [&](std::size_t at) {
         resumeAt = at;
@@ -169,29 +215,113 @@ Status ChromeTraceReader::fastEvents(od::array& events, bool& done, std::size_t&
         return Status::ok();
     };
     for (auto er : events) {
-        const std::size_t afterLast = lastBegin == kNpos ? 0 : lastBegin + 1;
+        const std::size_t afterLast = m_lastBegin == kNpos ? 0 : m_lastBegin + 1;
         od::value ev;
         if (std::move(er).get(ev)) return fail(afterLast);
         const char* loc = nullptr;
         if (ev.current_location().get(loc)) return fail(afterLast);
-        const auto begin = static_cast<std::size_t>(loc - m_text.data());
+        const std::size_t begin = m_parser->offsetOf(loc);
         od::object obj;
         if (ev.get_object().get(obj)) return fail(begin);
         ChromeEvent e;
-        if (!m_parser->read(obj, e, begin)) return fail(begin);
+        if (!m_parser->read(obj, e)) return fail(begin);
         acceptEvent(e, true, begin);
         ++m_record;
-        lastBegin = begin;
-        if (begin >= nextReport) {
-            nextReport = begin + kProgressStep;
+        m_lastBegin = begin;
+        if (begin >= m_nextReport) {
+            m_nextReport = begin + kProgressStep;
             if (!reportProgress(m_options.progress, begin, m_text.size(), "parsing"))
                 return Status(ErrorCode::Cancelled, "import cancelled");
         }
     }
-    reportProgress(m_options.progress, m_text.size(), m_text.size(), "parsing");
-    resumeAt = lastBegin == kNpos ? 0 : lastBegin + 1;
+    resumeAt = m_lastBegin == kNpos ? 0 : m_lastBegin + 1;
     done = true;
     return Status::ok();
+}
+
+std::size_t ChromeTraceReader::eventsArrayAt(std::size_t pos) const {
+    const std::string_view s = m_text;
+    if (pos >= s.size()) return kNpos;
+    if (s[pos] == '[') return pos;
+    if (s[pos] != '{') return kNpos;
+    for (std::size_t i = skipWs(s, pos + 1); i < s.size() && s[i] == '"';) {
+        const std::size_t keyEnd = stringEnd(s, i);
+        if (keyEnd == kNpos) return kNpos;
+        const std::string_view key = s.substr(i + 1, keyEnd - i - 1);
+        i = skipWs(s, keyEnd + 1);
+        if (i >= s.size() || s[i] != ':') return kNpos;
+        i = skipWs(s, i + 1);
+        if (i >= s.size()) return kNpos;
+        if (key == "traceEvents") return s[i] == '[' ? i : kNpos;
+        const std::size_t end = json::valueEnd(s, i);
+        if (end == kNpos) return kNpos;
+        i = skipWs(s, end);
+        if (i >= s.size() || s[i] != ',') return kNpos;
+        i = skipWs(s, i + 1);
+    }
+    return kNpos;
+}
+
+// The first comma after `from` that ends a line between two objects: '}', whitespace, ',',
+// whitespace holding a line break, then the first event's indentation and '{'. A line break is
+// never inside a JSON string, so the comma is structure; it may still sit between objects nested
+// in one event and indented as events are, which the window's read then finds (the tolerant
+// walk takes over from that event: slower, the same result).
+std::size_t ChromeTraceReader::findCut(std::size_t from) const {
+    const char* p = m_text.data();
+    const std::size_t n = m_text.size();
+    for (std::size_t nl = from; nl < n; ++nl) {
+        const void* q = std::memchr(p + nl, '\n', n - nl);
+        if (!q) return kNpos;
+        nl = std::size_t(static_cast<const char*>(q) - p);
+        const std::size_t next = skipWs(m_text, nl + 1);
+        if (next >= n || p[next] != '{') continue;
+        if (m_eventIndent.data() && m_text.substr(nl + 1, next - nl - 1) != m_eventIndent) continue;
+        std::size_t k = nl;
+        while (k > from && isWs(p[k - 1]))
+            --k;
+        if (k <= from || p[k - 1] != ',') continue;
+        const std::size_t comma = k - 1;
+        while (k > from + 1 && isWs(p[k - 2]))
+            --k;
+        if (k > from + 1 && p[k - 2] == '}') return comma;
+    }
+    return kNpos;
+}
+
+// The keys before traceEvents (with an empty array for it), then the events array in windows
+// cut by findCut, each read as an array of its own, then the rest of the document with the
+// array's last events; every event at its text offset. A window that cannot be read ends the
+// one-pass read there, as the whole document's read would end at its first unreadable event.
+Status ChromeTraceReader::windowedParse(std::size_t pos, std::size_t eventsAt, bool& done,
+                                        std::size_t& resumeAt) {
+    const bool objectForm = eventsAt > pos;
+    if (objectForm) {
+        XT_RETURN_IF_ERROR(readWindow("", pos, eventsAt, "[]}", done, resumeAt));
+        if (!done) return Status::ok();
+    }
+    for (std::size_t start = eventsAt + 1;;) {
+        const std::size_t cut = findCut(start + m_options.parseWindowBytes);
+        if (cut == kNpos)
+            return readWindow(objectForm ? "{\"traceEvents\":[" : "[", start, m_text.size(), "",
+                              done, resumeAt);
+        XT_RETURN_IF_ERROR(readWindow("[", start, cut, "]", done, resumeAt));
+        if (!done) return Status::ok();
+        m_builder.releaseText(m_releasedTo, cut);
+        m_releasedTo = cut;
+        start = cut + 1;
+    }
+}
+
+Status ChromeTraceReader::readWindow(std::string_view prefix, std::size_t begin, std::size_t end,
+                                     std::string_view suffix, bool& done, std::size_t& resumeAt) {
+    m_window.assign(prefix);
+    m_window.append(m_text.substr(begin, end - begin));
+    m_window.append(suffix);
+    const std::size_t size = m_window.size();
+    m_window.append(simdjson::SIMDJSON_PADDING, '\0');
+    return readDocument(std::string_view(m_window.data(), size), m_window.size(),
+                        std::ptrdiff_t(begin) - std::ptrdiff_t(prefix.size()), done, resumeAt);
 }
 
 bool ChromeTraceReader::element(std::size_t begin, std::size_t end) {
@@ -206,6 +336,10 @@ bool ChromeTraceReader::element(std::size_t begin, std::size_t end) {
         warn(codes::kNonObjectEvent, begin, "array element is not an object");
     }
     ++m_record;
+    if (begin >= m_releasedTo + kProgressStep) { // the walk only goes forward
+        m_builder.releaseText(m_releasedTo, begin);
+        m_releasedTo = begin;
+    }
     if (end >= m_nextReport && end >= m_skipBefore) {
         m_nextReport = end + kProgressStep;
         if (!reportProgress(m_options.progress, end, m_text.size(), "parsing")) return false;

@@ -4,6 +4,7 @@
 
 #include "core/base/progress.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace xt::timeline {
@@ -21,6 +22,12 @@ struct ImportOptions {
     // follows it: an arrow back in time, counted as "backwards-flow" (info). True drops it as
     // Chrome's importer does ("flow-without-start"), so counts compare with chrome://tracing.
     bool chromeCompatibleFlows = false;
+    // A text over twice this size is read in windows of about this many bytes of its events
+    // array, cut between events at line breaks, so the parser's index (~4 bytes per JSON token)
+    // spans one window and a mapped file's pages are given back behind it. 0 reads the text as
+    // one document. Valid JSON gives the same store either way (damaged text may differ where
+    // the whole document's read accepted a damaged event because of what followed it).
+    std::size_t parseWindowBytes = std::size_t(32) << 20;
 };
 
 } // namespace xt::timeline

@@ -261,6 +261,14 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     return tb;
 }
 
+void TraceBytes::releasePages(std::size_t begin, std::size_t end) const {
+    if (!m_mapping) return;
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    begin = (begin + page - 1) / page * page;
+    end = std::min(end, m_text.size()) / page * page;
+    if (begin < end) madvise(const_cast<char*>(m_text.data()) + begin, end - begin, MADV_DONTNEED);
+}
+
 Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress,
                                           std::uint64_t maxInflated) {
     if (isCompressed(bytes)) return decode(bytes, progress, maxInflated);

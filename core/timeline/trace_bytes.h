@@ -42,6 +42,9 @@ public:
     }
 
     std::string_view text() const { return m_text; }
+    // Gives back the resident pages of text()[begin, end) of a mapped file (whole pages only);
+    // touched again, they are read from the file. Text held in memory is kept.
+    void releasePages(std::size_t begin, std::size_t end) const;
     // How many readable bytes follow text().data() + offset (text and padding).
     std::size_t capacityFrom(std::size_t offset) const { return m_capacity - offset; }
     TraceContainer container() const { return m_container; }

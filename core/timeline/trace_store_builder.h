@@ -44,6 +44,10 @@ public:
     void setText(TraceBytes bytes);
     ArgsRef addArgs(std::string_view jsonObject);
     std::string_view text() const { return m_store.m_bytes.text(); }
+    // Gives back the resident pages of text()[begin, end) (TraceBytes::releasePages).
+    void releaseText(std::size_t begin, std::size_t end) const {
+        m_store.m_bytes.releasePages(begin, end);
+    }
     ImportReport& report() { return m_report; }
 
     StringId intern(std::string_view s) { return m_store.m_strings.intern(s); }

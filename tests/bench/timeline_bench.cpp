@@ -147,7 +147,8 @@ std::uint64_t rawSimdjsonPass(const simdjson::padded_string& json, bool& ok) {
     return n;
 }
 
-void importBenchmark(benchmark::State& state, const std::string& path) {
+void importBenchmark(benchmark::State& state, const std::string& path,
+                     const ImportOptions& options = {}) {
     // References over the same bytes, taken once per run next to the import timing.
     auto bytes = TraceBytes::load(path);
     if (!bytes) {
@@ -175,7 +176,7 @@ void importBenchmark(benchmark::State& state, const std::string& path) {
         resetPeakRss();
         const std::uint64_t rss0 = statusKb("VmRSS:");
         t0 = Clock::now();
-        auto store = importChromeTrace(path);
+        auto store = importChromeTrace(path, options);
         importS = std::chrono::duration<double>(Clock::now() - t0).count();
         if (!store) {
             state.SkipWithError(store.status().toString().c_str());
@@ -281,6 +282,17 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(
             ("BM_Import/generated_kineto_" + std::to_string(mb) + "MB").c_str(),
             [generated](benchmark::State& s) { importBenchmark(s, generated); })
+            ->UseManualTime()
+            ->Iterations(2)
+            ->Unit(benchmark::kMillisecond);
+        // The same text read as one document (no windows): the reference for the windows.
+        benchmark::RegisterBenchmark(
+            ("BM_Import/generated_kineto_" + std::to_string(mb) + "MB/whole_document").c_str(),
+            [generated](benchmark::State& s) {
+                ImportOptions whole;
+                whole.parseWindowBytes = 0;
+                importBenchmark(s, generated, whole);
+            })
             ->UseManualTime()
             ->Iterations(2)
             ->Unit(benchmark::kMillisecond);

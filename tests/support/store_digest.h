@@ -107,7 +107,8 @@ inline StoreDigest digest(const TraceStore& st, bool located = true) {
     d.objects = st.objects().size();
     d.tracks = st.tracks().size();
     for (std::uint32_t i = 0; i < st.sliceCount(); ++i) {
-        d.durationSum += st.sliceDuration()[i];
+        d.durationSum = std::int64_t(std::uint64_t(d.durationSum) + // wraps, as a sum to compare
+                                     std::uint64_t(st.sliceDuration()[i]));
         d.depthSum += std::uint64_t(st.sliceDepth()[i]) * st.sliceDepth()[i];
     }
     d.storeHash = hashStore(st);

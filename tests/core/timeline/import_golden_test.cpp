@@ -1,6 +1,9 @@
 // Every file of the shared Chrome-trace corpus imports to exactly the store it imported to when
 // this table was recorded: counts, sums and a hash over every table of the store and of its
-// report (tests/support/store_digest.h). On a mismatch the test prints the rows it got.
+// report (tests/support/store_digest.h). On a mismatch the test prints the rows it got. Reading
+// the events array in windows (ImportOptions::parseWindowBytes) gives the same stores, on the
+// corpus and on pretty-printed traces with the common kinds of damage, and gives the file's
+// pages back behind it.
 #include "core/timeline/chrome_trace_reader.h"
 #include "store_digest.h"
 
@@ -12,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace xt::timeline;
@@ -244,4 +248,196 @@ TEST(TimelineImportGolden, EdgeCasesImportToTheRecordedStore) {
     }
     EXPECT_EQ(kEdgeHashes.size(), 2 * std::size(kEdgeCases)) << got;
     if (HasFailure()) std::fputs(got.c_str(), stdout);
+}
+
+namespace {
+
+ImportOptions windowed(std::size_t bytes) {
+    ImportOptions o;
+    o.parseWindowBytes = bytes;
+    return o;
+}
+
+void expectSameStore(const xt::Result<TraceStore>& got, const xt::Result<TraceStore>& want,
+                     const std::string& what) {
+    ASSERT_EQ(got.isOk(), want.isOk()) << what;
+    if (!want.isOk()) return;
+    const auto a = test::digest(*got), b = test::digest(*want);
+    EXPECT_EQ(a.slices, b.slices) << what;
+    EXPECT_EQ(a.flows, b.flows) << what;
+    EXPECT_EQ(a.storeHash, b.storeHash) << what;
+    EXPECT_EQ(a.reportHash, b.reportHash) << what;
+    if (a.reportHash != b.reportHash) { // say how the reports differ
+        for (const auto* r : {&got->report(), &want->report()}) {
+            std::string lines = "events " + std::to_string(r->events) + " '" + r->displayTimeUnit +
+                                "' " + r->distributedInfo + "\n";
+            for (const auto& d : r->diagnostics.items())
+                lines += "  " + d.toString() + "\n";
+            ADD_FAILURE() << (r == &got->report() ? "windows:\n" : "one document:\n") << lines;
+        }
+    }
+}
+
+// A trace as PyTorch's exporter writes it (each event over several lines) with `n` events of
+// every kind the importer handles; every 7th event's args hold a list of objects, one per line,
+// so that a line may break between two objects of one event.
+std::string prettyTrace(int n, bool objectForm) {
+    std::string t = objectForm
+                        ? "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0}],"
+                          "\n  \"traceEvents\": [\n"
+                        : "[\n";
+    for (int i = 0; i < n; ++i) {
+        const std::string ts = std::to_string(1000 + 10 * i);
+        const std::string tid = std::to_string(1 + i % 3);
+        std::string e;
+        switch (i % 9) {
+        case 0:
+            e = "\"ph\": \"X\", \"name\": \"op\\u00e9 " + std::to_string(i % 5) +
+                "\", \"pid\": 1, \"tid\": " + tid + ", \"ts\": " + ts + ", \"dur\": 7";
+            break;
+        case 1:
+            e = "\"ph\": \"B\", \"name\": \"outer\", \"pid\": 1, \"tid\": " + tid +
+                ", \"ts\": " + ts;
+            break;
+        case 2:
+            e = "\"ph\": \"E\", \"pid\": 1, \"tid\": " + tid + ", \"ts\": " + ts;
+            break;
+        case 3:
+            e = "\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": " + ts +
+                ", \"args\": {\"bytes\": " + std::to_string(i * 100) + "}";
+            break;
+        case 4:
+            e = "\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"launch\", \"id\": " +
+                std::to_string(i) + ", \"pid\": 1, \"tid\": 1, \"ts\": " + ts;
+            break;
+        case 5:
+            e = "\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"launch\", \"id\": " +
+                std::to_string(i - 1) + ", \"pid\": 1, \"tid\": 2, \"ts\": " + ts;
+            break;
+        case 6:
+            e = "\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": " + tid +
+                ", \"args\": {\"name\": \"worker \\\"" + tid + "\\\"\"}";
+            break;
+        case 7:
+            e = "\"ph\": \"i\", \"s\": \"t\", \"name\": \"mark\", \"pid\": 1, \"tid\": " + tid +
+                ", \"ts\": " + ts;
+            break;
+        default:
+            e = "\"ph\": \"b\", \"cat\": \"io\", \"name\": \"read\", \"id\": \"0x" +
+                std::to_string(i) + "\", \"pid\": 1, \"ts\": " + ts;
+        }
+        if (i % 7 == 0)
+            e += ",\n    \"args\": {\"inputs\": [\n      {\"shape\": [2, 3]},\n      {\"shape\": "
+                 "[]}\n    ]}";
+        t += "  {\n    " + e + "\n  }" + (i + 1 < n ? ",\n" : "\n");
+    }
+    t += objectForm
+             ? "  ],\n  \"displayTimeUnit\": \"ns\",\n  \"distributedInfo\": {\"rank\": 0}\n}\n"
+             : "]\n";
+    return t;
+}
+
+// The offset of the n-th occurrence of `what` in `s`.
+std::size_t nth(const std::string& s, const std::string& what, int n) {
+    std::size_t at = 0;
+    for (int i = 0; i <= n; ++i)
+        at = s.find(what, i ? at + 1 : 0);
+    return at;
+}
+
+} // namespace
+
+TEST(TimelineImportWindows, EveryCorpusFileImportsAsOneDocumentDoes) {
+    if (!std::filesystem::exists(corpusDir() + "MANIFEST.tsv"))
+        GTEST_SKIP() << "shared corpus not found at " << corpusDir();
+    for (const auto& path : manifestPaths())
+        expectSameStore(importChromeTrace(corpusDir() + path, windowed(4096)),
+                        importChromeTrace(corpusDir() + path, windowed(0)), path);
+}
+
+// Cuts, stray bytes, bad numbers and bytes, missing or extra commas, keys after the events: the
+// damage real traces show. (Valid JSON is the guarantee; these pin the usual damage too.)
+TEST(TimelineImportWindows, DamagedTracesImportAsOneDocumentDoes) {
+    std::vector<std::pair<std::string, std::string>> cases;
+    for (bool objectForm : {false, true}) {
+        const std::string good = prettyTrace(240, objectForm);
+        const std::string form = objectForm ? "object " : "array ";
+        cases.push_back({form + "as written", good});
+        cases.push_back({form + "with a byte-order mark", "\xEF\xBB\xBF \n" + good});
+        std::string t = good;
+        t.insert(nth(t, "\"dur\": 7", 20) + 7, "x"); // 7x: not a number
+        cases.push_back({form + "bad number in event 180", t});
+        t = good;
+        t.insert(nth(t, "outer", 15) + 2, "\xFF"); // not UTF-8
+        cases.push_back({form + "invalid UTF-8", t});
+        t = good;
+        t.insert(nth(t, "  },\n", 100) + 5, "garbage\n");
+        cases.push_back({form + "garbage between events", t});
+        t = good; // objects nested in events, on lines indented as events are
+        for (std::size_t at = 0; (at = t.find("\n      {", at)) != std::string::npos;)
+            t.erase(at + 1, 4);
+        cases.push_back({form + "misleading line breaks", t});
+        t = good;
+        t.insert(t.rfind("  }") + 3, ",");
+        cases.push_back({form + "trailing comma", t});
+        t = good;
+        t.erase(nth(t, "  },\n", 60) + 3, 1); // no comma between two events
+        cases.push_back({form + "missing comma", t});
+        if (objectForm) {
+            t = good;
+            t.insert(t.rfind("}"), ",\n  \"traceEvents\": [\n  {\"ph\": \"X\", \"name\": \"late\", "
+                                   "\"pid\": 2, \"tid\": 1, \"ts\": 5, \"dur\": 1}\n  ]\n");
+            cases.push_back({form + "a second traceEvents", t});
+            t = good;
+            t.insert(t.rfind("\"displayTimeUnit\""), "\"bad\": [1,, 2],\n  ");
+            cases.push_back({form + "a bad key after the events", t});
+        }
+        for (std::size_t len = 1; len < good.size(); len += 397)
+            cases.push_back({form + "cut at " + std::to_string(len), good.substr(0, len)});
+    }
+    for (const auto& [what, text] : cases)
+        for (std::size_t window : {64, 700, 5000}) {
+            SCOPED_TRACE(what + ", window " + std::to_string(window));
+            expectSameStore(importChromeTraceBytes(text, windowed(window), "w.json"),
+                            importChromeTraceBytes(text, windowed(0), "w.json"), what);
+        }
+}
+
+// Resident bytes of the mapping that holds `p` (/proc/self/smaps).
+std::uint64_t residentKbAt(const void* p) {
+    std::ifstream in("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    while (std::getline(in, line)) {
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') != 8) {
+            inside = lo <= at && at < hi;
+            continue;
+        }
+        unsigned long kb = 0;
+        if (inside && std::sscanf(line.c_str(), "Rss: %lu kB", &kb) == 1) return kb;
+    }
+    return 0;
+}
+
+TEST(TimelineImportWindows, TheFilesPagesAreGivenBackBehindTheWindows) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("xt_windows_" + std::to_string(::getpid()) + ".json");
+    const std::string text = prettyTrace(160000, true); // ~16 MB
+    std::ofstream(path, std::ios::binary) << text;
+    auto whole = importChromeTrace(path.string(), windowed(0));
+    auto windows = importChromeTrace(path.string(), windowed(256 << 10));
+    std::filesystem::remove(path);
+    ASSERT_TRUE(whole.isOk() && windows.isOk());
+    // The stores' texts, through an args range over the whole file.
+    const ArgsRef all{0, std::uint32_t(text.size())};
+    const std::uint64_t fileKb = text.size() / 1024;
+    EXPECT_GT(residentKbAt(whole->argsJson(all).data()), fileKb * 9 / 10);
+    // A fault may map a whole large folio of the page cache (a file just written has them),
+    // up to a few MB, so a little more than the last window stays.
+    EXPECT_LT(residentKbAt(windows->argsJson(all).data()), fileKb / 4);
+    // (before anything reads the args back)
+    EXPECT_EQ(windows->argsJson(all), text); // and the text reads back whole
+    expectSameStore(windows, whole, "4 MB trace");
 }
