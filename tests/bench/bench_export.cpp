@@ -3,12 +3,17 @@
 //                          ceiling the HDF5 C API gives on this machine
 //   BM_ExportLargeTensors  xtrace's exporter on a run of 1 MiB float32 tensors (~512 MB)
 //   BM_ExportStatsRows     exporter on a run of many tiny tensors: rows per second
+//   BM_WriteReferenceRows  writing as many bytes as that export's file holds, 1 MiB per pwrite
+//                          into the page cache: the rows per second the output alone allows
 // Files are generated once under $XT_BENCH_DIR (default /tmp); outputs are overwritten.
 #include "bench_data.h"
 #include "core/export/hdf5_exporter.h"
 
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <filesystem>
 #include <hdf5.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace xt;
@@ -61,16 +66,42 @@ void BM_ExportLargeTensors(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * r.valueBytes));
 }
 
+std::uint64_t g_rowsFileBytes = 0, g_rows = 0; // of BM_ExportStatsRows's output
+
 void BM_ExportStatsRows(benchmark::State& state) {
     RunReader run = // 1 M rows of 16 floats
         openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50));
     auto r = exportLoop(state, run, "xt_bench_export_rows");
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * r.rows));
+    g_rowsFileBytes = std::filesystem::file_size(bench::benchDir() + "/xt_bench_export_rows.h5");
+    g_rows = r.rows;
+    state.counters["file_B_per_row"] = double(g_rowsFileBytes) / double(r.rows);
+}
+
+void BM_WriteReferenceRows(benchmark::State& state) {
+    if (!g_rows) {
+        state.SkipWithError("run BM_ExportStatsRows first");
+        return;
+    }
+    const std::string out = bench::benchDir() + "/xt_bench_write_ref.bin";
+    std::vector<char> block(1 << 20, 'x');
+    for (auto _ : state) {
+        const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        for (std::uint64_t at = 0; at < g_rowsFileBytes; at += block.size())
+            if (::pwrite(fd, block.data(),
+                         std::min<std::uint64_t>(block.size(), g_rowsFileBytes - at),
+                         off_t(at)) < 0)
+                state.SkipWithError("pwrite failed");
+        ::close(fd);
+    }
+    std::filesystem::remove(out);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * g_rows));
 }
 
 } // namespace
 
 BENCHMARK(BM_Hdf5BulkReference)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK(BM_ExportLargeTensors)->Unit(benchmark::kMillisecond)->MinTime(2);
-BENCHMARK(BM_ExportStatsRows)->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_ExportStatsRows)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
+BENCHMARK(BM_WriteReferenceRows)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
 BENCHMARK_MAIN();
