@@ -111,8 +111,9 @@ struct Section {
 
 class Parser {
 public:
-    Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset)
-        : m_b(b), m_name(name), m_errorOffset(errorOffset) {}
+    Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset,
+           const MappedFile* file = nullptr)
+        : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(file) {}
 
     Result<PartSummary> run();
 
@@ -137,9 +138,26 @@ private:
     Status parseColumns(const Section& s, PartSummary& out);
     Status parseDiagnostics(const Section& s, PartSummary& out);
 
+    // Gives back a mapped file's pages of bytes [begin, end), read for the last time.
+    void release(std::size_t begin, std::size_t end) const {
+        if (m_file && begin < end) m_file->release(begin, end - begin);
+    }
+    // The CRC of the bytes before `end`, by steps of kReleaseStep given back behind.
+    std::uint32_t checksum(std::size_t end) const {
+        std::uint32_t c = 0;
+        for (std::size_t at = 0; at < end; at += kReleaseStep) {
+            const std::size_t n = std::min(kReleaseStep, end - at);
+            c = crc32(m_b.subspan(at, n), c);
+            release(at, at + n);
+        }
+        return c;
+    }
+
+    static constexpr std::size_t kReleaseStep = std::size_t(64) << 20;
     std::span<const std::uint8_t> m_b;
     const std::string& m_name;
     std::uint64_t* m_errorOffset;
+    const MappedFile* m_file;
 };
 
 Status Parser::parsePart(const Section& s, PartSummary& out) {
@@ -258,7 +276,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
                                       std::to_string(out.columnStart.back()));
     Reader r(m_b, s.begin, s.end);
     out.columns.resize(s.count);
-    std::size_t record = 0;
+    std::size_t record = 0, released = s.begin;
     for (std::size_t i = 0; i < out.columns.size(); ++i) {
         while (out.columnStart[record + 1] <= i)
             ++record;
@@ -294,7 +312,12 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
             return fail(at, "column " + std::to_string(i) + " (record " + std::to_string(record) +
                                 ") is inconsistent");
         st.finite = st.count - st.nan - st.inf;
+        if (r.pos() >= released + kReleaseStep) {
+            release(released, r.pos());
+            released = r.pos();
+        }
     }
+    release(released, s.end);
     return Status::ok();
 }
 
@@ -347,7 +370,7 @@ Result<PartSummary> Parser::run() {
         return fail(footer + 8, "bad end marker");
     std::uint32_t stored;
     std::memcpy(&stored, m_b.data() + footer, 4);
-    if (crc32(m_b.first(footer)) != stored) return fail(footer, "checksum mismatch");
+    if (checksum(footer) != stored) return fail(footer, "checksum mismatch");
 
     // The sections, then each in an order where what it refers to is known.
     Section table[kDiagnostics + 1];
@@ -380,9 +403,11 @@ Result<PartSummary> Parser::run() {
     XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
     XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
     XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out));
+    release(table[kRecords].begin, table[kRecords].end);
     XT_RETURN_IF_ERROR(parseDamaged(table[kDamagedRecords], out));
     XT_RETURN_IF_ERROR(parseShapes(table[kShapes], out));
     XT_RETURN_IF_ERROR(parseSketches(table[kSketches], out));
+    release(table[kSketches].begin, table[kSketches].end);
     XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out));
     if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
     return out;
@@ -556,7 +581,13 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
     return Parser(bytes, name, errorOffset).run();
 }
 
-std::uint32_t crc32(std::span<const std::uint8_t> bytes) {
+Result<PartSummary> parseSummary(const MappedFile& file, const std::string& name,
+                                 std::uint64_t* errorOffset) {
+    file.advise(MappedFile::Access::Sequential);
+    return Parser(file.bytes(), name, errorOffset, &file).run();
+}
+
+std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {
     // Slicing by 8 over the reflected polynomial 0xEDB88320 (zlib's crc32).
     static const auto table = [] {
         std::array<std::array<std::uint32_t, 256>, 8> t{};
@@ -571,7 +602,7 @@ std::uint32_t crc32(std::span<const std::uint8_t> bytes) {
                 t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
         return t;
     }();
-    std::uint32_t c = 0xffffffffu;
+    std::uint32_t c = before ^ 0xffffffffu;
     const std::uint8_t* p = bytes.data();
     std::size_t n = bytes.size();
     for (; n >= 8; n -= 8, p += 8) {

@@ -6,6 +6,7 @@
 
 #include "core/analysis/tensor_stats.h"
 #include "core/base/diagnostics.h"
+#include "core/base/mapped_file.h"
 #include "core/base/status.h"
 #include "core/xdl/record_index.h"
 
@@ -88,10 +89,15 @@ struct PartSummary {
 std::string serializeSummary(const PartSummary& s);
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
+// The same from a mapped summary file, whose pages are given back as they are read: a run of
+// small records has summaries of GBs, and the parsed summary is what must stay.
+Result<PartSummary> parseSummary(const MappedFile& file, const std::string& name,
+                                 std::uint64_t* errorOffset = nullptr);
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
 // the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).
-std::uint32_t crc32(std::span<const std::uint8_t> bytes);
+// crc32 continues from the CRC of the bytes before (zlib's crc32(crc, buf)).
+std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before = 0);
 std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes);
 std::uint64_t fingerprint(std::span<const std::uint8_t> bytes);
 

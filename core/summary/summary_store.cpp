@@ -78,18 +78,6 @@ Result<std::pair<std::uint64_t, std::uint64_t>> printsOf(const xdl::PartFile& pa
     return std::pair{head, tail};
 }
 
-Result<std::vector<std::uint8_t>> readWhole(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errnoStatus("cannot open " + path, errno);
-    struct stat st {};
-    std::vector<std::uint8_t> bytes;
-    Status s = ::fstat(fd, &st) == 0 ? readAt(fd, 0, std::size_t(st.st_size), bytes, path)
-                                     : errnoStatus("cannot stat " + path, errno);
-    ::close(fd);
-    if (!s) return s;
-    return bytes;
-}
-
 bool directoryWritable(const std::string& dir) {
     return ::access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) == 0;
 }
@@ -131,15 +119,15 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
     for (bool beside : {true, false}) {
         if (!beside && source.empty()) source = sourceOf(part);
         const std::string path = beside ? besidePath(part.path) : cachePath(source, options);
-        auto bytes = readWhole(path);
-        if (!bytes) {
-            if (bytes.status().code() != ErrorCode::NotFound)
+        auto file = MappedFile::open(path);
+        if (!file) {
+            if (file.status().code() != ErrorCode::NotFound)
                 diag.add(codes::kSummaryUnreadable, path, Diagnostic::kNoOffset, -1,
-                         bytes.status().message());
+                         file.status().message());
             continue;
         }
         std::uint64_t at = 0;
-        auto parsed = parseSummary(*bytes, path, &at);
+        auto parsed = parseSummary(*file, path, &at);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
             diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,

@@ -258,6 +258,10 @@ TEST(SummaryFormat, ChecksumAndFingerprintFunctions) {
             }
             EXPECT_EQ(crc32(span), c ^ 0xffffffffu) << off << " " << n;
         }
+    // Continued over pieces, as a mapped summary is checked: the CRC of the whole.
+    const std::span all(reinterpret_cast<const std::uint8_t*>(longer.data()), longer.size());
+    for (std::size_t cut : {0, 1, 8, 333, 999, 1000})
+        EXPECT_EQ(crc32(all.subspan(cut), crc32(all.first(cut))), crc32(all)) << cut;
 }
 
 TEST(SummaryFormat, RoundTripKeepsEveryField) {
