@@ -353,7 +353,7 @@ void KeyView::restoreState(const QJsonObject& s) {
 }
 
 bool KeyView::isBusy() const {
-    return m_histograms->isBusy() || m_stats->isBuilding();
+    return m_histograms->isBusy() || m_stats->isBuilding() || m_rankMap->isBuilding();
 }
 
 } // namespace xt::widgets

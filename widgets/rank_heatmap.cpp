@@ -1,6 +1,7 @@
 #include "widgets/rank_heatmap.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/stat_plot.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -23,8 +24,8 @@ const analysis::StatField kFields[] = {analysis::StatField::Mean, analysis::Stat
 } // namespace
 
 RankStepHeatmap::RankStepHeatmap(QWidget* parent)
-    : QWidget(parent), m_fieldBox(new QComboBox(this)), m_modeBox(new QComboBox(this)),
-      m_info(new QLabel(this)), m_plot(new QCustomPlot(this)) {
+    : QWidget(parent), m_jobs(new JobTracker(this)), m_fieldBox(new QComboBox(this)),
+      m_modeBox(new QComboBox(this)), m_info(new QLabel(this)), m_plot(new QCustomPlot(this)) {
     for (auto f : kFields)
         m_fieldBox->addItem(QString::fromUtf8(analysis::statFieldName(f)), int(f));
     m_modeBox->addItem(tr("value"));
@@ -99,6 +100,7 @@ void RankStepHeatmap::invalidate() {
     // A pass over every record of every rank: done when the heatmap is on screen (its tab is
     // often not), or when a cell is asked for.
     m_stale = true;
+    m_jobs->cancel(); // a grid being built is of the data before
     if (isVisible()) ensureBuilt();
 }
 
@@ -116,56 +118,61 @@ void RankStepHeatmap::showEvent(QShowEvent* e) {
 void RankStepHeatmap::rebuild() {
     m_series =
         m_run ? m_run->seriesOf(m_key.toStdString()) : std::vector<const analysis::KeySeries*>{};
-    m_map->data()->clear();
-    m_columns = m_rows = 0;
-    std::int64_t s0 = 0, s1 = 0;
-    int r0 = 0, r1 = 0;
-    bool any = false;
+    std::size_t records = 0;
     for (const auto* s : m_series)
-        for (const auto& r : s->records) {
-            s0 = any ? std::min(s0, r.gstep) : r.gstep;
-            s1 = any ? std::max(s1, r.gstep) : r.gstep;
-            r0 = any ? std::min(r0, s->rank) : s->rank;
-            r1 = any ? std::max(r1, s->rank) : s->rank;
-            any = true;
-        }
-    if (!any) {
-        m_info->setText(m_run ? tr("no data for this key") : QString());
-        drawNotes();
-        m_plot->replot();
+        records += s->records.size();
+    if (records < StatPlot::kBackgroundBuildRecords) {
+        m_jobs->cancel();
+        applyGrid(computeGrid(m_series, m_field, m_deviation));
         return;
     }
-    m_s0 = s0;
-    m_minRank = r0;
-    m_rows = r1 - r0 + 1;
-    m_columns = int(std::min<std::int64_t>(s1 - s0 + 1, kMaxColumns));
-    m_columnWidth = double(s1 + 1 - s0) / m_columns;
+    m_map->data()->clear(); // not the last key's grid meanwhile
+    m_columns = m_rows = 0;
+    m_info->setText(tr("building the grid of %1 records...").arg(records));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    // The snapshot keeps the series alive while the job reads them.
+    m_jobs->startJob([run = m_run, series = m_series, field = m_field, deviation = m_deviation](
+                         JobContext&) { return computeGrid(series, field, deviation); },
+                     [this](Grid g) { applyGrid(g); });
+}
+
+RankStepHeatmap::Grid
+RankStepHeatmap::computeGrid(const std::vector<const analysis::KeySeries*>& series,
+                             analysis::StatField field, bool deviation) {
+    Grid g;
+    bool any = false;
+    for (const auto* s : series)
+        for (const auto& r : s->records) {
+            g.s0 = any ? std::min(g.s0, r.gstep) : r.gstep;
+            g.s1 = any ? std::max(g.s1, r.gstep) : r.gstep;
+            g.r0 = any ? std::min(g.r0, s->rank) : s->rank;
+            g.r1 = any ? std::max(g.r1, s->rank) : s->rank;
+            any = true;
+        }
+    if (!any) return g;
+    const std::int64_t s0 = g.s0;
+    const int rows = g.r1 - g.r0 + 1;
+    g.columns = int(std::min<std::int64_t>(g.s1 - s0 + 1, kMaxColumns));
+    g.columnWidth = double(g.s1 + 1 - s0) / g.columns;
     const auto columnOf = [&](std::int64_t step) {
-        return std::min(m_columns - 1, int(double(step - s0) / m_columnWidth));
+        return std::min(g.columns - 1, int(double(step - s0) / g.columnWidth));
     };
     const analysis::RankSpread spread =
-        m_deviation ? analysis::rankSpread(m_series, m_field) : analysis::RankSpread{};
+        deviation ? analysis::rankSpread(series, field) : analysis::RankSpread{};
     auto valueOf = [&](const analysis::RecordStats& r) -> double {
-        const auto v = analysis::statValue(r.stats, m_field);
+        const auto v = analysis::statValue(r.stats, field);
         if (!v) return std::nan("");
-        if (!m_deviation) return *v;
+        if (!deviation) return *v;
         const auto it = std::lower_bound(
             spread.steps.begin(), spread.steps.end(), r.gstep,
-            [](const analysis::RankSpreadStep& s, std::int64_t g) { return s.gstep < g; });
+            [](const analysis::RankSpreadStep& s, std::int64_t step) { return s.gstep < step; });
         if (it == spread.steps.end() || it->gstep != r.gstep || it->ranks < 3) return std::nan("");
         return std::clamp(analysis::robustScore(*v, *it), -kMaxScore, kMaxScore);
     };
-    auto* data = m_map->data();
-    data->setSize(m_columns, m_rows);
-    const double c0 = double(s0) + m_columnWidth / 2, c1 = double(s1 + 1) - m_columnWidth / 2;
-    data->setRange(QCPRange(c0, m_columns == 1 ? c0 + 1 : c1),
-                   QCPRange(r0, m_rows == 1 ? r0 + 1 : r1));
-    data->fill(std::nan(""));
-    double lo = 0, hi = 0, extreme = 0;
-    bool anyValue = false;
-    std::vector<double> sum(static_cast<std::size_t>(m_columns)),
-        count(static_cast<std::size_t>(m_columns));
-    for (const auto* s : m_series) {
+    g.cells.assign(std::size_t(g.columns) * std::size_t(rows), std::nan(""));
+    std::vector<double> sum(static_cast<std::size_t>(g.columns)),
+        count(static_cast<std::size_t>(g.columns));
+    for (const auto* s : series) {
         std::fill(sum.begin(), sum.end(), 0.0);
         std::fill(count.begin(), count.end(), 0.0);
         std::vector<int> columns; // columns holding a record, ascending
@@ -179,21 +186,46 @@ void RankStepHeatmap::rebuild() {
         }
         std::sort(columns.begin(), columns.end());
         columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-        const int row = s->rank - r0;
+        const std::size_t row = std::size_t(s->rank - g.r0);
         for (std::size_t i = 0; i < columns.size(); ++i) {
             const int c = columns[i];
             if (count[std::size_t(c)] == 0) continue;
             const double v = sum[std::size_t(c)] / count[std::size_t(c)];
-            lo = anyValue ? std::min(lo, v) : v;
-            hi = anyValue ? std::max(hi, v) : v;
-            extreme = std::max(extreme, std::abs(v));
-            anyValue = true;
+            g.lo = g.anyValue ? std::min(g.lo, v) : v;
+            g.hi = g.anyValue ? std::max(g.hi, v) : v;
+            g.extreme = std::max(g.extreme, std::abs(v));
+            g.anyValue = true;
             // Up to the rank's next record.
             const int next = i + 1 < columns.size() ? columns[i + 1] : c + 1;
             for (int x = c; x < next; ++x)
-                data->setCell(x, row, v);
+                g.cells[row * std::size_t(g.columns) + std::size_t(x)] = v;
         }
     }
+    return g;
+}
+
+void RankStepHeatmap::applyGrid(const Grid& g) {
+    m_map->data()->clear();
+    m_columns = g.columns;
+    m_rows = g.columns ? g.r1 - g.r0 + 1 : 0;
+    if (!m_columns) {
+        m_info->setText(m_run ? tr("no data for this key") : QString());
+        drawNotes();
+        m_plot->replot();
+        return;
+    }
+    m_s0 = g.s0;
+    m_minRank = g.r0;
+    m_columnWidth = g.columnWidth;
+    auto* data = m_map->data();
+    data->setSize(m_columns, m_rows);
+    const double c0 = double(g.s0) + m_columnWidth / 2, c1 = double(g.s1 + 1) - m_columnWidth / 2;
+    data->setRange(QCPRange(c0, m_columns == 1 ? c0 + 1 : c1),
+                   QCPRange(g.r0, m_rows == 1 ? g.r0 + 1 : g.r1));
+    for (int row = 0; row < m_rows; ++row)
+        for (int x = 0; x < m_columns; ++x)
+            data->setCell(x, row,
+                          g.cells[std::size_t(row) * std::size_t(m_columns) + std::size_t(x)]);
     if (m_deviation) {
         // Blue below the median, white at it, red above.
         QCPColorGradient polar;
@@ -202,22 +234,23 @@ void RankStepHeatmap::rebuild() {
         polar.setColorStopAt(0.5, QColor(0xf7, 0xf7, 0xf7));
         polar.setColorStopAt(1, QColor(0xb2, 0x18, 0x2b));
         m_map->setGradient(polar);
-        const double range = std::clamp(extreme, 3.5, kMaxScore);
+        const double range = std::clamp(g.extreme, 3.5, kMaxScore);
         m_map->setDataRange(QCPRange(-range, range));
         m_scale->axis()->setLabel(tr("robust z of %1").arg(analysis::statFieldName(m_field)));
     } else {
         m_map->setGradient(QCPColorGradient(QCPColorGradient::gpThermal));
-        m_map->setDataRange(anyValue && hi > lo ? QCPRange(lo, hi) : QCPRange(lo - 0.5, lo + 0.5));
+        m_map->setDataRange(g.anyValue && g.hi > g.lo ? QCPRange(g.lo, g.hi)
+                                                      : QCPRange(g.lo - 0.5, g.lo + 0.5));
         m_scale->axis()->setLabel(QString::fromUtf8(analysis::statFieldName(m_field)));
     }
-    QCPColorGradient g = m_map->gradient();
-    g.setNanHandling(QCPColorGradient::nhTransparent);
-    m_map->setGradient(g);
-    m_plot->xAxis->setRange(double(s0), double(s1 + 1));
-    m_plot->yAxis->setRange(r0 - 0.5, r1 + 0.5);
+    QCPColorGradient gradient = m_map->gradient();
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(gradient);
+    m_plot->xAxis->setRange(double(g.s0), double(g.s1 + 1));
+    m_plot->yAxis->setRange(g.r0 - 0.5, g.r1 + 0.5);
     m_info->setText(tr("%1 ranks, %2 steps; click a cell to open its rank and step")
                         .arg(m_series.size())
-                        .arg(s1 - s0 + 1));
+                        .arg(g.s1 - g.s0 + 1));
     drawNotes();
     m_plot->replot();
 }
@@ -239,7 +272,8 @@ std::optional<std::pair<int, std::int64_t>> RankStepHeatmap::cellAt(QPointF pos)
 
 double RankStepHeatmap::cellValue(int rank, std::int64_t gstep) {
     ensureBuilt();
-    if (m_rows == 0 || rank < m_minRank || rank >= m_minRank + m_rows || gstep < m_s0)
+    if (isBuilding() || m_rows == 0 || rank < m_minRank || rank >= m_minRank + m_rows ||
+        gstep < m_s0)
         return std::nan("");
     const int c = std::min(m_columns - 1, int(double(gstep - m_s0) / m_columnWidth));
     return m_map->data()->cell(c, rank - m_minRank);

@@ -4,9 +4,12 @@
 // the key or by its robust z-score against the median of the ranks at that step
 // (analysis::rankSpread), where one stalled or diverging rank stands out as a stripe. A
 // record's colour reaches to the rank's next record, as in the histogram heatmap. A click opens
-// that rank and step (cellActivated); notes of the run are drawn over the steps.
+// that rank and step (cellActivated); notes of the run are drawn over the steps. The grid is a
+// pass over every record of every rank: from StatPlot::kBackgroundBuildRecords records on it is
+// computed in the background (isBuilding()).
 
 #include "core/analysis/rank_spread.h"
+#include "widgets/job_tracker.h"
 #include "widgets/notes.h"
 #include "widgets/run_loader.h"
 
@@ -34,7 +37,8 @@ public:
     void setDeviation(bool on);
     bool deviation() const { return m_deviation; }
     QCustomPlot* plot() const { return m_plot; }
-    // The colour value of the cell of (rank, gstep) (NaN when empty).
+    bool isBuilding() const { return m_jobs->isRunning(); }
+    // The colour value of the cell of (rank, gstep) (NaN when empty, or while building).
     double cellValue(int rank, std::int64_t gstep);
     // Plot pixel of the centre of that cell.
     QPointF cellPosition(int rank, std::int64_t gstep);
@@ -47,14 +51,26 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    // The grid: columns of columnWidth steps from s0, rows from rank r0; cells column first.
+    struct Grid {
+        std::int64_t s0 = 0, s1 = 0;
+        int r0 = 0, r1 = 0, columns = 0;
+        double columnWidth = 1, lo = 0, hi = 0, extreme = 0;
+        bool anyValue = false;
+        std::vector<double> cells;
+    };
+    static Grid computeGrid(const std::vector<const analysis::KeySeries*>& series,
+                            analysis::StatField field, bool deviation);
     // The grid is rebuilt when shown (or asked for), not while hidden behind another tab.
     void invalidate();
     void ensureBuilt();
     void rebuild();
+    void applyGrid(const Grid& g);
     void drawNotes();
     void applyPalette();
     std::optional<std::pair<int, std::int64_t>> cellAt(QPointF pos) const;
 
+    JobTracker* m_jobs;
     QComboBox* m_fieldBox;
     QComboBox* m_modeBox;
     QLabel* m_info;

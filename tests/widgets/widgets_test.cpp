@@ -234,9 +234,10 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
 // One rank of `steps` records at gsteps 0.. of scalar float keys: values(g) gives a value per key.
 void writeScalarRun(const std::string& dir, const std::vector<std::string>& keys,
                     std::int64_t steps,
-                    const std::function<std::vector<float>(std::int64_t)>& values) {
+                    const std::function<std::vector<float>(std::int64_t)>& values, int rank = 0) {
     xdl::WriterOptions o;
     o.outputDir = dir;
+    o.rank = rank;
     auto w = xdl::FileSeriesWriter::create(o, keys);
     ASSERT_TRUE(w.isOk()) << w.status().toString();
     xdl::RecordEncoder enc;
@@ -303,6 +304,54 @@ TEST(RankStepHeatmap, IsBuiltWhenItsTabIsShownNotWhileHidden) {
     map->setData(a.runs[0], "loss");
     EXPECT_FLOAT_EQ(float(map->cellValue(11, 3)), 11.25f);
     EXPECT_EQ(cells->data()->valueSize(), 12);
+}
+
+TEST(RankStepHeatmap, TheGridOfALargeSeriesIsBuiltInTheBackground) {
+    app();
+    TempDir dir;
+    const std::int64_t n = std::int64_t(StatPlot::kBackgroundBuildRecords) / 2 + 5000; // a rank
+    auto lossAt = [](int rank, std::int64_t g) { return float(rank) + float(g % 7) / 10; };
+    for (int rank : {0, 1})
+        writeScalarRun(
+            dir.str(), {"loss", "lr"}, n,
+            [&](std::int64_t g) {
+                return std::vector<float>{lossAt(rank, g), 2 * lossAt(rank, g)};
+            },
+            rank);
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    KeyView view;
+    view.resize(900, 600);
+    view.show();
+    RankStepHeatmap* map = view.rankHeatmap();
+    // The mean of a column's records: kMaxColumns columns over the n steps.
+    const double width = double(n) / RankStepHeatmap::kMaxColumns;
+    auto columnMean = [&](int rank, std::int64_t g) {
+        const int c = int(double(g) / width);
+        double sum = 0, count = 0;
+        for (std::int64_t k = 0; k < n; ++k)
+            if (int(double(k) / width) == c) sum += lossAt(rank, k), ++count;
+        return sum / count;
+    };
+    view.setData(r.runs[0], "lr");
+    view.lowerTabs()->setCurrentIndex(1);
+    EXPECT_TRUE(map->isBuilding());
+    EXPECT_TRUE(view.isBusy());
+    EXPECT_TRUE(std::isnan(map->cellValue(0, 0))); // nothing until it is built
+    // The build of lr is superseded (KeyView shows the histograms tab again for two ranks).
+    view.setData(r.runs[0], "loss");
+    view.lowerTabs()->setCurrentIndex(1);
+    EXPECT_TRUE(map->isBuilding());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.isBusy(); }, 60000));
+    for (int rank : {0, 1})
+        for (std::int64_t g : {std::int64_t(0), n / 2, n - 1})
+            EXPECT_NEAR(map->cellValue(rank, g), columnMean(rank, g), 1e-6) << rank << " " << g;
+    QTest::qWait(300); // time for the superseded build to end
+    EXPECT_NEAR(map->cellValue(1, n / 2), columnMean(1, n / 2), 1e-6);
+    auto* cells = qobject_cast<QCPColorMap*>(map->plot()->plottable(0));
+    ASSERT_TRUE(cells);
+    EXPECT_EQ(cells->data()->keySize(), RankStepHeatmap::kMaxColumns);
+    EXPECT_EQ(cells->data()->valueSize(), 2);
 }
 
 TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
