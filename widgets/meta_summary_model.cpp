@@ -20,6 +20,7 @@ void MetaSummaryModel::setRun(RunSnapshot run) {
     beginResetModel();
     m_rows.clear();
     if (run) {
+        std::size_t partIndex = 0; // into run->partExtents
         for (const auto& rank : run->reader->ranks()) {
             Row total;
             total.rank = rank.rank();
@@ -30,12 +31,9 @@ void MetaSummaryModel::setRun(RunSnapshot run) {
                 r.part = part->part().index;
                 r.path = QString::fromStdString(part->part().path);
                 r.size = part->part().size;
-                r.records = part->index().records().size();
-                for (const auto& e : part->index().records()) {
-                    widen(r.g0, r.g1, e.gstep);
-                    widen(r.l0, r.l1, e.lstep);
-                    widen(r.t0, r.t1, e.timestamp);
-                }
+                const PartExtent& e = run->partExtents.at(partIndex++);
+                r.records = e.records;
+                r.g0 = e.g0, r.g1 = e.g1, r.l0 = e.l0, r.l1 = e.l1, r.t0 = e.t0, r.t1 = e.t1;
                 const bool final = part->part().metaState == xdl::MetaState::Finalised;
                 allFinal &= final;
                 r.state = final ? tr("yes")

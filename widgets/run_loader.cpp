@@ -94,6 +94,34 @@ void setNonFinite(LoadedRun& run) {
         run.nonFinite.emplace(nf.key, nf);
 }
 
+void widen(std::int64_t& lo, std::int64_t& hi, std::int64_t v) {
+    if (lo < 0 || v < lo) lo = v;
+    if (hi < 0 || v > hi) hi = v;
+}
+
+// The extents of the parts of `reader`, from those of `before` (the same parts, fewer records,
+// or none) and the records added since.
+std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
+                                    const std::vector<PartExtent>& before = {}) {
+    std::vector<PartExtent> out;
+    for (const auto& rank : reader.ranks())
+        for (const auto& part : rank.parts()) {
+            const auto records = part->index().records();
+            PartExtent e =
+                out.size() < before.size() && before[out.size()].records <= records.size()
+                    ? before[out.size()]
+                    : PartExtent{};
+            for (std::size_t i = e.records; i < records.size(); ++i) {
+                widen(e.g0, e.g1, records[i].gstep);
+                widen(e.l0, e.l1, records[i].lstep);
+                widen(e.t0, e.t1, records[i].timestamp);
+            }
+            e.records = records.size();
+            out.push_back(e);
+        }
+    return out;
+}
+
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
@@ -103,6 +131,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));
+    run->partExtents = partExtents(*run->reader);
     auto summaries = std::make_shared<summary::RunSummaries>(std::move(opened->summaries));
     run->summaries = summaries;
     auto keys = summary::summarizeKeys(*run->reader, *summaries, diag, progress);
@@ -382,6 +411,7 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
 
         auto next = std::make_shared<LoadedRun>(*run);
         next->reader = reader;
+        next->partExtents = partExtents(*reader, run->partExtents);
         next->live = !xdl::allPartsFinalised(*reader);
         if (Status st = xdl::extendKeySummaries(next->keys, *reader, from, result.diagnostics);
             !st) {

@@ -24,11 +24,19 @@ class RemoteRuns;
 
 namespace xt::widgets {
 
+// A part's records and the ranges of their steps and times (-1 when it has none), computed with
+// the snapshot off the GUI thread (a pass over the index; the meta summary table shows them).
+struct PartExtent {
+    std::size_t records = 0;
+    std::int64_t g0 = -1, g1 = -1, l0 = -1, l1 = -1, t0 = -1, t1 = -1;
+};
+
 struct LoadedRun {
     std::shared_ptr<const xdl::RunReader> reader; // keeps the files mapped
     std::shared_ptr<const summary::RunSummaries> summaries;
     std::vector<xdl::KeySummary> keys;
     std::vector<analysis::KeySeries> series;                   // by rank, then key
+    std::vector<PartExtent> partExtents;                       // every part, rank by rank
     std::map<std::string, analysis::NonFiniteByKey> nonFinite; // keys with a NaN or an Inf
     std::string backend; // analysis backend that computed the statistics
     // False while only some keys have series (see hasSeries); completeRun() fills the rest.

@@ -670,6 +670,50 @@ std::vector<std::size_t> seriesSizes(const RunSnapshot& run, const std::string& 
 
 // A large run opened without summaries: the first key's statistics come in doubling stages,
 // each snapshot's series a prefix of the whole, the last one equal to one pass over the run.
+TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
+    app();
+    TempDir dir;
+    xdl::WriterOptions o;
+    o.outputDir = dir.str();
+    auto w = xdl::FileSeriesWriter::create(o, {"loss"});
+    ASSERT_TRUE(w.isOk());
+    xdl::RecordEncoder enc;
+    auto write = [&](std::int64_t from, std::int64_t to) {
+        for (std::int64_t g = from; g < to; ++g) {
+            const float x = float(g);
+            enc.begin(g, 100 + g);
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&x), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + 10 * g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, 100 + g, 1700000000000 + 10 * g).isOk());
+        }
+        ASSERT_TRUE((*w)->sync().isOk());
+    };
+    write(3, 8);
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    ASSERT_EQ(r.runs[0]->partExtents.size(), 1u);
+    const PartExtent& a = r.runs[0]->partExtents[0];
+    EXPECT_EQ(a.records, 5u);
+    EXPECT_EQ(a.g0, 3);
+    EXPECT_EQ(a.g1, 7);
+    EXPECT_EQ(a.l0, 103);
+    EXPECT_EQ(a.t1, 1700000000070);
+    write(8, 12);
+    CompleteResult grown = extendRun(r.runs[0]);
+    ASSERT_TRUE(grown.after);
+    const PartExtent& b = grown.after->partExtents.at(0);
+    EXPECT_EQ(b.records, 9u);
+    EXPECT_EQ(b.g0, 3);
+    EXPECT_EQ(b.g1, 11);
+    EXPECT_EQ(b.l1, 111);
+    EXPECT_EQ(b.t0, 1700000000030);
+    MetaSummaryModel meta;
+    meta.setRun(grown.after);
+    EXPECT_EQ(meta.index(0, MetaSummaryModel::GstepColumn).data().toString(), "3 .. 11");
+    ASSERT_TRUE((*w)->close().isOk());
+}
+
 TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
     app();
     TempDir dir;
