@@ -9,13 +9,6 @@ namespace xt::widgets {
 
 MetaSummaryModel::MetaSummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-namespace {
-void widen(std::int64_t& lo, std::int64_t& hi, std::int64_t v) {
-    if (lo < 0 || v < lo) lo = v;
-    if (hi < 0 || v > hi) hi = v;
-}
-} // namespace
-
 void MetaSummaryModel::setRun(RunSnapshot run) {
     beginResetModel();
     m_rows.clear();
@@ -31,23 +24,13 @@ void MetaSummaryModel::setRun(RunSnapshot run) {
                 r.part = part->part().index;
                 r.path = QString::fromStdString(part->part().path);
                 r.size = part->part().size;
-                const PartExtent& e = run->partExtents.at(partIndex++);
-                r.records = e.records;
-                r.g0 = e.g0, r.g1 = e.g1, r.l0 = e.l0, r.l1 = e.l1, r.t0 = e.t0, r.t1 = e.t1;
+                r.extent = run->partExtents.at(partIndex++);
                 const bool final = part->part().metaState == xdl::MetaState::Finalised;
                 allFinal &= final;
                 r.state = final ? tr("yes")
                                 : QString::fromUtf8(xdl::metaStateName(part->part().metaState));
                 total.size += r.size;
-                total.records += r.records;
-                if (r.g0 >= 0) {
-                    widen(total.g0, total.g1, r.g0);
-                    widen(total.g0, total.g1, r.g1);
-                    widen(total.l0, total.l1, r.l0);
-                    widen(total.l0, total.l1, r.l1);
-                    widen(total.t0, total.t1, r.t0);
-                    widen(total.t0, total.t1, r.t1);
-                }
+                total.extent.include(r.extent);
                 m_rows.push_back(std::move(r));
             }
             total.state = allFinal ? tr("yes") : tr("no");
@@ -81,17 +64,17 @@ QVariant MetaSummaryModel::data(const QModelIndex& index, int role) const {
     case PartColumn:
         return r.part == 0 ? tr("all") : QString::number(r.part);
     case GstepColumn:
-        return formatRange(r.g0, r.g1);
+        return formatRange(r.extent.g0, r.extent.g1);
     case LstepColumn:
-        return formatRange(r.l0, r.l1);
+        return formatRange(r.extent.l0, r.extent.l1);
     case TimeColumn:
-        return r.t0 < 0 ? QStringLiteral("-")
-                        : formatTimestampMs(r.t0) + QStringLiteral(" .. ") +
-                              formatTimestampMs(r.t1).mid(11);
+        return r.extent.t0 < 0 ? QStringLiteral("-")
+                               : formatTimestampMs(r.extent.t0) + QStringLiteral(" .. ") +
+                                     formatTimestampMs(r.extent.t1).mid(11);
     case DurationColumn:
-        return r.t0 < 0 ? QStringLiteral("-") : formatDurationMs(r.t1 - r.t0);
+        return r.extent.t0 < 0 ? QStringLiteral("-") : formatDurationMs(r.extent.t1 - r.extent.t0);
     case RecordsColumn:
-        return qulonglong(r.records);
+        return qulonglong(r.extent.records);
     case SizeColumn:
         return formatBytes(r.size);
     case FinalisedColumn:

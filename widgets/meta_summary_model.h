@@ -39,8 +39,8 @@ private:
         int rank = 0;
         std::int64_t part = 0; // 0 on a rank total row
         QString path;
-        std::int64_t g0 = -1, g1 = -1, l0 = -1, l1 = -1, t0 = -1, t1 = -1;
-        std::uint64_t records = 0, size = 0;
+        PartExtent extent; // a rank total row: of all its parts
+        std::uint64_t size = 0;
         QString state;
     };
     std::vector<Row> m_rows;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 namespace xt::widgets {
 
@@ -94,30 +96,25 @@ void setNonFinite(LoadedRun& run) {
         run.nonFinite.emplace(nf.key, nf);
 }
 
-void widen(std::int64_t& lo, std::int64_t& hi, std::int64_t v) {
-    if (lo < 0 || v < lo) lo = v;
-    if (hi < 0 || v > hi) hi = v;
-}
-
-// The extents of the parts of `reader`, from those of `before` (the same parts, fewer records,
-// or none) and the records added since.
+// The extents of the parts of `reader`: a part that `before` has (by path, with no more records)
+// continues from there, with only the records added since.
 std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
                                     const std::vector<PartExtent>& before = {}) {
+    std::unordered_map<std::string_view, const PartExtent*> earlier;
+    for (const PartExtent& e : before)
+        earlier.emplace(e.path, &e);
     std::vector<PartExtent> out;
     for (const auto& rank : reader.ranks())
         for (const auto& part : rank.parts()) {
             const auto records = part->index().records();
-            PartExtent e =
-                out.size() < before.size() && before[out.size()].records <= records.size()
-                    ? before[out.size()]
-                    : PartExtent{};
-            for (std::size_t i = e.records; i < records.size(); ++i) {
-                widen(e.g0, e.g1, records[i].gstep);
-                widen(e.l0, e.l1, records[i].lstep);
-                widen(e.t0, e.t1, records[i].timestamp);
-            }
+            const auto it = earlier.find(part->part().path);
+            PartExtent e = it != earlier.end() && it->second->records <= records.size()
+                               ? *it->second
+                               : PartExtent{part->part().path};
+            for (std::size_t i = e.records; i < records.size(); ++i)
+                e.include(records[i].gstep, records[i].lstep, records[i].timestamp);
             e.records = records.size();
-            out.push_back(e);
+            out.push_back(std::move(e));
         }
     return out;
 }

@@ -27,8 +27,29 @@ namespace xt::widgets {
 // A part's records and the ranges of their steps and times (-1 when it has none), computed with
 // the snapshot off the GUI thread (a pass over the index; the meta summary table shows them).
 struct PartExtent {
+    std::string path; // the part's
     std::size_t records = 0;
     std::int64_t g0 = -1, g1 = -1, l0 = -1, l1 = -1, t0 = -1, t1 = -1;
+
+    void include(std::int64_t gstep, std::int64_t lstep, std::int64_t timestamp) {
+        widen(g0, g1, gstep);
+        widen(l0, l1, lstep);
+        widen(t0, t1, timestamp);
+    }
+    bool operator==(const PartExtent&) const = default;
+    // Another part's records and ranges (a rank's total).
+    void include(const PartExtent& o) {
+        records += o.records;
+        if (o.g0 < 0) return;
+        include(o.g0, o.l0, o.t0);
+        include(o.g1, o.l1, o.t1);
+    }
+
+private:
+    static void widen(std::int64_t& lo, std::int64_t& hi, std::int64_t v) {
+        if (lo < 0 || v < lo) lo = v;
+        if (hi < 0 || v > hi) hi = v;
+    }
 };
 
 struct LoadedRun {
