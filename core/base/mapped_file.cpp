@@ -65,14 +65,20 @@ void MappedFile::advise(Access access, std::uint64_t offset) const {
 }
 
 void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {
-    if (!m_data || offset >= m_size) return;
+    releaseMappedPages(m_data, m_size, offset, length);
+}
+
+void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
+                        std::uint64_t length) {
+    if (!data || offset >= size) return;
     static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    const std::uint64_t end = std::min(m_size, offset + std::min(length, m_size - offset));
+    const std::uint64_t end = std::min(size, offset + std::min(length, size - offset));
     const std::uint64_t first = (offset + page - 1) / page * page; // the mapping is page-aligned
-    const std::uint64_t last = end == m_size ? end : end / page * page;
+    const std::uint64_t last = end == size ? end : end / page * page;
     if (last <= first) return;
-    // A read-only shared file mapping: the pages are clean, dropping them loses nothing.
-    ::madvise(const_cast<std::uint8_t*>(m_data) + first, last - first, MADV_DONTNEED);
+    // A read-only file mapping whose pages were never written: dropping them loses nothing.
+    ::madvise(static_cast<std::uint8_t*>(const_cast<void*>(data)) + first, last - first,
+              MADV_DONTNEED);
 }
 
 Status MappedFile::map(std::uint64_t size) {

@@ -51,4 +51,9 @@ private:
     std::uint64_t m_size = 0;
 };
 
+// What MappedFile::release does, for any page-aligned read-only file mapping of `size` bytes at
+// `data` (the Chrome importer maps its text with zero padding after it).
+void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
+                        std::uint64_t length);
+
 } // namespace xt

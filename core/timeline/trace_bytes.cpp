@@ -1,6 +1,7 @@
 #include "core/timeline/trace_bytes.h"
 
 #include "core/base/byte_format.h"
+#include "core/base/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -262,11 +263,8 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
 }
 
 void TraceBytes::releasePages(std::size_t begin, std::size_t end) const {
-    if (!m_mapping) return;
-    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    begin = (begin + page - 1) / page * page;
-    end = std::min(end, m_text.size()) / page * page;
-    if (begin < end) madvise(const_cast<char*>(m_text.data()) + begin, end - begin, MADV_DONTNEED);
+    if (m_mapping && begin < end)
+        releaseMappedPages(m_text.data(), m_text.size(), begin, end - begin);
 }
 
 Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress,
