@@ -151,6 +151,7 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             return Status::ok();
         };
 
+        std::vector<std::size_t> released(rank.parts().size()); // summary pages given back
         xdl::RecordView view;
         const auto [from, to] = recordRange(rank, options);
         for (std::size_t rec = from; rec < to; ++rec) {
@@ -162,6 +163,7 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             const std::size_t inPart = std::size_t(&e - part.index().records().data());
             if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
                 XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
+                s->releaseBehind(inPart, released[partIdx]);
                 addFromSummary(*s, inPart, part, rec, cols, &all[first], diag);
                 continue;
             }
@@ -194,6 +196,8 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             }
         }
         XT_RETURN_IF_ERROR(flush());
+        for (std::size_t p = 0; p < summaryOf.size(); ++p)
+            if (summaryOf[p]) summaryOf[p]->releaseBehind(summaryOf[p]->recordCount(), released[p]);
     }
     return all;
 }

@@ -1,6 +1,9 @@
 #include "core/analysis/non_finite.h"
 
+#include "core/summary/run_summary.h"
+
 #include <map>
+#include <unordered_map>
 
 namespace xt::analysis {
 
@@ -16,6 +19,51 @@ std::vector<NonFiniteFirst> findFirstNonFinite(const std::vector<KeySeries>& ser
             if (f.nan && f.inf) break;
         }
         if (f.nan || f.inf) out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::vector<NonFiniteFirst> findFirstNonFinite(const xdl::RunReader& run,
+                                               const summary::RunSummaries& summaries) {
+    std::vector<NonFiniteFirst> out;
+    for (const auto& rank : run.ranks()) {
+        std::vector<NonFiniteFirst> found;
+        std::unordered_map<std::string, std::size_t> slot;
+        for (const auto& key : rank.keys()) {
+            slot.emplace(key, found.size());
+            found.push_back({rank.rank(), key, std::nullopt, std::nullopt});
+        }
+        std::size_t base = 0; // the rank's number of the part's first record
+        for (const auto& part : rank.parts()) {
+            const auto& records = part->index().records();
+            const summary::PartSummary* s = summaries.find(*part);
+            std::vector<NonFiniteFirst*> ofColumn;
+            for (const auto& k : part->keys()) {
+                const auto it = slot.find(k);
+                ofColumn.push_back(it == slot.end() ? nullptr : &found[it->second]);
+            }
+            std::size_t released = 0;
+            for (std::size_t r = 0; s && r < records.size(); ++r) {
+                s->releaseBehind(r, released);
+                if (s->isDamaged(r)) continue;
+                const auto columns = s->columnsOf(r);
+                for (std::size_t c = 0; c < columns.size() && c < ofColumn.size(); ++c) {
+                    NonFiniteFirst* f = ofColumn[c];
+                    if (!f || (f->nan && f->inf)) continue;
+                    const summary::ColumnSummary col = columns[c];
+                    if (col.state != summary::ColumnState::Data) continue;
+                    const xdl::RecordEntry& e = records[r];
+                    if (!f->nan && col.stats.nan)
+                        f->nan = FirstOccurrence{base + r, e.gstep, e.lstep, col.stats.nan};
+                    if (!f->inf && col.stats.inf)
+                        f->inf = FirstOccurrence{base + r, e.gstep, e.lstep, col.stats.inf};
+                }
+            }
+            if (s) s->releaseBehind(records.size(), released);
+            base += records.size();
+        }
+        for (auto& f : found)
+            if (f.nan || f.inf) out.push_back(std::move(f));
     }
     return out;
 }

@@ -233,7 +233,7 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
                                              const StepRange& steps) {
     struct Item {
         std::int64_t gstep;
-        const summary::ColumnSummary* column;
+        TensorStats stats;
         const summary::Sketch* sketch;
     };
     std::vector<Item> items;
@@ -244,7 +244,9 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
         const summary::PartSummary* s = summaries.find(*part);
         if (!s) return Status(ErrorCode::Unsupported, part->part().path + " has no summary");
         const auto& records = part->index().records();
+        std::size_t released = 0;
         for (std::size_t r = 0; r < records.size(); ++r) {
+            s->releaseBehind(r, released);
             const auto cols = s->columnsOf(r);
             if (std::size_t(c) >= cols.size() || !steps.contains(records[r].gstep)) continue;
             const summary::ColumnSummary& col = cols[std::size_t(c)];
@@ -254,13 +256,14 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
                               "a record of '" + std::string(key) + "' has no sketch");
             const summary::Sketch* sk =
                 col.sketch == summary::kNone ? nullptr : &s->sketches[col.sketch];
-            items.push_back({records[r].gstep, &col, sk});
+            items.push_back({records[r].gstep, col.stats, sk});
             if (col.stats.hasFinite()) {
                 range.finite += col.stats.finite;
                 range.min = std::min(range.min, col.stats.min);
                 range.max = std::max(range.max, col.stats.max);
             }
         }
+        s->releaseBehind(records.size(), released);
     }
     if (items.empty())
         return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
@@ -286,7 +289,7 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
     for (const Item& it : items) {
         auto& row = rows[plan.rowOf(it.gstep)];
         Histogram& extra = extras[plan.rowOf(it.gstep)];
-        const TensorStats& st = it.column->stats;
+        const TensorStats& st = it.stats;
         extra.nan += st.nan;
         extra.posInf += st.inf; // the sketch does not keep the sign of an infinity
         if (!st.hasFinite()) continue;

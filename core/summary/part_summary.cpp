@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 namespace xt::summary {
@@ -112,8 +113,8 @@ struct Section {
 class Parser {
 public:
     Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset,
-           const MappedFile* file = nullptr)
-        : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(file) {}
+           std::shared_ptr<const MappedFile> file = nullptr)
+        : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(std::move(file)) {}
 
     Result<PartSummary> run();
 
@@ -157,8 +158,41 @@ private:
     std::span<const std::uint8_t> m_b;
     const std::string& m_name;
     std::uint64_t* m_errorOffset;
-    const MappedFile* m_file;
+    std::shared_ptr<const MappedFile> m_file;
 };
+
+// A column's 96 bytes (docs/SUMMARY-FORMAT.md, section 5), of a record at `recordOffset`. The
+// raw state byte goes to *state and the data's offset in its record to *rel, for checking.
+ColumnSummary decodeColumn(const std::uint8_t* p, std::uint64_t recordOffset,
+                           std::uint8_t* state = nullptr, std::uint32_t* rel = nullptr) {
+    struct Raw {
+        std::uint32_t rel, length;
+        std::int32_t dtype;
+        std::uint8_t state, problem;
+        std::uint16_t reserved;
+        std::uint32_t shape, sketch;
+        std::uint64_t count, nan, inf, zeros;
+        double min, max, mean, std, l2;
+    };
+    static_assert(sizeof(Raw) == kColumnBytes);
+    Raw raw;
+    std::memcpy(&raw, p, sizeof raw);
+    ColumnSummary c;
+    c.dataOffset = recordOffset + raw.rel;
+    c.dataLength = raw.length;
+    c.wireDtype = raw.dtype;
+    c.state = ColumnState(raw.state);
+    c.problem = raw.problem;
+    c.shape = raw.shape;
+    c.sketch = raw.sketch;
+    c.stats = {raw.count, raw.nan, raw.inf,  raw.zeros, 0,
+               raw.min,   raw.max, raw.mean, raw.std,   raw.l2};
+    // Checked by the parser: nan + inf <= count.
+    c.stats.finite = raw.count - std::min(raw.count, raw.nan + raw.inf);
+    if (state) *state = raw.state;
+    if (rel) *rel = raw.rel;
+    return c;
+}
 
 Status Parser::parsePart(const Section& s, PartSummary& out) {
     Reader r(m_b, s.begin, s.end);
@@ -274,35 +308,20 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
         return fail(s.begin - 16, "columns: " + std::to_string(s.count) +
                                       " for records that have " +
                                       std::to_string(out.columnStart.back()));
-    Reader r(m_b, s.begin, s.end);
-    out.columns.resize(s.count);
+    // A large table stays in the mapped file (checked here all the same); a small one is built.
+    const bool mapped = m_file && s.end - s.begin > kMappedColumnsAbove;
+    std::vector<ColumnSummary>* built = mapped ? nullptr : &out.columns.built();
+    if (built) built->reserve(s.count);
     std::size_t record = 0, released = s.begin;
-    for (std::size_t i = 0; i < out.columns.size(); ++i) {
+    for (std::size_t i = 0; i < s.count; ++i) {
         while (out.columnStart[record + 1] <= i)
             ++record;
         const xdl::RecordEntry& e = out.records[record];
-        const std::size_t at = r.pos();
-        ColumnSummary& c = out.columns[i];
-        const auto rel = r.get<std::uint32_t>();
-        c.dataLength = r.get<std::uint32_t>();
-        c.dataOffset = e.offset + rel;
-        c.wireDtype = r.get<std::int32_t>();
-        const auto state = r.get<std::uint8_t>();
-        c.problem = r.get<std::uint8_t>();
-        (void)r.get<std::uint16_t>();
-        c.shape = r.get<std::uint32_t>();
-        c.sketch = r.get<std::uint32_t>();
-        auto& st = c.stats;
-        st.count = r.get<std::uint64_t>();
-        st.nan = r.get<std::uint64_t>();
-        st.inf = r.get<std::uint64_t>();
-        st.zeros = r.get<std::uint64_t>();
-        st.min = r.get<double>();
-        st.max = r.get<double>();
-        st.mean = r.get<double>();
-        st.std = r.get<double>();
-        st.l2 = r.get<double>();
-        c.state = ColumnState(state);
+        const std::size_t at = s.begin + i * kColumnBytes;
+        std::uint8_t state = 0;
+        std::uint32_t rel = 0;
+        const ColumnSummary c = decodeColumn(m_b.data() + at, e.offset, &state, &rel);
+        const auto& st = c.stats;
         if (state > std::uint8_t(ColumnState::Damaged) ||
             std::uint64_t(rel) + c.dataLength > e.length ||
             (c.shape != kNone && c.shape >= out.shapes.size()) ||
@@ -311,13 +330,14 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
             st.inf > st.count - st.nan || st.zeros > st.count)
             return fail(at, "column " + std::to_string(i) + " (record " + std::to_string(record) +
                                 ") is inconsistent");
-        st.finite = st.count - st.nan - st.inf;
-        if (r.pos() >= released + kReleaseStep) {
-            release(released, r.pos());
-            released = r.pos();
+        if (built) built->push_back(c);
+        if (at + kColumnBytes >= released + kReleaseStep) {
+            release(released, at + kColumnBytes);
+            released = at + kColumnBytes;
         }
     }
     release(released, s.end);
+    if (mapped) out.columns = ColumnTable::mapped(m_file, s.begin, s.count);
     return Status::ok();
 }
 
@@ -414,6 +434,50 @@ Result<PartSummary> Parser::run() {
 }
 
 } // namespace
+
+std::vector<ColumnSummary>& ColumnTable::built() {
+    if (m_file) throw std::logic_error("a mapped summary's columns are read-only");
+    return m_built;
+}
+
+void ColumnTable::release(std::size_t first, std::size_t last) const {
+    if (m_file && first < last)
+        m_file->release(m_begin + first * kColumnBytes, (last - first) * kColumnBytes);
+}
+
+ColumnTable ColumnTable::mapped(std::shared_ptr<const MappedFile> file, std::size_t begin,
+                                std::size_t count) {
+    ColumnTable t;
+    t.m_file = std::move(file);
+    t.m_begin = begin;
+    t.m_count = count;
+    return t;
+}
+
+ColumnSummary ColumnTable::decode(std::size_t i, std::uint64_t recordOffset) const {
+    return decodeColumn(m_file->bytes().data() + m_begin + i * kColumnBytes, recordOffset);
+}
+
+void PartSummary::materializeColumns() {
+    if (!columns.isMapped()) return;
+    ColumnTable built;
+    built.built().reserve(columns.size());
+    for (std::size_t r = 0; r < records.size(); ++r)
+        for (const ColumnSummary& c : columnsOf(r))
+            built.built().push_back(c);
+    columns.release(0, columns.size());
+    columns = std::move(built);
+}
+
+void PartSummary::releaseBehind(std::size_t record, std::size_t& releasedTo) const {
+    constexpr std::size_t kRecords = 1 << 16;
+    if (!columns.isMapped() || record < releasedTo ||
+        (record - releasedTo < kRecords && record < records.size()))
+        return;
+    record = std::min(record, records.size());
+    columns.release(columnStart[releasedTo], columnStart[record]);
+    releasedTo = record;
+}
 
 bool PartSummary::isDamaged(std::size_t record) const {
     return std::binary_search(damagedRecords.begin(), damagedRecords.end(), record);
@@ -581,10 +645,11 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
     return Parser(bytes, name, errorOffset).run();
 }
 
-Result<PartSummary> parseSummary(const MappedFile& file, const std::string& name,
+Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
                                  std::uint64_t* errorOffset) {
-    file.advise(MappedFile::Access::Sequential);
-    return Parser(file.bytes(), name, errorOffset, &file).run();
+    file->advise(MappedFile::Access::Sequential);
+    const auto bytes = file->bytes();
+    return Parser(bytes, name, errorOffset, std::move(file)).run();
 }
 
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {

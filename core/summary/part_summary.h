@@ -12,6 +12,8 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +55,63 @@ struct ColumnSummary {
 // histogram-over-steps. Only Data columns with >= kSketchMinElements elements, some finite.
 using Sketch = std::array<std::uint32_t, kSketchBins>;
 
+// The columns of a summary, in record order: built in memory (SummaryBuilder), or, for a large
+// summary read from its file, left in the mapped file and decoded when read (96 bytes each: a run
+// of small records has GBs of them, and holding them parsed doubled the memory of opening it).
+class ColumnTable {
+public:
+    std::size_t size() const { return m_file ? m_count : m_built.size(); }
+    bool isMapped() const { return m_file != nullptr; }
+    // Column i, of a record at byte `recordOffset` of the part.
+    ColumnSummary at(std::size_t i, std::uint64_t recordOffset) const {
+        return m_file ? decode(i, recordOffset) : m_built[i];
+    }
+    // The columns to change or add to (a mapped table throws: PartSummary::materializeColumns).
+    std::vector<ColumnSummary>& built();
+    // Gives back the mapped pages of columns [first, last) (nothing when built).
+    void release(std::size_t first, std::size_t last) const;
+    // `count` columns in `file` from byte `begin` on (checked by the parser).
+    static ColumnTable mapped(std::shared_ptr<const MappedFile> file, std::size_t begin,
+                              std::size_t count);
+
+private:
+    ColumnSummary decode(std::size_t i, std::uint64_t recordOffset) const;
+
+    std::vector<ColumnSummary> m_built;
+    std::shared_ptr<const MappedFile> m_file;
+    std::size_t m_begin = 0, m_count = 0; // byte offset and count of the columns in m_file
+};
+
+// The columns of one record: a range of ColumnSummary values.
+class RecordColumns {
+public:
+    class iterator {
+    public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = ColumnSummary;
+        using difference_type = std::ptrdiff_t;
+        iterator(const RecordColumns* r, std::size_t i) : m_r(r), m_i(i) {}
+        ColumnSummary operator*() const { return (*m_r)[m_i]; }
+        iterator& operator++() { return ++m_i, *this; }
+        bool operator==(const iterator& o) const { return m_i == o.m_i; }
+
+    private:
+        const RecordColumns* m_r;
+        std::size_t m_i;
+    };
+    RecordColumns(const ColumnTable& t, std::size_t first, std::size_t last, std::uint64_t offset)
+        : m_t(&t), m_first(first), m_last(last), m_offset(offset) {}
+    std::size_t size() const { return m_last - m_first; }
+    ColumnSummary operator[](std::size_t c) const { return m_t->at(m_first + c, m_offset); }
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, size()}; }
+
+private:
+    const ColumnTable* m_t;
+    std::size_t m_first, m_last;
+    std::uint64_t m_offset; // the record's
+};
+
 struct PartSummary {
     PartIdentity identity;
     // The RecordIndex state the summary covers (records up to scannedTo <= identity.size).
@@ -67,16 +126,22 @@ struct PartSummary {
     std::vector<std::uint64_t> damagedRecords;
     // Columns of record r are columns[columnStart[r] .. columnStart[r + 1]).
     std::vector<std::uint64_t> columnStart{0};
-    std::vector<ColumnSummary> columns;
+    ColumnTable columns;
     std::vector<xdl::Shape> shapes; // distinct shapes, referenced by ColumnSummary::shape
     std::vector<Sketch> sketches;
     // What indexing the part reported (file left empty: it is the part), replayed on open.
     std::vector<Diagnostic> indexDiagnostics;
 
     std::size_t recordCount() const { return records.size(); }
-    std::span<const ColumnSummary> columnsOf(std::size_t record) const {
-        return {columns.data() + columnStart[record], columns.data() + columnStart[record + 1]};
+    RecordColumns columnsOf(std::size_t record) const {
+        return {columns, columnStart[record], columnStart[record + 1], records[record].offset};
     }
+    // Decodes mapped columns into built ones, to be extended or changed.
+    void materializeColumns();
+    // For a pass over the records front to back: gives back the mapped pages of the columns of
+    // records [*releasedTo, record) once there are many, and moves *releasedTo. `record` =
+    // recordCount() gives back the rest.
+    void releaseBehind(std::size_t record, std::size_t& releasedTo) const;
     bool isDamaged(std::size_t record) const;
     const xdl::Shape& shapeOf(const ColumnSummary& c) const; // an empty shape for kNone
     // A copy of the index state, to seed a RecordIndex / PartReader.
@@ -89,10 +154,11 @@ struct PartSummary {
 std::string serializeSummary(const PartSummary& s);
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
-// The same from a mapped summary file, whose pages are given back as they are read: a run of
-// small records has summaries of GBs, and the parsed summary is what must stay.
-Result<PartSummary> parseSummary(const MappedFile& file, const std::string& name,
+// The same from a mapped summary file, whose pages are given back as they are read. A summary
+// with more than kMappedColumnsAbove bytes of columns keeps them in the file (ColumnTable).
+Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
+inline constexpr std::uint64_t kMappedColumnsAbove = 1u << 20;
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
 // the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).

@@ -175,13 +175,17 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                                                    const ProgressCallback& progress) {
     const xdl::PartReader* lastPart = nullptr;
     const PartSummary* s = nullptr;
-    return xdl::summarizeKeys(
+    std::size_t released = 0; // the columns' pages are given back behind the pass
+    auto keys = xdl::summarizeKeys(
         run, diag, progress,
         [&](const xdl::PartReader& part, std::size_t record, std::vector<xdl::ColumnFacts>& out) {
             if (&part != lastPart) {
+                if (s) s->releaseBehind(s->recordCount(), released);
                 lastPart = &part;
                 s = summaries.find(part);
+                released = 0;
             }
+            if (s) s->releaseBehind(record, released);
             if (!s || s->isDamaged(record)) return false; // decoded: its message is reported
             const auto columns = s->columnsOf(record);
             out.resize(columns.size());
@@ -194,6 +198,8 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
             }
             return true;
         });
+    if (s) s->releaseBehind(s->recordCount(), released);
+    return keys;
 }
 
 } // namespace xt::summary

@@ -97,7 +97,7 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
                 m_s.sketches.push_back(sketchOf(t, cs.stats));
             }
         }
-        m_s.columns.push_back(cs);
+        m_s.columns.built().push_back(cs);
     }
     start.push_back(m_s.columns.size());
 }
@@ -118,7 +118,7 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     auto reserve = [](auto& v, std::size_t n) {
         if (n > v.capacity()) v.reserve(std::max(n, v.size() + v.size() / 2));
     };
-    reserve(s.columns, s.columns.size() + newColumns);
+    reserve(s.columns.built(), s.columns.size() + newColumns);
     reserve(s.columnStart, s.records.size() + 1);
     SummaryBuilder builder(s);
     std::uint64_t releasedTo =
@@ -153,6 +153,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
                                                       " does not fit the file (it covers " +
                                                       std::to_string(s.scannedTo) + " of " +
                                                       std::to_string(bytes.size()) + " bytes)");
+    s.materializeColumns(); // to be added to
     // What to go back to when cancelled.
     const std::size_t oldRecords = s.records.size(), oldColumns = s.columns.size();
     const std::size_t oldShapes = s.shapes.size(), oldSketches = s.sketches.size();
@@ -166,7 +167,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     }();
     auto rollback = [&] {
         s.records.resize(oldRecords);
-        s.columns.resize(oldColumns);
+        s.columns.built().resize(oldColumns);
         s.columnStart.resize(oldRecords + 1);
         s.shapes.resize(oldShapes);
         s.sketches.resize(oldSketches);

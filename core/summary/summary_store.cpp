@@ -127,7 +127,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             continue;
         }
         std::uint64_t at = 0;
-        auto parsed = parseSummary(*file, path, &at);
+        auto parsed = parseSummary(std::make_shared<const MappedFile>(std::move(*file)), path, &at);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
             diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,

@@ -101,7 +101,7 @@ TEST_F(SummaryCli, OutputsAreTheSameBytesWithAndWithoutSummaries) {
         {reinterpret_cast<const std::uint8_t*>(good.data()), good.size()}, xts);
     ASSERT_TRUE(s.isOk());
     summary::PartSummary edited = *s;
-    for (auto& c : edited.columns)
+    for (auto& c : edited.columns.built())
         if (c.state == summary::ColumnState::Data) c.stats.mean = 12345.5;
     ASSERT_TRUE(summary::saveSummary(edited, xts).isOk());
     auto stats = runXtrace("stats " + m_run.str());

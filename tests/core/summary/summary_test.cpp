@@ -3,6 +3,7 @@
 // corrupt, grown, read-only, concurrent); runs opened from summaries give the same results.
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
+#include "core/analysis/non_finite.h"
 #include "core/analysis/step_histogram.h"
 #include "core/analysis/tensor_kernels.h"
 #include "core/summary/run_summary.h"
@@ -65,6 +66,25 @@ void setMtime(const std::string& path, std::int64_t sec, long nsec) {
 
 std::string bytesOf(const PartSummary& s) {
     return serializeSummary(s);
+}
+
+// The columns of two summaries of the same records, field by field.
+void expectSameColumns(const PartSummary& a, const PartSummary& b) {
+    ASSERT_EQ(a.columns.size(), b.columns.size());
+    ASSERT_EQ(a.recordCount(), b.recordCount());
+    ASSERT_EQ(a.columnStart, b.columnStart);
+    for (std::size_t r = 0; r < a.recordCount(); ++r)
+        for (std::size_t c = 0; c < a.columnsOf(r).size(); ++c) {
+            const ColumnSummary x = a.columnsOf(r)[c], y = b.columnsOf(r)[c];
+            EXPECT_EQ(x.dataOffset, y.dataOffset);
+            EXPECT_EQ(x.dataLength, y.dataLength);
+            EXPECT_EQ(x.wireDtype, y.wireDtype);
+            EXPECT_EQ(x.state, y.state);
+            EXPECT_EQ(x.problem, y.problem);
+            EXPECT_EQ(x.shape, y.shape);
+            EXPECT_EQ(x.sketch, y.sketch);
+            EXPECT_TRUE(xt::test::sameBits(x.stats, y.stats)) << "record " << r << " column " << c;
+        }
 }
 
 // Every column of every record of a summarised part against the CPU backend on the tensor.
@@ -156,6 +176,25 @@ void expectSameKeyStats(const xdl::RunReader& run, const RunSummaries& summaries
     }
     EXPECT_GT(rows, 0u);
     EXPECT_EQ(d1.countsByCode(), d2.countsByCode());
+    // Where NaN and Inf first appear, from the summaries without series: as from the series.
+    if (summaries.covers(run)) {
+        const auto fromSeries = analysis::findFirstNonFinite(*a);
+        const auto fromSummaries = analysis::findFirstNonFinite(run, summaries);
+        const auto same = [](const std::optional<analysis::FirstOccurrence>& x,
+                             const std::optional<analysis::FirstOccurrence>& y) {
+            return x.has_value() == y.has_value() &&
+                   (!x || (x->record == y->record && x->gstep == y->gstep && x->lstep == y->lstep &&
+                           x->elements == y->elements));
+        };
+        EXPECT_FALSE(fromSeries.empty());
+        ASSERT_EQ(fromSeries.size(), fromSummaries.size());
+        for (std::size_t i = 0; i < fromSeries.size(); ++i) {
+            EXPECT_EQ(fromSeries[i].rank, fromSummaries[i].rank);
+            EXPECT_EQ(fromSeries[i].key, fromSummaries[i].key);
+            EXPECT_TRUE(same(fromSeries[i].nan, fromSummaries[i].nan)) << fromSeries[i].key;
+            EXPECT_TRUE(same(fromSeries[i].inf, fromSummaries[i].inf)) << fromSeries[i].key;
+        }
+    }
     EXPECT_GT(analysis::estimateWorkBytes(run, plain), 0u);
     if (summaries.covers(run)) EXPECT_EQ(analysis::estimateWorkBytes(run, withSummaries), 0u);
 
@@ -300,18 +339,7 @@ TEST(SummaryFormat, RoundTripKeepsEveryField) {
     EXPECT_EQ(back->hasHeader, true);
     EXPECT_EQ(back->scannedTo, s->scannedTo);
     EXPECT_EQ(back->columnStart, s->columnStart);
-    ASSERT_EQ(back->columns.size(), s->columns.size());
-    for (std::size_t i = 0; i < s->columns.size(); ++i) {
-        const auto &a = s->columns[i], &b = back->columns[i];
-        EXPECT_EQ(a.dataOffset, b.dataOffset);
-        EXPECT_EQ(a.dataLength, b.dataLength);
-        EXPECT_EQ(a.wireDtype, b.wireDtype);
-        EXPECT_EQ(a.state, b.state);
-        EXPECT_EQ(a.problem, b.problem);
-        EXPECT_EQ(a.shape, b.shape);
-        EXPECT_EQ(a.sketch, b.sketch);
-        EXPECT_TRUE(xt::test::sameBits(a.stats, b.stats));
-    }
+    expectSameColumns(*back, *s);
     EXPECT_EQ(back->sketches, s->sketches);
     ASSERT_EQ(back->records.size(), s->records.size());
     for (std::size_t i = 0; i < s->records.size(); ++i) {
@@ -623,6 +651,45 @@ TEST(SummaryStore, AGrownPartIsExtendedToWhatAFullBuildGives) {
         expectSameKeyStats(opened->reader, opened->summaries);
         fs::remove(cachePath(partSource(path), o));
     }
+}
+
+TEST(SummaryStore, ALargeSummaryIsReadInPlaceWithTheValuesOfAFreshBuild) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string full = xt::test::allDtypesPart(1000, 8);
+    const std::string head = xt::test::allDtypesPart(900, 8);
+    ASSERT_EQ(full.compare(0, head.size(), head), 0);
+    xt::test::writeBytes(path, head);
+    const StoreOptions o = storeIn(cache);
+    Diagnostics d;
+    SummaryOrigin origin;
+    auto built = build(path, o, d, &origin);
+    ASSERT_EQ(origin, SummaryOrigin::Built);
+    EXPECT_FALSE(built->columns.isMapped());
+    auto loaded = build(path, o, d, &origin);
+    ASSERT_EQ(origin, SummaryOrigin::Loaded);
+    // 900 x 13 columns of 96 bytes: more than kMappedColumnsAbove, so they stay in the file.
+    ASSERT_GT(loaded->columns.size() * 96, kMappedColumnsAbove);
+    ASSERT_TRUE(loaded->columns.isMapped());
+    expectSameColumns(*loaded, *built);
+    EXPECT_EQ(bytesOf(*loaded), bytesOf(*built));
+    // A run opened from it gives what the tensors give (statistics, keys, histogram ranges,
+    // sketches), and so after a pass that gave the pages back.
+    auto opened = openRun(xdl::discoverRuns({path}, d)->at(0), o, d);
+    ASSERT_TRUE(opened.isOk());
+    ASSERT_TRUE(opened->summaries.covers(opened->reader));
+    for (int pass = 0; pass < 2; ++pass)
+        expectSameKeyStats(opened->reader, opened->summaries);
+    // A grown part extends the mapped summary to what a full build gives.
+    xt::test::writeBytes(path, full);
+    auto extended = build(path, o, d, &origin);
+    EXPECT_EQ(origin, SummaryOrigin::Extended);
+    EXPECT_EQ(extended->recordCount(), 1000u);
+    fs::remove(cachePath(partSource(path), o));
+    auto whole = build(path, o, d, &origin);
+    EXPECT_EQ(origin, SummaryOrigin::Built);
+    EXPECT_EQ(bytesOf(*extended), bytesOf(*whole));
+    EXPECT_TRUE(d.empty());
 }
 
 TEST(SummaryStore, CacheNamesAndLocation) {
