@@ -1,5 +1,6 @@
 #include "widgets/export_dialog.h"
 
+#include "core/analysis/cpu_backend.h"
 #include "core/export/atomic_file.h"
 #include "core/export/stats_csv.h"
 #include "widgets/run_browser_model.h"
@@ -35,11 +36,11 @@ Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& 
     const LoadedRun& run = completed ? *completed : loaded;
     XT_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(path));
     std::uint64_t total = 0, rows = 0;
-    for (const auto& s : run.series)
-        total += s.records.size();
+    for (const auto& k : run.keys)
+        total += k.records;
     std::string buf;
     appendStatsCsvHeader(buf);
-    for (const auto& s : run.series) {
+    auto write = [&](const analysis::KeySeries& s) -> Status {
         for (const auto& r : s.records) {
             appendStatsCsvRow(buf, s.rank, s.key, r);
             ++rows;
@@ -50,6 +51,25 @@ Result<std::uint64_t> writeStatsCsv(const LoadedRun& loaded, const std::string& 
                     return Status(ErrorCode::Cancelled, "export cancelled"); // temp file removed
             }
         }
+        return Status::ok();
+    };
+    if (!run.seriesOnDemand) {
+        for (const auto& s : run.series)
+            XT_RETURN_IF_ERROR(write(s));
+    } else { // one (rank, key) at a time from the summaries: the run's series are not held
+        analysis::CpuBackend cpu(1);
+        for (const auto& rank : run.reader->ranks())
+            for (const auto& key : rank.keys()) {
+                analysis::KeyStatsOptions o;
+                o.rank = rank.rank();
+                o.keyFilter = [&key](std::string_view k) { return k == key; };
+                o.summaries = run.summaries.get();
+                Diagnostics reported; // the open reported them
+                XT_ASSIGN_OR_RETURN(auto series,
+                                    analysis::computeKeyStats(*run.reader, cpu, o, reported));
+                for (const auto& s : series)
+                    XT_RETURN_IF_ERROR(write(s));
+            }
     }
     file.write(buf);
     XT_RETURN_IF_ERROR(file.commit());

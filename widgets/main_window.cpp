@@ -578,6 +578,12 @@ void MainWindow::startLoad() {
     // (open/firstStageMB), so its curves show before the whole key is read.
     options.firstStageBytes =
         std::uint64_t(m_settings->value(QStringLiteral("open/firstStageMB"), 256).toDouble() * 1e6);
+    // A summarised run with more key records (records x keys) than this holds the series of the
+    // keys shown only (open/seriesOnDemandAbove).
+    options.seriesOnDemandAbove = m_settings
+                                      ->value(QStringLiteral("open/seriesOnDemandAbove"),
+                                              qulonglong(options.seriesOnDemandAbove))
+                                      .toULongLong();
     if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
     if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
     m_loadJobs->startJob(
@@ -665,9 +671,9 @@ bool MainWindow::readNextStage() {
     return false;
 }
 
-void MainWindow::completeNextRun() {
+void MainWindow::completeNextRun(bool readShown) {
     // A key read in stages comes first: it is what the user looks at.
-    if (readNextStage() || m_completeJobs->isRunning()) return;
+    if (readNextStage() || (readShown && readShownSeries()) || m_completeJobs->isRunning()) return;
     RunSnapshot next;
     for (const auto& r : m_runModel->runs())
         if (!r->complete) {
@@ -686,12 +692,38 @@ void MainWindow::completeNextRun() {
 
 void MainWindow::ensureKeySeries(const QString& key) {
     if (!m_currentRun || m_currentRun->hasSeries(key.toStdString())) return;
+    startKeySeries(m_currentRun, key.toStdString());
+}
+
+void MainWindow::startKeySeries(const RunSnapshot& run, const std::string& key) {
     m_keyJobs->startJob(
-        [run = m_currentRun, k = key.toStdString()](JobContext& ctx) {
+        [run, key, keep = shownKeys(run)](JobContext& ctx) {
             ctx.setStage(tr("Statistics"));
-            return addKeySeries(run, k, ctx.callback());
+            return addKeySeries(run, key, ctx.callback(), keep);
         },
         [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+}
+
+std::vector<std::string> MainWindow::shownKeys(const RunSnapshot& run) const {
+    std::vector<std::string> keys;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == run)
+            keys.push_back(v->key().toStdString());
+    for (const auto* c : m_tabs->findChildren<CompareView*>())
+        if (c->request().a.run == run || c->request().b.run == run)
+            keys.push_back(c->key().toStdString());
+    return keys;
+}
+
+bool MainWindow::readShownSeries() {
+    if (m_keyJobs->isRunning()) return true;
+    for (const auto& run : m_runModel->runs())
+        for (const std::string& key : shownKeys(run))
+            if (!key.empty() && run->summaryOf(key) && !run->hasSeries(key)) {
+                startKeySeries(run, key);
+                return true;
+            }
+    return false;
 }
 
 void MainWindow::onRunCompleted(CompleteResult result) {
@@ -704,7 +736,8 @@ void MainWindow::onRunCompleted(CompleteResult result) {
         m_diagModel->addMessage(codes::kStatisticsFailed,
                                 QString::fromStdString(result.status.toString()));
     }
-    if (result.status.code() != ErrorCode::Cancelled) completeNextRun();
+    // After a failed key job, not the shown keys again (they would fail again).
+    if (result.status.code() != ErrorCode::Cancelled) completeNextRun(result.status.isOk());
 }
 
 void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {

@@ -170,11 +170,18 @@ private:
     void onLoaded(LoadResult result);
     // Background statistics: the next stage of a key read in stages (LoadedRun::partialKey),
     // else the next run without complete statistics is summarised; a key shown before that gets
-    // its own statistics first.
-    void completeNextRun();
+    // its own statistics first, and so do keys shown without them when `readShown`.
+    void completeNextRun(bool readShown = true);
     // Whether a key job runs (a stage, or a key asked for); starts the next stage if none does.
     bool readNextStage();
     void ensureKeySeries(const QString& key);
+    // The keys the plot and compare tabs show of `run` (on a run with series on demand, the
+    // series of the others are let go when a key is read).
+    std::vector<std::string> shownKeys(const RunSnapshot& run) const;
+    // Starts reading the series of a key a tab shows without them, if any (on a run with series
+    // on demand, another key's job may have superseded its own). Returns whether one runs.
+    bool readShownSeries();
+    void startKeySeries(const RunSnapshot& run, const std::string& key);
     void onRunCompleted(CompleteResult result);
     // Puts `after` everywhere `before` was shown (models, plot tabs, inspector, compare tabs).
     void replaceRun(const RunSnapshot& before, const RunSnapshot& after);

@@ -92,8 +92,30 @@ Result<std::vector<analysis::KeySeries>> statistics(const LoadedRun& run,
 
 void setNonFinite(LoadedRun& run) {
     run.nonFinite.clear();
-    for (auto& nf : analysis::firstNonFiniteByKey(analysis::findFirstNonFinite(run.series)))
+    const auto found = run.seriesOnDemand
+                           ? analysis::findFirstNonFinite(*run.reader, *run.summaries)
+                           : analysis::findFirstNonFinite(run.series);
+    for (auto& nf : analysis::firstNonFiniteByKey(found))
         run.nonFinite.emplace(nf.key, nf);
+}
+
+// The run's key records: what every key's series would hold.
+std::uint64_t keyRecords(const xdl::RunReader& run) {
+    std::uint64_t n = 0;
+    for (const auto& rank : run.ranks())
+        for (const auto& part : rank.parts())
+            n += part->index().records().size() * std::max<std::size_t>(1, part->keys().size());
+    return n;
+}
+
+// Whether `run`, every part summarised, has series on demand.
+bool onDemand(const LoadedRun& run) {
+    return !run.live && run.summaries->covers(*run.reader) &&
+           keyRecords(*run.reader) > run.onDemandAbove;
+}
+
+bool contains(const std::vector<std::string>& keys, std::string_view key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 // The extents of the parts of `reader`: a part that `before` has (by path, with no more records)
@@ -151,13 +173,17 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     // A live run gets every key now: its snapshots are extended record by record (extendRun),
     // which a summarising job in the background would keep starting over.
     run->complete = run->live || unsummarised <= options.lazyAboveBytes;
+    run->onDemandAbove = options.seriesOnDemandAbove;
+    run->seriesOnDemand = onDemand(*run);
     analysis::KeyStatsOptions stats;
-    if (!run->complete) {
+    if (!run->complete || run->seriesOnDemand) {
         std::string first = options.firstKey;
         if (first.empty() || !run->summaryOf(first)) first = firstKeyWithData(run->keys);
         stats.keyFilter = [first](std::string_view k) { return k == first; };
-        stats.toRecord = stageEnd(*run->reader, {}, options.firstStageBytes);
-        if (coversEveryRecord(*run->reader, stats.toRecord)) {
+        // From the summaries a key costs no tensor byte: no stages.
+        if (!run->seriesOnDemand)
+            stats.toRecord = stageEnd(*run->reader, {}, options.firstStageBytes);
+        if (run->seriesOnDemand || coversEveryRecord(*run->reader, stats.toRecord)) {
             stats.toRecord.clear();
             run->computedKeys.push_back(first);
         } else {
@@ -193,8 +219,7 @@ const xdl::KeySummary* LoadedRun::summaryOf(const std::string& key) const {
 }
 
 bool LoadedRun::hasSeries(const std::string& key) const {
-    return complete || key == partialKey ||
-           std::find(computedKeys.begin(), computedKeys.end(), key) != computedKeys.end();
+    return (complete && !seriesOnDemand) || key == partialKey || contains(computedKeys, key);
 }
 
 double LoadedRun::partialFraction() const {
@@ -261,7 +286,8 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
 }
 
 CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
-                            const ProgressCallback& progress) {
+                            const ProgressCallback& progress,
+                            const std::vector<std::string>& keep) {
     CompleteResult result;
     result.before = run;
     try {
@@ -291,7 +317,13 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
             next->partialUntil.clear();
             next->computedKeys.push_back(key);
         }
-        setNonFinite(*next);
+        if (next->seriesOnDemand) { // only the keys on screen keep their series
+            const auto kept = [&](std::string_view k) { return k == key || contains(keep, k); };
+            std::erase_if(next->series, [&](const auto& s) { return !kept(s.key); });
+            std::erase_if(next->computedKeys, [&](const auto& k) { return !kept(k); });
+        } else {
+            setNonFinite(*next);
+        }
         result.after = std::move(next);
     } catch (const std::exception& e) {
         result.status = Status(ErrorCode::Internal, e.what());
@@ -313,15 +345,23 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         }
         auto next = std::make_shared<LoadedRun>(*run);
         next->summaries = summaries;
+        next->seriesOnDemand = onDemand(*next);
+        analysis::KeyStatsOptions options;
+        if (next->seriesOnDemand) { // the keys that had series keep them, whole
+            if (!next->partialKey.empty()) next->computedKeys.push_back(next->partialKey);
+            const auto keys = next->computedKeys;
+            options.keyFilter = [keys](std::string_view k) { return contains(keys, k); };
+        } else {
+            next->computedKeys.clear();
+        }
         std::string backend;
-        auto series = statistics(*next, {}, backend, result.diagnostics, progress);
+        auto series = statistics(*next, options, backend, result.diagnostics, progress);
         if (!series.isOk()) {
             result.status = series.status();
             return result;
         }
         next->series = std::move(series.value());
         next->complete = true;
-        next->computedKeys.clear();
         next->partialKey.clear();
         next->partialUntil.clear();
         setNonFinite(*next);
@@ -417,7 +457,7 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
         }
         analysis::KeyStatsOptions statsOptions;
         statsOptions.fromRecord = from;
-        if (!run->complete) {
+        if (!run->complete || run->seriesOnDemand) {
             const auto computed = run->computedKeys;
             statsOptions.keyFilter = [computed](std::string_view k) {
                 return std::find(computed.begin(), computed.end(), k) != computed.end();

@@ -62,7 +62,13 @@ struct LoadedRun {
     std::string backend; // analysis backend that computed the statistics
     // False while only some keys have series (see hasSeries); completeRun() fills the rest.
     bool complete = true;
-    std::vector<std::string> computedKeys; // the keys with series while !complete
+    // A summarised run with more key records (records x keys) than onDemandAbove: holding every
+    // key's series would cost ~100 B each, so only the keys on screen have them (computedKeys),
+    // read from the summaries by addKeySeries, which lets go of the others. nonFinite comes from
+    // the summaries.
+    bool seriesOnDemand = false;
+    std::uint64_t onDemandAbove = UINT64_MAX; // LoadOptions::seriesOnDemandAbove, for completeRun
+    std::vector<std::string> computedKeys;    // the keys with series while !complete or on demand
     // The key whose statistics are being read in stages (the first key of a large run opened
     // without summaries), and per rank the records its series cover so far: [0, n). Its views
     // draw what is there (hasSeries is true); addKeySeries reads the next stage.
@@ -97,6 +103,8 @@ struct LoadOptions {
     // before), so its first curves show before the whole key is read.
     std::string firstKey;
     std::uint64_t firstStageBytes = 256'000'000;
+    // A summarised run with more key records than this has series on demand (seriesOnDemand).
+    std::uint64_t seriesOnDemandAbove = 4'000'000;
     summary::StoreOptions store;
 };
 
@@ -120,11 +128,14 @@ struct CompleteResult {
 // `run` with the statistics of `key` added (read from the tensor bytes of parts without a
 // summary): what a view needs before completeRun() is done. For the run's partialKey, only the
 // next stage is read (as many bytes of records as all stages before): call again while
-// `after->partialKey` is still that key.
+// `after->partialKey` is still that key. On a run with series on demand, the series of keys
+// other than `key` and those in `keep` are let go.
 CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
-                            const ProgressCallback& progress);
+                            const ProgressCallback& progress,
+                            const std::vector<std::string>& keep = {});
 // Summarises the parts of `run` that have no summary (saved per `store`) and returns the run
-// with the statistics of every key. Cancelled when `progress` says stop.
+// with the statistics of every key (of the keys it had, when it is then large enough to have
+// series on demand). Cancelled when `progress` says stop.
 CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& store,
                            const ProgressCallback& progress);
 // `run` (a live one) as its files are now: part indexes continue from the snapshot's, so only

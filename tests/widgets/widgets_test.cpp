@@ -7,6 +7,7 @@
 #include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
+#include "widgets/export_dialog.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
 #include "widgets/key_view.h"
@@ -793,6 +794,142 @@ TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
             EXPECT_EQ(a[k].stats.max, b[k].stats.max);
         }
     }
+}
+
+// A summarised run with more key records than LoadOptions::seriesOnDemandAbove holds the series
+// of the keys shown only; what it shows (series, NaN/Inf, the statistics CSV) is what a run
+// holding every key's series shows.
+TEST(RunLoader, ALargeSummarisedRunHoldsTheSeriesOfTheKeysShownOnly) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 30);
+    LoadOptions options;
+    options.store.cacheDir = dir.file("cache");
+    options.firstKey = "layer/b";
+    // First open, no summaries: completeRun summarises; the run is then "large".
+    options.lazyAboveBytes = 0;
+    options.seriesOnDemandAbove = 100; // 2 ranks x 30 records x 3 keys = 180 key records
+    LoadResult first = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(first.status.isOk()) << first.status.toString();
+    EXPECT_FALSE(first.runs[0]->seriesOnDemand);
+    CompleteResult done = completeRun(first.runs[0], options.store, {});
+    ASSERT_TRUE(done.after) << done.status.toString();
+    EXPECT_TRUE(done.after->seriesOnDemand);
+    EXPECT_TRUE(done.after->hasSeries("layer/b"));
+    EXPECT_FALSE(done.after->hasSeries("loss"));
+    EXPECT_EQ(seriesSizes(done.after, "layer/b"), (std::vector<std::size_t>{30, 30}));
+
+    options.lazyAboveBytes = UINT64_MAX;
+    options.seriesOnDemandAbove = UINT64_MAX;
+    LoadResult whole = loadRuns({dir.str()}, {}, options);
+    options.seriesOnDemandAbove = 100;
+    LoadResult lazy = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(whole.status.isOk() && lazy.status.isOk());
+    const RunSnapshot full = whole.runs[0];
+    RunSnapshot run = lazy.runs[0];
+    EXPECT_FALSE(full->seriesOnDemand);
+    EXPECT_TRUE(full->hasSeries("loss"));
+    ASSERT_TRUE(run->seriesOnDemand);
+    EXPECT_TRUE(run->complete); // nothing to summarise: no background job
+    EXPECT_TRUE(run->hasSeries("layer/b"));
+    EXPECT_FALSE(run->hasSeries("layer/w"));
+    EXPECT_TRUE(run->seriesOf("loss").empty());
+    // NaN/Inf from the summaries, as from every series.
+    ASSERT_EQ(full->nonFinite.count("layer/w"), 1u);
+    ASSERT_EQ(run->nonFinite.size(), full->nonFinite.size());
+    EXPECT_EQ(run->nonFinite.at("layer/w").nanRank, 1);
+    EXPECT_EQ(run->nonFinite.at("layer/w").nan->gstep, full->nonFinite.at("layer/w").nan->gstep);
+
+    auto sameSeries = [&](const RunSnapshot& r, const std::string& key) {
+        const auto a = r->seriesOf(key), b = full->seriesOf(key);
+        ASSERT_EQ(a.size(), b.size()) << key;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            ASSERT_EQ(a[i]->records.size(), b[i]->records.size()) << key;
+            for (std::size_t k = 0; k < a[i]->records.size(); ++k) {
+                EXPECT_EQ(a[i]->records[k].gstep, b[i]->records[k].gstep);
+                EXPECT_EQ(a[i]->records[k].stats.mean, b[i]->records[k].stats.mean);
+                EXPECT_EQ(a[i]->records[k].stats.max, b[i]->records[k].stats.max);
+            }
+        }
+    };
+    // A key asked for comes with its series; keys neither asked for nor kept are let go.
+    CompleteResult w = addKeySeries(run, "layer/w", {}, {});
+    ASSERT_TRUE(w.after) << w.status.toString();
+    run = w.after;
+    EXPECT_TRUE(run->hasSeries("layer/w"));
+    EXPECT_FALSE(run->hasSeries("layer/b"));
+    EXPECT_TRUE(run->seriesOf("layer/b").empty());
+    sameSeries(run, "layer/w");
+    CompleteResult l = addKeySeries(run, "loss", {}, {"layer/w"});
+    ASSERT_TRUE(l.after) << l.status.toString();
+    run = l.after;
+    EXPECT_TRUE(run->hasSeries("layer/w"));
+    EXPECT_TRUE(run->hasSeries("loss"));
+    sameSeries(run, "layer/w");
+    sameSeries(run, "loss");
+    EXPECT_EQ(run->nonFinite.size(), full->nonFinite.size());
+
+    // The statistics CSV of every key, without holding their series: the same bytes.
+    const std::string a = dir.file("full.csv"), b = dir.file("lazy.csv");
+    auto rowsA = writeStatsCsv(*full, a, {});
+    auto rowsB = writeStatsCsv(*run, b, {});
+    ASSERT_TRUE(rowsA.isOk() && rowsB.isOk());
+    EXPECT_EQ(*rowsA, 180u);
+    EXPECT_EQ(*rowsB, *rowsA);
+    auto bytes = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_GT(bytes(a).size(), 1000u);
+    EXPECT_EQ(bytes(b), bytes(a));
+}
+
+// In the viewer, a run with series on demand draws each key shown, and holds the series of the
+// keys its tabs show only.
+TEST(MainWindow, ShowsTheKeysOfARunWithSeriesOnDemand) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 30);
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    {
+        QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
+        settings.setValue("open/seriesOnDemandAbove", 100);
+        settings.setValue("open/lazyAboveMB", 0); // the first open summarises the run
+    }
+    for (int open = 0; open < 2; ++open) { // the first open summarises the run
+        MainWindow w(qfile(dir, "settings.ini"));
+        w.resize(1200, 800);
+        w.show();
+        w.openPaths({QString::fromStdString(dir.str())});
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+        ASSERT_EQ(w.runs().size(), 1u);
+        EXPECT_TRUE(w.runs()[0]->seriesOnDemand) << open;
+        const auto points = [&](const QString& line) {
+            const XYSeries* s = w.currentKeyView()->statPlot()->lineData(line);
+            return s ? s->x.size() : 0;
+        };
+        ASSERT_TRUE(w.currentKeyView());
+        EXPECT_EQ(w.currentKeyView()->key(), "layer/w"); // the first key
+        EXPECT_EQ(points("rank 1 mean"), 30u);
+        w.showKey("loss"); // in the same tab: layer/w is no longer shown
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
+        EXPECT_EQ(w.currentKeyView()->key(), "loss");
+        EXPECT_EQ(points("rank 1 mean"), 30u);
+        EXPECT_TRUE(w.runs()[0]->hasSeries("loss"));
+        EXPECT_FALSE(w.runs()[0]->hasSeries("layer/w"));
+        w.showKey("layer/b", true); // a second tab: loss stays
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !w.isBusy(); }, 30000));
+        EXPECT_EQ(w.currentKeyView()->key(), "layer/b");
+        EXPECT_EQ(points("rank 0 mean"), 30u);
+        EXPECT_TRUE(w.runs()[0]->hasSeries("loss"));
+        EXPECT_TRUE(w.runs()[0]->hasSeries("layer/b"));
+        EXPECT_EQ(w.runs()[0]->series.size(), 4u); // 2 keys x 2 ranks
+    }
+    if (cacheBefore.isNull())
+        qunsetenv("XDG_CACHE_HOME");
+    else
+        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 // The viewer shows the first stage of such a key at once, then follows its curves to the end
