@@ -43,6 +43,8 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
 
     RecordView view;
     std::vector<ColumnFacts> facts;
+    const PartReader* slotsOf = nullptr;
+    std::vector<std::size_t> slots; // of the columns of part slotsOf
     for (const auto& rank : run.ranks()) {
         for (std::size_t i = firstOf(rank); i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
@@ -70,8 +72,14 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                 part.file().release(e.offset - 4, e.length + 4);
             }
             const auto& keys = part.keys();
+            if (slotsOf != &part) { // a lookup per part, not per column
+                slotsOf = &part;
+                slots.clear();
+                for (const auto& k : keys)
+                    slots.push_back(slot.at(k));
+            }
             for (std::size_t c = 0; c < facts.size() && c < keys.size(); ++c) {
-                KeySummary& s = out[slot.at(keys[c])];
+                KeySummary& s = out[slots[c]];
                 const ColumnFacts& col = facts[c];
                 if (col.problem != ColumnProblem::None) {
                     ++s.damagedRecords;
