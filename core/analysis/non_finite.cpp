@@ -33,34 +33,24 @@ std::vector<NonFiniteFirst> findFirstNonFinite(const xdl::RunReader& run,
             slot.emplace(key, found.size());
             found.push_back({rank.rank(), key, std::nullopt, std::nullopt});
         }
-        std::size_t base = 0; // the rank's number of the part's first record
-        for (const auto& part : rank.parts()) {
-            const auto& records = part->index().records();
-            const summary::PartSummary* s = summaries.find(*part);
-            std::vector<NonFiniteFirst*> ofColumn;
-            for (const auto& k : part->keys()) {
-                const auto it = slot.find(k);
-                ofColumn.push_back(it == slot.end() ? nullptr : &found[it->second]);
+        for (std::size_t p = 0; p < rank.parts().size(); ++p) {
+            const xdl::PartReader& part = *rank.parts()[p];
+            const summary::PartSummary* s = summaries.find(part);
+            if (!s) continue;
+            const auto& records = part.index().records();
+            const auto first = [&](std::uint64_t record, std::uint64_t elements) {
+                const xdl::RecordEntry& e = records[record];
+                return FirstOccurrence{rank.partStart(p) + record, e.gstep, e.lstep, elements};
+            };
+            // The summary's totals: counted when it was read or built.
+            for (std::size_t c = 0; c < s->totals.size() && c < part.keys().size(); ++c) {
+                NonFiniteFirst& f = found[slot.at(part.keys()[c])];
+                const summary::ColumnTotals& t = s->totals[c];
+                if (!f.nan && t.firstNan != summary::kNoRecord)
+                    f.nan = first(t.firstNan, t.nanElements);
+                if (!f.inf && t.firstInf != summary::kNoRecord)
+                    f.inf = first(t.firstInf, t.infElements);
             }
-            std::size_t released = 0;
-            for (std::size_t r = 0; s && r < records.size(); ++r) {
-                s->releaseBehind(r, released);
-                if (s->isDamaged(r)) continue;
-                const auto columns = s->columnsOf(r);
-                for (std::size_t c = 0; c < columns.size() && c < ofColumn.size(); ++c) {
-                    NonFiniteFirst* f = ofColumn[c];
-                    if (!f || (f->nan && f->inf)) continue;
-                    const summary::ColumnSummary col = columns[c];
-                    if (col.state != summary::ColumnState::Data) continue;
-                    const xdl::RecordEntry& e = records[r];
-                    if (!f->nan && col.stats.nan)
-                        f->nan = FirstOccurrence{base + r, e.gstep, e.lstep, col.stats.nan};
-                    if (!f->inf && col.stats.inf)
-                        f->inf = FirstOccurrence{base + r, e.gstep, e.lstep, col.stats.inf};
-                }
-            }
-            if (s) s->releaseBehind(records.size(), released);
-            base += records.size();
         }
         for (auto& f : found)
             if (f.nan || f.inf) out.push_back(std::move(f));

@@ -23,9 +23,9 @@ struct NonFiniteFirst {
 
 // One entry per series that has a NaN or an Inf, in the order of `series`.
 std::vector<NonFiniteFirst> findFirstNonFinite(const std::vector<KeySeries>& series);
-// The same from the summaries of a run, without computing series (one pass over the columns, for
-// runs too large to hold every key's series), by rank then the rank's key order. Parts without
-// a summary are skipped.
+// The same from the summaries of a run, without computing series or reading columns (from their
+// totals; for runs too large to hold every key's series), by rank then the rank's key order.
+// Parts without a summary are skipped.
 std::vector<NonFiniteFirst> findFirstNonFinite(const xdl::RunReader& run,
                                                const summary::RunSummaries& summaries);
 

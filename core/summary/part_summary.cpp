@@ -331,6 +331,9 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
             return fail(at, "column " + std::to_string(i) + " (record " + std::to_string(record) +
                                 ") is inconsistent");
         if (built) built->push_back(c);
+        const std::size_t column = i - out.columnStart[record];
+        if (column >= out.totals.size()) out.totals.resize(column + 1);
+        out.totals[column].add(c, record, out.shapes);
         if (at + kColumnBytes >= released + kReleaseStep) {
             release(released, at + kColumnBytes);
             released = at + kColumnBytes;
@@ -467,6 +470,44 @@ void PartSummary::materializeColumns() {
             built.built().push_back(c);
     columns.release(0, columns.size());
     columns = std::move(built);
+}
+
+void ColumnTotals::add(const ColumnSummary& c, std::uint64_t record,
+                       std::span<const xdl::Shape> shapes) {
+    if (c.state != ColumnState::Data) {
+        ++(c.state == ColumnState::Empty ? empty : damaged);
+        return;
+    }
+    if (data++ == 0) {
+        wireDtype = c.wireDtype;
+        shape = c.shape;
+    } else {
+        mixedDtypes = mixedDtypes || c.wireDtype != wireDtype;
+        // Shapes are stored once each by the builder; compared by value all the same.
+        varyingShape = varyingShape || (c.shape != shape && (c.shape == kNone || shape == kNone ||
+                                                             !(shapes[c.shape] == shapes[shape])));
+    }
+    if (c.stats.nan && firstNan == kNoRecord) {
+        firstNan = record;
+        nanElements = c.stats.nan;
+    }
+    if (c.stats.inf && firstInf == kNoRecord) {
+        firstInf = record;
+        infElements = c.stats.inf;
+    }
+}
+
+void PartSummary::countColumns(std::size_t record) {
+    const auto cols = columnsOf(record);
+    if (cols.size() > totals.size()) totals.resize(cols.size());
+    for (std::size_t c = 0; c < cols.size(); ++c)
+        totals[c].add(cols[c], record, shapes);
+}
+
+void PartSummary::recountTotals() {
+    totals.clear();
+    for (std::size_t r = 0; r + 1 < columnStart.size(); ++r)
+        countColumns(r);
 }
 
 void PartSummary::releaseBehind(std::size_t record, std::size_t& releasedTo) const {

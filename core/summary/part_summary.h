@@ -112,6 +112,22 @@ private:
     std::uint64_t m_offset; // the record's
 };
 
+inline constexpr std::uint64_t kNoRecord = ~std::uint64_t(0);
+
+// What one column (one key) of a part holds over its records, counted as the columns are read or
+// built: key summaries and where NaN/Inf first appear then need no pass over the columns.
+struct ColumnTotals {
+    std::uint64_t data = 0, empty = 0, damaged = 0; // columns by state
+    std::int32_t wireDtype = 0;                     // of the first data column
+    std::uint32_t shape = kNone;                    // of the first data column
+    bool mixedDtypes = false, varyingShape = false; // among the data columns
+    // The first records (numbered in the part) with a NaN / an Inf, and how many they hold.
+    std::uint64_t firstNan = kNoRecord, firstInf = kNoRecord;
+    std::uint64_t nanElements = 0, infElements = 0;
+
+    void add(const ColumnSummary& c, std::uint64_t record, std::span<const xdl::Shape> shapes);
+};
+
 struct PartSummary {
     PartIdentity identity;
     // The RecordIndex state the summary covers (records up to scannedTo <= identity.size).
@@ -129,6 +145,7 @@ struct PartSummary {
     ColumnTable columns;
     std::vector<xdl::Shape> shapes; // distinct shapes, referenced by ColumnSummary::shape
     std::vector<Sketch> sketches;
+    std::vector<ColumnTotals> totals; // per column of a record (the part's keys in order)
     // What indexing the part reported (file left empty: it is the part), replayed on open.
     std::vector<Diagnostic> indexDiagnostics;
 
@@ -138,6 +155,9 @@ struct PartSummary {
     }
     // Decodes mapped columns into built ones, to be extended or changed.
     void materializeColumns();
+    // Adds record `record`'s columns to the totals (in record order); recountTotals starts over.
+    void countColumns(std::size_t record);
+    void recountTotals();
     // For a pass over the records front to back: gives back the mapped pages of the columns of
     // records [*releasedTo, record) once there are many, and moves *releasedTo. `record` =
     // recordCount() gives back the rest.

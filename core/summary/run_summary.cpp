@@ -197,6 +197,25 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                           col.dataLength};
             }
             return true;
+        },
+        [&](const xdl::PartReader& part, std::vector<xdl::KeySummary>& out) {
+            // Counted when the summary was read or built; a part with damage is read record by
+            // record, so that each damaged column is reported where it is.
+            const PartSummary* p = summaries.find(part);
+            if (!p || !p->damagedRecords.empty()) return false;
+            out.assign(p->totals.size(), {});
+            for (std::size_t c = 0; c < p->totals.size(); ++c) {
+                const ColumnTotals& t = p->totals[c];
+                if (t.damaged) return false;
+                out[c].records = t.data;
+                out[c].emptyRecords = t.empty;
+                if (!t.data) continue;
+                out[c].dtype = xdl::Dtype(t.wireDtype);
+                out[c].shape = t.shape == kNone ? xdl::Shape{} : p->shapes[t.shape];
+                out[c].mixedDtypes = t.mixedDtypes;
+                out[c].varyingShape = t.varyingShape;
+            }
+            return true;
         });
     if (s) s->releaseBehind(s->recordCount(), released);
     return keys;

@@ -100,6 +100,7 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
         m_s.columns.built().push_back(cs);
     }
     start.push_back(m_s.columns.size());
+    m_s.countColumns(record);
 }
 
 namespace {
@@ -172,6 +173,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         s.shapes.resize(oldShapes);
         s.sketches.resize(oldSketches);
         s.damagedRecords.resize(oldDamaged);
+        s.recountTotals();
         s.identity = oldHead.identity;
         s.hasHeader = oldHead.hasHeader, s.startChecked = oldHead.startChecked;
         s.tailReported = oldHead.tailReported, s.headerLength = oldHead.headerLength;

@@ -24,10 +24,28 @@ const DiagnosticCode& problemCode(ColumnProblem p) {
     return codes::kBadColumn;
 }
 
+// Adds a part's summary of a key to the run's (the part's records come after those counted).
+void merge(KeySummary& s, const KeySummary& part) {
+    s.emptyRecords += part.emptyRecords;
+    s.damagedRecords += part.damagedRecords;
+    if (part.records == 0) return;
+    if (s.records == 0) {
+        s.dtype = part.dtype;
+        s.shape = part.shape;
+        s.mixedDtypes = part.mixedDtypes;
+        s.varyingShape = part.varyingShape;
+    } else {
+        s.mixedDtypes = s.mixedDtypes || part.mixedDtypes || s.dtype != part.dtype;
+        s.varyingShape = s.varyingShape || part.varyingShape || !(s.shape == part.shape);
+    }
+    s.records += part.records;
+}
+
 // Counts the records of `run` from fromRecord[rank] on into `out` (keys missing are appended).
 Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                   const std::map<int, std::size_t>& fromRecord, Diagnostics& diag,
-                  const ProgressCallback& progress, const ColumnFactsSource& factsSource) {
+                  const ProgressCallback& progress, const ColumnFactsSource& factsSource,
+                  const PartKeysSource& partKeys) {
     std::unordered_map<std::string, std::size_t> slot;
     for (std::size_t i = 0; i < out.size(); ++i)
         slot.emplace(out[i].key, i);
@@ -45,11 +63,21 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
     std::vector<ColumnFacts> facts;
     const PartReader* slotsOf = nullptr;
     std::vector<std::size_t> slots; // of the columns of part slotsOf
+    std::vector<KeySummary> partColumns;
     for (const auto& rank : run.ranks()) {
         for (std::size_t i = firstOf(rank); i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
                 return Status(ErrorCode::Cancelled, "key summary cancelled");
             const PartReader& part = *rank.parts()[rank.partOf(i)];
+            const std::size_t partRecords = part.index().records().size();
+            if (partKeys && i == rank.partStart(rank.partOf(i)) && partKeys(part, partColumns)) {
+                const auto& keys = part.keys();
+                for (std::size_t c = 0; c < partColumns.size() && c < keys.size(); ++c)
+                    merge(out[slot.at(keys[c])], partColumns[c]);
+                i += partRecords - 1; // the part's records are counted
+                done += partRecords - 1;
+                continue;
+            }
             const RecordEntry& e = rank.entry(i);
             auto recordNo = static_cast<std::int64_t>(&e - part.index().records().data());
             if (!factsSource || !factsSource(part, std::size_t(recordNo), facts)) {
@@ -113,15 +141,16 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
 
 Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
                                               const ProgressCallback& progress,
-                                              const ColumnFactsSource& factsSource) {
+                                              const ColumnFactsSource& factsSource,
+                                              const PartKeysSource& parts) {
     std::vector<KeySummary> out;
-    XT_RETURN_IF_ERROR(accumulate(out, run, {}, diag, progress, factsSource));
+    XT_RETURN_IF_ERROR(accumulate(out, run, {}, diag, progress, factsSource, parts));
     return out;
 }
 
 Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,
                           const std::map<int, std::size_t>& fromRecord, Diagnostics& diag) {
-    return accumulate(keys, run, fromRecord, diag, {}, {});
+    return accumulate(keys, run, fromRecord, diag, {}, {}, {});
 }
 
 } // namespace xt::xdl

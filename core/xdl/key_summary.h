@@ -36,10 +36,16 @@ struct ColumnFacts {
 using ColumnFactsSource =
     std::function<bool(const PartReader& part, std::size_t record, std::vector<ColumnFacts>& out)>;
 
+// Gives the summaries of the columns of a whole part at once (KeySummary::key unused), e.g. from
+// totals of a stored summary; returns false to have its records counted one by one instead.
+using PartKeysSource =
+    std::function<bool(const PartReader& part, std::vector<KeySummary>& columns)>;
+
 // One summary per key of the run, in RunReader::keys() order. Damaged columns are reported.
 Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics& diag,
                                               const ProgressCallback& progress = {},
-                                              const ColumnFactsSource& facts = {});
+                                              const ColumnFactsSource& facts = {},
+                                              const PartKeysSource& parts = {});
 // Extends `keys` (summarizeKeys of an earlier, shorter state of a growing run) with the records
 // of `run` from fromRecord[rank] on (ranks not listed: from 0). Keys first seen are appended.
 Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,

@@ -92,6 +92,7 @@ public:
     std::size_t recordCount() const { return m_partStart.empty() ? 0 : m_partStart.back(); }
     const RecordEntry& entry(std::size_t record) const;
     std::size_t partOf(std::size_t record) const;
+    std::size_t partStart(std::size_t part) const { return m_partStart[part]; } // its 1st record
     Status decode(std::size_t record, RecordView& out) const;
     // The tensor of `key` in `record`. NotFound when that record's part has no such key;
     // Corrupt (with file and offset) when the column is damaged. Empty columns are empty views.

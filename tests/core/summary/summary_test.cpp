@@ -692,6 +692,76 @@ TEST(SummaryStore, ALargeSummaryIsReadInPlaceWithTheValuesOfAFreshBuild) {
     EXPECT_TRUE(d.empty());
 }
 
+// Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
+// across parts, dtypes that change, shapes that vary, NaN and Inf in a later part.
+TEST(RunSummaries, PartTotalsGiveTheKeySummariesAndNonFiniteOfARecordByRecordPass) {
+    TempDir dir, cache;
+    std::mt19937_64 rng(5);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    auto floats = [](std::vector<float> v) {
+        return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+    };
+    for (int part = 1; part <= 2; ++part) {
+        std::string bytes = xt::test::frameHeader({"a", "b", "c"});
+        for (int r = 0; r < 4; ++r) {
+            const std::int64_t g = (part - 1) * 4 + r;
+            std::vector<xt::test::Column> cols;
+            if (part == 1) // "a": float32 [4], a NaN at step 2
+                cols.push_back({xdl::Dtype::Float, {4}, floats({1, 2, g == 2 ? nan : 3, 4})});
+            else { // then float64, an Inf at step 6
+                std::vector<double> d{1, 2, 3, g == 6 ? inf : 4.0};
+                cols.push_back({xdl::Dtype::Double,
+                                {4},
+                                std::string(reinterpret_cast<const char*>(d.data()), 32)});
+            }
+            const std::int64_t n = part == 1 ? 2 : 3; // "b": int32, [2] then [3]
+            cols.push_back({xdl::Dtype::Int32,
+                            {n},
+                            xt::test::randomValues(xdl::Dtype::Int32, std::size_t(n), rng)});
+            if (g == 0) // "c": once, then empty
+                cols.push_back({xdl::Dtype::Int8, {3}, "abc"});
+            else
+                cols.push_back({xdl::Dtype::Float, {0}, ""});
+            bytes += xt::test::frameRecord(g, g + 1, 1700000000000 + g, cols);
+        }
+        xt::test::writeBytes(dir.file("train.trace.0." + std::to_string(part)), bytes);
+    }
+    Diagnostics diag;
+    auto runs = xdl::discoverRuns({dir.str()}, diag);
+    ASSERT_TRUE(runs.isOk());
+    const StoreOptions store = storeIn(cache);
+    auto built = openRun(runs->at(0), store, diag);
+    ASSERT_TRUE(built.isOk());
+    ASSERT_TRUE(summarizeRun(built->reader, built->summaries, store, diag).isOk());
+    auto read = openRun(runs->at(0), store, diag); // the totals counted as the files are read
+    ASSERT_TRUE(read.isOk());
+    ASSERT_TRUE(read->summaries.covers(read->reader));
+    for (const auto* opened : {&*built, &*read}) {
+        expectSameKeyStats(opened->reader, opened->summaries);
+        Diagnostics d;
+        auto keys = summarizeKeys(opened->reader, opened->summaries, d);
+        ASSERT_TRUE(keys.isOk());
+        ASSERT_EQ(keys->size(), 3u);
+        EXPECT_TRUE((*keys)[0].mixedDtypes);
+        EXPECT_FALSE((*keys)[0].varyingShape);
+        EXPECT_EQ((*keys)[0].dtype, xdl::Dtype::Float);
+        EXPECT_FALSE((*keys)[1].mixedDtypes);
+        EXPECT_TRUE((*keys)[1].varyingShape);
+        EXPECT_EQ((*keys)[1].shape.toString(), "[2]");
+        EXPECT_EQ((*keys)[2].records, 1u);
+        EXPECT_EQ((*keys)[2].emptyRecords, 7u);
+        const auto nf = analysis::findFirstNonFinite(opened->reader, opened->summaries);
+        ASSERT_EQ(nf.size(), 1u);
+        ASSERT_TRUE(nf[0].nan && nf[0].inf);
+        EXPECT_EQ(nf[0].nan->record, 2u);
+        EXPECT_EQ(nf[0].nan->gstep, 2);
+        EXPECT_EQ(nf[0].inf->record, 6u); // the rank's record, in the second part
+        EXPECT_EQ(nf[0].inf->gstep, 6);
+        EXPECT_EQ(nf[0].inf->elements, 1u);
+    }
+}
+
 TEST(SummaryStore, CacheNamesAndLocation) {
     TempDir dir;
     StoreOptions o;
