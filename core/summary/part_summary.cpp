@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdexcept>
 #include <type_traits>
 
@@ -693,8 +696,11 @@ Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const s
     return Parser(bytes, name, errorOffset, std::move(file)).run();
 }
 
-std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {
-    // Slicing by 8 over the reflected polynomial 0xEDB88320 (zlib's crc32).
+namespace {
+
+// CRC-32 of zlib over bytes [p, p + n), continuing from `c` (the register: the CRC inverted).
+// Slicing by 8 over the reflected polynomial 0xEDB88320.
+std::uint32_t crc32Sliced(const std::uint8_t* p, std::size_t n, std::uint32_t c) {
     static const auto table = [] {
         std::array<std::array<std::uint32_t, 256>, 8> t{};
         for (std::uint32_t i = 0; i < 256; ++i) {
@@ -708,9 +714,6 @@ std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {
                 t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
         return t;
     }();
-    std::uint32_t c = before ^ 0xffffffffu;
-    const std::uint8_t* p = bytes.data();
-    std::size_t n = bytes.size();
     for (; n >= 8; n -= 8, p += 8) {
         std::uint32_t lo, hi;
         std::memcpy(&lo, p, 4);
@@ -722,7 +725,73 @@ std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {
     }
     for (; n; --n, ++p)
         c = table[0][(c ^ *p) & 0xff] ^ (c >> 8);
-    return c ^ 0xffffffffu;
+    return c;
+}
+
+#if defined(__x86_64__)
+// The same by folding with carry-less multiplies, 64 bytes a step (Gopal et al., "Fast CRC
+// Computation for Generic Polynomials Using PCLMULQDQ", Intel, 2009; the constants are those of
+// the bit-reflected CRC-32 given there). n >= 64 and a multiple of 16.
+#define XT_FOLDING __attribute__((target("pclmul,sse4.1")))
+XT_FOLDING inline __m128i load(const std::uint8_t* at) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+}
+// x's two halves multiplied by k's, added to the next 16 bytes.
+XT_FOLDING inline __m128i fold(__m128i x, __m128i k, __m128i next) {
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x11), next),
+                         _mm_clmulepi64_si128(x, k, 0x00));
+}
+
+XT_FOLDING std::uint32_t crc32Folded(const std::uint8_t* p, std::size_t n, std::uint32_t c) {
+    const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596, 0x0154442bd4);
+    const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
+    const __m128i k5k0 = _mm_set_epi64x(0, 0x0163cd6124);
+    const __m128i poly = _mm_set_epi64x(0x01f7011641, 0x01db710641);
+    __m128i x1 = _mm_xor_si128(load(p), _mm_cvtsi32_si128(int(c)));
+    __m128i x2 = load(p + 16), x3 = load(p + 32), x4 = load(p + 48);
+    for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+        x1 = fold(x1, k1k2, load(p));
+        x2 = fold(x2, k1k2, load(p + 16));
+        x3 = fold(x3, k1k2, load(p + 32));
+        x4 = fold(x4, k1k2, load(p + 48));
+    }
+    x1 = fold(x1, k3k4, x2);
+    x1 = fold(x1, k3k4, x3);
+    x1 = fold(x1, k3k4, x4);
+    for (; n >= 16; p += 16, n -= 16)
+        x1 = fold(x1, k3k4, load(p));
+    // 128 bits to 64, then Barrett reduction to 32.
+    const __m128i mask = _mm_setr_epi32(~0, 0, ~0, 0);
+    x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), _mm_clmulepi64_si128(x1, k3k4, 0x10));
+    x1 = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(x1, mask), k5k0, 0x00),
+                       _mm_srli_si128(x1, 4));
+    __m128i x2b = _mm_clmulepi64_si128(_mm_and_si128(x1, mask), poly, 0x10);
+    x2b = _mm_clmulepi64_si128(_mm_and_si128(x2b, mask), poly, 0x00);
+    return std::uint32_t(_mm_extract_epi32(_mm_xor_si128(x1, x2b), 1));
+}
+#undef XT_FOLDING
+
+bool hasFolding() {
+    static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+    return yes;
+}
+#endif
+
+} // namespace
+
+std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t before) {
+    std::uint32_t c = before ^ 0xffffffffu;
+    const std::uint8_t* p = bytes.data();
+    std::size_t n = bytes.size();
+#if defined(__x86_64__)
+    if (n >= 64 && hasFolding()) {
+        const std::size_t folded = n & ~std::size_t(15);
+        c = crc32Folded(p, folded, c);
+        p += folded;
+        n -= folded;
+    }
+#endif
+    return crc32Sliced(p, n, c) ^ 0xffffffffu;
 }
 
 namespace {

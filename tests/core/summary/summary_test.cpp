@@ -281,12 +281,15 @@ TEST(SummaryFormat, ChecksumAndFingerprintFunctions) {
                   byWords(x))
             << x;
     EXPECT_NE(fingerprint(b.first(8)), fingerprint(b.first(9)));
-    std::string longer(1000, 'x');
-    for (std::size_t i = 0; i < longer.size(); ++i)
-        longer[i] = char(i * 7);
-    // Slicing by 8 equals the bytewise definition at every length and alignment.
+    std::string longer(1 << 20, 'x');
+    std::mt19937_64 rng(3);
+    for (auto& ch : longer)
+        ch = char(rng());
+    // Folding (64 bytes and more, where the CPU has carry-less multiplies) and slicing by 8 equal
+    // the bytewise definition at every length and alignment.
     for (std::size_t off = 0; off < 8; ++off)
-        for (std::size_t n : {0, 1, 7, 8, 9, 15, 16, 100, 991}) {
+        for (std::size_t n : {0, 1, 7, 8, 9, 15, 16, 63, 64, 65, 79, 80, 100, 127, 128, 129, 991,
+                              4096 + 13, (1 << 20) - 8}) {
             const auto span =
                 std::span(reinterpret_cast<const std::uint8_t*>(longer.data()) + off, n);
             std::uint32_t c = 0xffffffffu;
@@ -299,7 +302,7 @@ TEST(SummaryFormat, ChecksumAndFingerprintFunctions) {
         }
     // Continued over pieces, as a mapped summary is checked: the CRC of the whole.
     const std::span all(reinterpret_cast<const std::uint8_t*>(longer.data()), longer.size());
-    for (std::size_t cut : {0, 1, 8, 333, 999, 1000})
+    for (std::size_t cut : {0, 1, 8, 64, 333, 999, 1000, 70000})
         EXPECT_EQ(crc32(all.subspan(cut), crc32(all.first(cut))), crc32(all)) << cut;
 }
 
