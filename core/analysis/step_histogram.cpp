@@ -20,17 +20,29 @@ bool parseInt(std::string_view s, std::int64_t& v) {
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-// Calls fn(batch span, offset) for consecutive batches of about kBatchBytes, at most
-// kBatchTensors tensors.
-template <class F> Status forBatches(const std::vector<xdl::TensorView>& views, F&& fn) {
+// Runs fn(views, offset) over batches of the tensors of `key` in `records` (`bytes` each): at
+// most kBatchBytes and kBatchTensors a batch. Each batch's tensors are found again: a view per
+// record held for the whole key would cost ~160 B per record, and a run of small records has
+// millions of them.
+template <class F>
+Status forBatches(const xdl::RankReader& rank, std::string_view key,
+                  const std::vector<std::size_t>& records, const std::vector<std::uint64_t>& bytes,
+                  F&& fn) {
+    std::vector<xdl::TensorView> views;
     std::size_t begin = 0;
-    while (begin < views.size()) {
+    while (begin < records.size()) {
         std::size_t end = begin;
-        std::uint64_t bytes = 0;
-        while (end < views.size() && (end == begin || bytes < kBatchBytes) &&
+        std::uint64_t n = 0;
+        while (end < records.size() && (end == begin || n < kBatchBytes) &&
                end - begin < kBatchTensors)
-            bytes += views[end++].bytes().size();
-        XT_RETURN_IF_ERROR(fn(std::span(views).subspan(begin, end - begin), begin));
+            n += bytes[end++];
+        views.clear();
+        for (std::size_t i = begin; i < end; ++i) {
+            auto t = rank.tensor(records[i], key);
+            if (!t) return t.status(); // it was found before: only a failed fetch of remote bytes
+            views.push_back(*t);
+        }
+        XT_RETURN_IF_ERROR(fn(std::span<const xdl::TensorView>(views), begin));
         begin = end;
     }
     return Status::ok();
@@ -140,28 +152,28 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                                        const StepRange& steps, Diagnostics& diag,
                                        const ProgressCallback& progress,
                                        const summary::RunSummaries* summaries) {
-    std::vector<xdl::TensorView> views;
     std::vector<std::int64_t> gsteps;
     std::vector<std::size_t> records;
+    std::vector<std::uint64_t> bytes;
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         const xdl::RecordEntry& e = rank.entry(record);
         if (steps.contains(e.gstep) && !t.empty()) {
-            views.push_back(t);
             gsteps.push_back(e.gstep);
             records.push_back(record);
+            bytes.push_back(t.bytes().size());
         }
         // Finding the tensor touched the record's tags: their pages need not stay (the views
         // fault the tensor's bytes back in from the page cache when the batches read them).
         rank.parts()[rank.partOf(record)]->file().release(e.offset - 4, e.length + 4);
         return true;
     });
-    if (views.empty())
+    if (records.empty())
         return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
                                                " holds data for key '" + std::string(key) +
                                                "' in the step range");
     std::uint64_t total = 0, done = 0;
-    for (const auto& v : views)
-        total += v.bytes().size();
+    for (auto b : bytes)
+        total += b;
     // Once a batch is done, its records' pages leave this process (they stay in the page cache),
     // so memory does not grow with the bytes read. The whole record goes: finding the tensor
     // touched the other columns' tags, and the kernel mapped the cached pages around them.
@@ -180,8 +192,8 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     if (rangePass) {
         range = StatsAccumulator{};
         std::vector<TensorStats> stats;
-        XT_RETURN_IF_ERROR(
-            forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
+        XT_RETURN_IF_ERROR(forBatches(
+            rank, key, records, bytes, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
                 stats.resize(b.size());
                 XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
                 for (const auto& s : stats) {
@@ -207,8 +219,8 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     const RowPlan plan(gsteps, options.maxRows);
     std::vector<Histogram> rows(plan.rows(), Histogram(layout));
     std::vector<Histogram> hists;
-    XT_RETURN_IF_ERROR(
-        forBatches(views, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
+    XT_RETURN_IF_ERROR(forBatches(
+        rank, key, records, bytes, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
             hists.assign(b.size(), Histogram(layout));
             XT_RETURN_IF_ERROR(backend.histogram(b, layout, hists));
             for (std::size_t i = 0; i < b.size(); ++i) {
