@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 
 namespace xt::analysis {
@@ -56,15 +57,19 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
     const xdl::PartReader* lastPart = nullptr;
     const summary::PartSummary* s = nullptr;
     int column = -1;
+    std::size_t released = 0; // the summary's pages are given back behind
     for (std::size_t record : records) {
         const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
         if (&part != lastPart) {
+            if (s) s->releaseBehind(s->recordCount(), released);
             lastPart = &part;
             s = summaries.find(part);
             column = part.columnOf(key);
+            released = 0;
         }
         const xdl::RecordEntry& e = rank.entry(record);
         const std::size_t inPart = std::size_t(&e - part.index().records().data());
+        if (s) s->releaseBehind(inPart, released);
         if (!s || column < 0 || s->isDamaged(inPart)) return false;
         const auto columns = s->columnsOf(inPart);
         if (std::size_t(column) >= columns.size()) return false;
@@ -75,6 +80,7 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
         range.min = std::min(range.min, c.stats.min);
         range.max = std::max(range.max, c.stats.max);
     }
+    if (s) s->releaseBehind(s->recordCount(), released);
     return true;
 }
 
@@ -155,6 +161,7 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     std::vector<std::int64_t> gsteps;
     std::vector<std::size_t> records;
     std::vector<std::uint64_t> bytes;
+    xdl::ReleaseBehind found(rank);
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         const xdl::RecordEntry& e = rank.entry(record);
         if (steps.contains(e.gstep) && !t.empty()) {
@@ -162,11 +169,12 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
             records.push_back(record);
             bytes.push_back(t.bytes().size());
         }
-        // Finding the tensor touched the record's tags: their pages need not stay (the views
-        // fault the tensor's bytes back in from the page cache when the batches read them).
-        rank.parts()[rank.partOf(record)]->file().release(e.offset - 4, e.length + 4);
+        // Finding the tensor touched the record's tags: their pages need not stay (the batches
+        // fault the tensor's bytes back in from the page cache).
+        found.passed(record);
         return true;
     });
+    found.flush();
     if (records.empty())
         return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
                                                " holds data for key '" + std::string(key) +
@@ -177,12 +185,12 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     // Once a batch is done, its records' pages leave this process (they stay in the page cache),
     // so memory does not grow with the bytes read. The whole record goes: finding the tensor
     // touched the other columns' tags, and the kernel mapped the cached pages around them.
+    std::optional<xdl::ReleaseBehind> behind; // one per pass over the records
     auto release = [&](std::size_t offset, std::size_t count) {
-        for (std::size_t i = offset; i < offset + count; ++i) {
-            const MappedFile& file = rank.parts()[rank.partOf(records[i])]->file();
-            const xdl::RecordEntry& e = rank.entry(records[i]);
-            file.release(e.offset - 4, e.length + 4);
-        }
+        if (offset == 0) behind.emplace(rank);
+        for (std::size_t i = offset; i < offset + count; ++i)
+            behind->passed(records[i]);
+        if (offset + count == records.size()) behind.reset();
     };
     StatsAccumulator range;
     // An automatic range needs a first pass over the tensors unless the summaries know it.

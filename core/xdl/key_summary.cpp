@@ -65,6 +65,7 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
     std::vector<std::size_t> slots; // of the columns of part slotsOf
     std::vector<KeySummary> partColumns;
     for (const auto& rank : run.ranks()) {
+        ReleaseBehind decoded(rank);
         for (std::size_t i = firstOf(rank); i < rank.recordCount(); ++i, ++done) {
             if ((done & 0xffff) == 0 && !reportProgress(progress, done, total, "reading columns"))
                 return Status(ErrorCode::Cancelled, "key summary cancelled");
@@ -97,7 +98,7 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                 }
                 // Decoding touched the record's tags and the kernel mapped the cached pages
                 // around them: they leave this process (they stay in the page cache).
-                part.file().release(e.offset - 4, e.length + 4);
+                decoded.passed(i);
             }
             const auto& keys = part.keys();
             if (slotsOf != &part) { // a lookup per part, not per column

@@ -290,6 +290,28 @@ void RankReader::forEachTensor(
     }
 }
 
+void ReleaseBehind::passed(std::size_t record) {
+    constexpr std::uint64_t kStep = 4 << 20;
+    const PartReader* part = m_rank->parts()[m_rank->partOf(record)].get();
+    const RecordEntry& e = m_rank->entry(record);
+    if (part != m_part) {
+        flush();
+        m_part = part;
+        m_from = e.offset - 4;
+    }
+    m_to = std::max(m_to, e.offset + e.length);
+    if (m_to - m_from >= kStep) {
+        m_part->file().release(m_from, m_to - m_from);
+        m_from = m_to;
+    }
+}
+
+void ReleaseBehind::flush() {
+    if (m_part && m_to > m_from) m_part->file().release(m_from, m_to - m_from);
+    m_part = nullptr;
+    m_from = m_to = 0;
+}
+
 std::optional<std::size_t> RankReader::findGstep(std::int64_t gstep) const {
     for (std::size_t i = 0; i < recordCount(); ++i)
         if (entry(i).gstep == gstep) return i;

@@ -118,6 +118,24 @@ private:
     std::vector<std::string> m_keys;
 };
 
+// Gives back the pages of a rank's records read in ascending order (MappedFile::release), a few
+// MB at a time: a record smaller than a page holds no page of its own, so giving back each
+// record's bytes as it is passed keeps every page of a file of small records.
+class ReleaseBehind {
+public:
+    explicit ReleaseBehind(const RankReader& rank) : m_rank(&rank) {}
+    ~ReleaseBehind() { flush(); }
+    ReleaseBehind(const ReleaseBehind&) = delete;
+    ReleaseBehind& operator=(const ReleaseBehind&) = delete;
+    void passed(std::size_t record);
+    void flush();
+
+private:
+    const RankReader* m_rank;
+    const PartReader* m_part = nullptr;
+    std::uint64_t m_from = 0, m_to = 0; // bytes of m_part passed and not given back
+};
+
 class RunReader {
 public:
     static Result<RunReader> open(const RunFiles& files, Diagnostics& diag,

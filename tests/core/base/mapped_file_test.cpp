@@ -1,4 +1,5 @@
 #include "core/base/mapped_file.h"
+#include "resident.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -60,21 +61,8 @@ TEST(MappedFile, MissingFileAndDirectory) {
 }
 
 namespace {
-// Resident pages of the mapping that holds `addr` (its Rss in /proc/self/smaps): other memory of
-// the process (a sanitizer's, for one) does not count.
 long residentPages(const void* addr) {
-    std::ifstream in("/proc/self/smaps");
-    const auto a = reinterpret_cast<std::uintptr_t>(addr);
-    bool inside = false;
-    for (std::string line; std::getline(in, line);) {
-        unsigned long lo = 0, hi = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {
-            inside = a >= lo && a < hi;
-        } else if (inside && line.rfind("Rss:", 0) == 0) {
-            return std::stol(line.substr(4)) * 1024 / ::sysconf(_SC_PAGESIZE);
-        }
-    }
-    return -1;
+    return long(xt::test::residentKbAt(addr) * 1024 / std::uint64_t(::sysconf(_SC_PAGESIZE)));
 }
 } // namespace
 

@@ -5,6 +5,7 @@
 // corpus and on pretty-printed traces with the common kinds of damage, and gives the file's
 // pages back behind it.
 #include "core/timeline/chrome_trace_reader.h"
+#include "resident.h"
 #include "store_digest.h"
 
 #include <gtest/gtest.h>
@@ -403,24 +404,6 @@ TEST(TimelineImportWindows, DamagedTracesImportAsOneDocumentDoes) {
         }
 }
 
-// Resident bytes of the mapping that holds `p` (/proc/self/smaps).
-std::uint64_t residentKbAt(const void* p) {
-    std::ifstream in("/proc/self/smaps");
-    std::string line;
-    bool inside = false;
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    while (std::getline(in, line)) {
-        unsigned long lo = 0, hi = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') != 8) {
-            inside = lo <= at && at < hi;
-            continue;
-        }
-        unsigned long kb = 0;
-        if (inside && std::sscanf(line.c_str(), "Rss: %lu kB", &kb) == 1) return kb;
-    }
-    return 0;
-}
-
 TEST(TimelineImportWindows, TheFilesPagesAreGivenBackBehindTheWindows) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("xt_windows_" + std::to_string(::getpid()) + ".json");
@@ -433,10 +416,10 @@ TEST(TimelineImportWindows, TheFilesPagesAreGivenBackBehindTheWindows) {
     // The stores' texts, through an args range over the whole file.
     const ArgsRef all{0, std::uint32_t(text.size())};
     const std::uint64_t fileKb = text.size() / 1024;
-    EXPECT_GT(residentKbAt(whole->argsJson(all).data()), fileKb * 9 / 10);
+    EXPECT_GT(xt::test::residentKbAt(whole->argsJson(all).data()), fileKb * 9 / 10);
     // A fault may map a whole large folio of the page cache (a file just written has them),
     // up to a few MB, so a little more than the last window stays.
-    EXPECT_LT(residentKbAt(windows->argsJson(all).data()), fileKb / 4);
+    EXPECT_LT(xt::test::residentKbAt(windows->argsJson(all).data()), fileKb / 4);
     // (before anything reads the args back)
     EXPECT_EQ(windows->argsJson(all), text); // and the text reads back whole
     expectSameStore(windows, whole, "4 MB trace");

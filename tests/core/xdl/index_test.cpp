@@ -1,10 +1,12 @@
 // The record index grows with a live file: partial records wait, complete ones appear.
 #include "core/xdl/record_index.h"
 #include "core/xdl/trace_reader.h"
+#include "resident.h"
 #include "xdl_test_util.h"
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 
 using namespace xt;
@@ -66,6 +68,45 @@ TEST(RecordIndex, ProgressAndCancellation) {
     EXPECT_EQ(idx.scannedTo(), big.size());
     EXPECT_EQ(idx.records().size(), (big.size() - 7) / rec.size());
     EXPECT_TRUE(diag.empty());
+}
+
+// Records of ~170 B hold no page of their own: giving back each record's bytes keeps them all;
+// ReleaseBehind gives back what was passed, a few MB at a time.
+TEST(RankReader, ReleaseBehindGivesBackThePagesOfSmallRecords) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeFile(path, xt::test::simpleFile(60000, 32)); // ~10 MB
+    Diagnostics diag;
+    auto run = RunReader::open(discoverRuns({path}, diag)->at(0), diag);
+    ASSERT_TRUE(run.isOk());
+    const RankReader& rank = run->ranks()[0];
+    ASSERT_EQ(rank.recordCount(), 60000u);
+    const MappedFile& file = rank.parts()[0]->file();
+    const std::uint64_t fileKb = file.size() / 1024;
+    RecordView view;
+    auto readAll = [&](const std::function<void(std::size_t)>& passed) {
+        file.release(0, file.size());
+        for (std::size_t i = 0; i < rank.recordCount(); ++i) {
+            ASSERT_TRUE(rank.decode(i, view).isOk());
+            ASSERT_EQ(view.columns.size(), 1u);
+            passed(i);
+        }
+    };
+    readAll([&](std::size_t i) { // record by record: nothing goes
+        const RecordEntry& e = rank.entry(i);
+        file.release(e.offset - 4, e.length + 4);
+    });
+    EXPECT_GT(xt::test::residentKbAt(file.bytes().data()), fileKb * 9 / 10);
+    {
+        ReleaseBehind behind(rank);
+        readAll([&](std::size_t i) {
+            behind.passed(i);
+            if (i % 1000 == 0)
+                EXPECT_LT(xt::test::residentKbAt(file.bytes().data()), 6u << 10) << i;
+        });
+    }
+    EXPECT_LT(xt::test::residentKbAt(file.bytes().data()), 64u);
+    EXPECT_EQ(rank.tensor(59999, "w")->at<float>(0), 59999.0f); // the bytes are still there
 }
 
 TEST(PartReader, RefreshPicksUpAppendedRecordsAndIgnoresPartialOnes) {
