@@ -1,9 +1,11 @@
 #include "core/analysis/key_stats.h"
 
+#include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/summary/run_summary.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -87,6 +89,57 @@ void addFromSummary(const summary::PartSummary& s, std::size_t inPart, const xdl
     }
 }
 
+// The series `options` asks of `rank`, empty, and for each of its parts which series each
+// column feeds.
+struct RankSeries {
+    std::vector<KeySeries> series;
+    std::vector<std::vector<int>> columns;
+};
+RankSeries startSeries(const xdl::RankReader& rank, const KeyStatsOptions& options) {
+    RankSeries out;
+    std::unordered_map<std::string, int> seriesOf;
+    for (const auto& key : rank.keys()) {
+        if (!wanted(options, key)) continue;
+        seriesOf.emplace(key, int(out.series.size()));
+        out.series.push_back(KeySeries{rank.rank(), key, {}});
+    }
+    if (!out.series.empty()) out.columns = columnSeries(rank, seriesOf);
+    return out;
+}
+
+// Whether every record of `rank` that options ask for has its statistics in a summary.
+bool summarisedWhole(const xdl::RankReader& rank, const KeyStatsOptions& options) {
+    if (!options.summaries || (options.rank && rank.rank() != *options.rank)) return false;
+    for (const auto& part : rank.parts()) {
+        const summary::PartSummary* s = options.summaries->find(*part);
+        if (!s || !s->damagedRecords.empty()) return false;
+    }
+    return true;
+}
+
+// The series of such a rank, from its summaries alone (no tensor byte, no backend).
+std::vector<KeySeries> seriesFromSummaries(const xdl::RankReader& rank,
+                                           const KeyStatsOptions& options, Diagnostics& diag) {
+    RankSeries out = startSeries(rank, options);
+    if (out.series.empty()) return {};
+    std::vector<const summary::PartSummary*> summaryOf;
+    for (const auto& part : rank.parts())
+        summaryOf.push_back(options.summaries->find(*part));
+    std::vector<std::size_t> released(summaryOf.size());
+    const auto [from, to] = recordRange(rank, options);
+    for (std::size_t rec = from; rec < to; ++rec) {
+        const std::size_t partIdx = rank.partOf(rec);
+        const auto& part = *rank.parts()[partIdx];
+        const std::size_t inPart = rec - rank.partStart(partIdx);
+        summaryOf[partIdx]->releaseBehind(inPart, released[partIdx]);
+        addFromSummary(*summaryOf[partIdx], inPart, part, rec, out.columns[partIdx],
+                       out.series.data(), diag);
+    }
+    for (std::size_t p = 0; p < summaryOf.size(); ++p)
+        summaryOf[p]->releaseBehind(summaryOf[p]->recordCount(), released[p]);
+    return std::move(out.series);
+}
+
 } // namespace
 
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
@@ -116,17 +169,32 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
     };
     std::vector<Span> read;
 
-    for (const auto& rank : run.ranks()) {
+    // Ranks whose statistics all come from summaries are read at once, several at a time.
+    const auto& ranks = run.ranks();
+    std::vector<std::size_t> whole;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+        if (summarisedWhole(ranks[r], options)) whole.push_back(r);
+    std::vector<std::optional<std::vector<KeySeries>>> ready(ranks.size());
+    std::vector<Diagnostics> readyDiag(ranks.size());
+    ParallelLoop(whole.size() > 1 ? 0 : 1).run(whole.size(), [&](std::size_t i, unsigned) {
+        ready[whole[i]] = seriesFromSummaries(ranks[whole[i]], options, readyDiag[whole[i]]);
+    });
+
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto& rank = ranks[r];
         if (options.rank && rank.rank() != *options.rank) continue;
-        const std::size_t first = all.size();
-        std::unordered_map<std::string, int> seriesOf;
-        for (const auto& key : rank.keys()) {
-            if (!wanted(options, key)) continue;
-            seriesOf.emplace(key, int(all.size() - first));
-            all.push_back(KeySeries{rank.rank(), key, {}});
+        if (ready[r]) {
+            for (auto& s : *ready[r])
+                all.push_back(std::move(s));
+            diag.merge(readyDiag[r]);
+            continue;
         }
-        if (seriesOf.empty()) continue;
-        const auto colSeries = columnSeries(rank, seriesOf);
+        const std::size_t first = all.size();
+        RankSeries started = startSeries(rank, options);
+        if (started.series.empty()) continue;
+        for (auto& s : started.series)
+            all.push_back(std::move(s));
+        const auto& colSeries = started.columns;
         std::vector<const summary::PartSummary*> summaryOf;
         for (const auto& part : rank.parts())
             summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
