@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -31,10 +33,26 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     return *this;
 }
 
+namespace {
+// A run of many ranks maps a file per part and keeps its descriptor (to follow it as it grows):
+// 1024 ranks of 3 parts need more than the usual soft limit of 1024 descriptors. The first time
+// one runs out, the soft limit is raised to the hard one. True when it was raised now.
+bool raiseOpenFileLimit() {
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    rlimit r{};
+    if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= r.rlim_max) return false;
+    r.rlim_cur = r.rlim_max;
+    return ::setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+} // namespace
+
 Result<MappedFile> MappedFile::open(const std::string& path) {
     MappedFile f;
     f.m_path = path;
     f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.m_fd < 0 && errno == EMFILE && raiseOpenFileLimit())
+        f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.m_fd < 0) return errnoStatus("cannot open " + path, errno);
     struct stat st {};
     if (::fstat(f.m_fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);

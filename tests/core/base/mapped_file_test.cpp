@@ -7,7 +7,10 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace xt;
 namespace fs = std::filesystem;
@@ -65,6 +68,39 @@ long residentPages(const void* addr) {
     return long(xt::test::residentKbAt(addr) * 1024 / std::uint64_t(::sysconf(_SC_PAGESIZE)));
 }
 } // namespace
+
+// A run of 1024 ranks x 3 parts maps more files than the usual soft limit of 1024 descriptors:
+// running out raises the soft limit to the hard one. In a child, whose limits are its own.
+TEST(MappedFile, MoreFilesThanTheSoftDescriptorLimit) {
+    auto path = tempPath("many");
+    std::ofstream(path, std::ios::binary) << "0123456789";
+    rlimit r{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &r), 0);
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_max < 400)
+        GTEST_SKIP() << "hard limit " << r.rlim_max;
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        rlimit low = r;
+        low.rlim_cur = 64;
+        if (::setrlimit(RLIMIT_NOFILE, &low) != 0) ::_exit(2);
+        std::vector<MappedFile> files;
+        for (int i = 0; i < 300; ++i) {
+            auto f = MappedFile::open(path.string());
+            if (!f || f->bytes().size() != 10) ::_exit(3);
+            files.push_back(std::move(*f));
+        }
+        rlimit now{};
+        ::getrlimit(RLIMIT_NOFILE, &now);
+        ::_exit(now.rlim_cur == r.rlim_max ? 0 : 4);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0)
+        << "3: a file could not be opened; 4: the limit was not raised";
+    fs::remove(path);
+}
 
 TEST(MappedFile, ReleaseDropsResidentPagesAndKeepsBytesReadable) {
     auto path = tempPath("release");
