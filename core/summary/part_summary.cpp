@@ -37,7 +37,6 @@ enum SectionId : std::uint32_t {
 constexpr std::uint32_t kLastRequired = kSketches; // 1..7 must each appear once
 constexpr std::size_t kPartBytes = 56;             // + the source
 constexpr std::size_t kRecordBytes = 40;
-constexpr std::size_t kColumnBytes = 96;
 constexpr std::size_t kSketchBytes = 4 * kSketchBins;
 constexpr std::size_t kDiagnosticBytes = 24; // + code + message
 

@@ -179,6 +179,7 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
 Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
 inline constexpr std::uint64_t kMappedColumnsAbove = 1u << 20;
+inline constexpr std::size_t kColumnBytes = 96; // a column's size in the file (section 5)
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
 // the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).

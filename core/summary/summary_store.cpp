@@ -342,6 +342,15 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
     auto shared = std::make_shared<const PartSummary>(std::move(s));
     if (options.save) out.savedTo = saveWhere(*shared, part, options, found.prefix.beside, diag);
+    // A large summary saved is read back from its file, where its columns stay (ColumnTable):
+    // the built ones (112 B each) are let go.
+    if (!out.savedTo.empty() && shared->columns.size() * kColumnBytes > kMappedColumnsAbove) {
+        if (auto file = MappedFile::open(out.savedTo)) {
+            auto back =
+                parseSummary(std::make_shared<const MappedFile>(std::move(*file)), out.savedTo);
+            if (back) shared = std::make_shared<const PartSummary>(std::move(*back));
+        }
+    }
     out.summary = std::move(shared);
     return out;
 }
