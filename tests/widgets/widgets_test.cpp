@@ -632,13 +632,29 @@ TEST(MainWindow, OpenPathsSortsRunsAndTimelinesByContent) {
     EXPECT_EQ(w.diagnosticsModel()->errorCount(), 0u);
 }
 
+// XDG_CACHE_HOME set to `dir` while the object lives (summaries and the demo run go there).
+class CacheHomeIn {
+public:
+    explicit CacheHomeIn(const std::string& dir) : m_before(qgetenv("XDG_CACHE_HOME")) {
+        qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir));
+    }
+    ~CacheHomeIn() {
+        if (m_before.isNull())
+            qunsetenv("XDG_CACHE_HOME");
+        else
+            qputenv("XDG_CACHE_HOME", m_before);
+    }
+
+private:
+    QByteArray m_before;
+};
+
 // The demo run is written in-process (core/demo), without any other program, then opened; a
 // second request opens the cached copy.
 TEST(MainWindow, WritesAndOpensTheDemoRunItself) {
     app();
     TempDir dir;
-    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
-    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    const CacheHomeIn cacheHome(dir.file("cache"));
     const QString demo = MainWindow::demoDirectory();
     EXPECT_TRUE(demo.startsWith(qfile(dir, "cache"))) << demo.toStdString();
     {
@@ -655,10 +671,6 @@ TEST(MainWindow, WritesAndOpensTheDemoRunItself) {
         ASSERT_TRUE(QTest::qWaitFor([&] { return w.runs().size() == 1 && !w.isBusy(); }, 60000));
         EXPECT_EQ(QFileInfo(demo + "/train.trace.0.1").lastModified(), written);
     }
-    if (cacheBefore.isNull())
-        qunsetenv("XDG_CACHE_HOME");
-    else
-        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 // The sizes of the series of `key`, rank by rank.
@@ -890,8 +902,7 @@ TEST(MainWindow, ShowsTheKeysOfARunWithSeriesOnDemand) {
     app();
     TempDir dir;
     writeRun(dir.str(), 30);
-    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
-    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    const CacheHomeIn cacheHome(dir.file("cache"));
     {
         QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
         settings.setValue("open/seriesOnDemandAbove", 100);
@@ -926,10 +937,6 @@ TEST(MainWindow, ShowsTheKeysOfARunWithSeriesOnDemand) {
         EXPECT_TRUE(w.runs()[0]->hasSeries("layer/b"));
         EXPECT_EQ(w.runs()[0]->series.size(), 4u); // 2 keys x 2 ranks
     }
-    if (cacheBefore.isNull())
-        qunsetenv("XDG_CACHE_HOME");
-    else
-        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 // The viewer shows the first stage of such a key at once, then follows its curves to the end
@@ -938,8 +945,7 @@ TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
     app();
     TempDir dir;
     writeRun(dir.str(), 40);
-    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
-    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(dir.file("cache")));
+    const CacheHomeIn cacheHome(dir.file("cache"));
     {
         QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
         settings.setValue("open/lazyAboveMB", 0);
@@ -986,10 +992,6 @@ TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
         EXPECT_FALSE(v->isFollowing());
         EXPECT_TRUE(v->findChild<QLabel*>("readingKey")->isHidden());
     }
-    if (cacheBefore.isNull())
-        qunsetenv("XDG_CACHE_HOME");
-    else
-        qputenv("XDG_CACHE_HOME", cacheBefore);
 }
 
 } // namespace
