@@ -22,9 +22,9 @@ public:
         const xdl::Bytes message = framed.subspan(4);
         xdl::RecordHead head;
         (void)xdl::decodeRecordHead(message, head); // our own encoder's bytes: well-formed
-        m_summary->records.push_back(xdl::RecordEntry{offset + 4, std::uint32_t(message.size()),
-                                                      head.columnCount, head.gstep, head.lstep,
-                                                      head.timestamp});
+        m_summary->records.built().push_back(
+            xdl::RecordEntry{offset + 4, std::uint32_t(message.size()), head.columnCount,
+                             head.gstep, head.lstep, head.timestamp});
         m_builder->add(m_summary->records.size() - 1, message, m_ignored, path);
         m_summary->scannedTo = offset + framed.size();
         m_ignored.clear();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -134,11 +135,11 @@ private:
     }
     Status parsePart(const Section& s, PartSummary& out);
     Status parseKeys(const Section& s, PartSummary& out);
-    Status parseRecords(const Section& s, PartSummary& out);
+    Status parseRecords(const Section& s, PartSummary& out, bool inPlace);
     Status parseDamaged(const Section& s, PartSummary& out);
     Status parseShapes(const Section& s, PartSummary& out);
     Status parseSketches(const Section& s, PartSummary& out);
-    Status parseColumns(const Section& s, PartSummary& out);
+    Status parseColumns(const Section& s, PartSummary& out, bool inPlace);
     Status parseDiagnostics(const Section& s, PartSummary& out);
 
     // Gives back a mapped file's pages of bytes [begin, end), read for the last time.
@@ -233,26 +234,30 @@ Status Parser::parseKeys(const Section& s, PartSummary& out) {
     return Status::ok();
 }
 
-Status Parser::parseRecords(const Section& s, PartSummary& out) {
+Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
     XT_RETURN_IF_ERROR(checkFixed(s, kRecordBytes, "records"));
-    Reader r(m_b, s.begin, s.end);
-    out.records.resize(s.count);
+    static_assert(
+        sizeof(xdl::RecordEntry) == kRecordBytes && alignof(xdl::RecordEntry) == 8 &&
+        offsetof(xdl::RecordEntry, length) == 8 && offsetof(xdl::RecordEntry, columnCount) == 12 &&
+        offsetof(xdl::RecordEntry, gstep) == 16 && offsetof(xdl::RecordEntry, timestamp) == 32);
+    // The section starts at a multiple of 8 bytes of the (page-aligned) mapping.
+    const auto* inFile = reinterpret_cast<const xdl::RecordEntry*>(m_b.data() + s.begin);
+    std::vector<xdl::RecordEntry>* built = inPlace ? nullptr : &out.records.built();
+    if (built) built->resize(s.count);
     std::uint64_t prevEnd = 0;
-    for (auto& e : out.records) {
-        const std::size_t at = r.pos();
-        e.offset = r.get<std::uint64_t>();
-        e.length = r.get<std::uint32_t>();
-        e.columnCount = r.get<std::uint32_t>();
-        e.gstep = r.get<std::int64_t>();
-        e.lstep = r.get<std::int64_t>();
-        e.timestamp = r.get<std::int64_t>();
+    for (std::size_t i = 0; i < s.count; ++i) {
+        xdl::RecordEntry e;
+        std::memcpy(&e, m_b.data() + s.begin + i * kRecordBytes, kRecordBytes);
         if (e.offset < prevEnd + 4 || e.offset > out.scannedTo ||
             e.length > out.scannedTo - e.offset)
-            return fail(at, "record " + std::to_string(&e - out.records.data()) + " at " +
-                                std::to_string(e.offset) + " (+" + std::to_string(e.length) +
-                                ") is out of order or beyond the scanned bytes");
+            return fail(s.begin + i * kRecordBytes,
+                        "record " + std::to_string(i) + " at " + std::to_string(e.offset) + " (+" +
+                            std::to_string(e.length) +
+                            ") is out of order or beyond the scanned bytes");
         prevEnd = e.offset + e.length;
+        if (built) (*built)[i] = e;
     }
+    if (inPlace) out.records = RecordTable::mapped(m_file, {inFile, std::size_t(s.count)});
     return Status::ok();
 }
 
@@ -293,7 +298,7 @@ Status Parser::parseSketches(const Section& s, PartSummary& out) {
     return Status::ok();
 }
 
-Status Parser::parseColumns(const Section& s, PartSummary& out) {
+Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
     XT_RETURN_IF_ERROR(checkFixed(s, kColumnBytes, "columns"));
     // Columns belong to the records in order; damaged records have none.
     out.columnStart.assign(1, 0);
@@ -310,9 +315,8 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
         return fail(s.begin - 16, "columns: " + std::to_string(s.count) +
                                       " for records that have " +
                                       std::to_string(out.columnStart.back()));
-    // A large table stays in the mapped file (checked here all the same); a small one is built.
-    const bool mapped = m_file && s.end - s.begin > kMappedColumnsAbove;
-    std::vector<ColumnSummary>* built = mapped ? nullptr : &out.columns.built();
+    // In place, the table stays in the mapped file (checked here all the same).
+    std::vector<ColumnSummary>* built = inPlace ? nullptr : &out.columns.built();
     if (built) built->reserve(s.count);
     std::size_t record = 0, released = s.begin;
     for (std::size_t i = 0; i < s.count; ++i) {
@@ -342,7 +346,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out) {
         }
     }
     release(released, s.end);
-    if (mapped) out.columns = ColumnTable::mapped(m_file, s.begin, s.count);
+    if (inPlace) out.columns = ColumnTable::mapped(m_file, s.begin, s.count);
     return Status::ok();
 }
 
@@ -427,13 +431,16 @@ Result<PartSummary> Parser::run() {
     PartSummary out;
     XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
     XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
-    XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out));
+    // A large summary's records and columns stay in the mapped file (RecordTable, ColumnTable).
+    const bool inPlace =
+        m_file && table[kColumns].end - table[kColumns].begin > kMappedColumnsAbove;
+    XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out, inPlace));
     release(table[kRecords].begin, table[kRecords].end);
     XT_RETURN_IF_ERROR(parseDamaged(table[kDamagedRecords], out));
     XT_RETURN_IF_ERROR(parseShapes(table[kShapes], out));
     XT_RETURN_IF_ERROR(parseSketches(table[kSketches], out));
     release(table[kSketches].begin, table[kSketches].end);
-    XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out));
+    XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out, inPlace));
     if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
     return out;
 }
@@ -463,7 +470,25 @@ ColumnSummary ColumnTable::decode(std::size_t i, std::uint64_t recordOffset) con
     return decodeColumn(m_file->bytes().data() + m_begin + i * kColumnBytes, recordOffset);
 }
 
-void PartSummary::materializeColumns() {
+std::vector<xdl::RecordEntry>& RecordTable::built() {
+    if (m_file) throw std::logic_error("a mapped summary's records are read-only");
+    return m_built;
+}
+
+RecordTable RecordTable::mapped(std::shared_ptr<const MappedFile> file,
+                                std::span<const xdl::RecordEntry> records) {
+    RecordTable t;
+    t.m_file = std::move(file);
+    t.m_mapped = records;
+    return t;
+}
+
+void PartSummary::materialize() {
+    if (records.file()) {
+        RecordTable built;
+        built.built().assign(records.begin(), records.end());
+        records = std::move(built);
+    }
     if (!columns.isMapped()) return;
     ColumnTable built;
     built.built().reserve(columns.size());
@@ -533,7 +558,12 @@ const xdl::Shape& PartSummary::shapeOf(const ColumnSummary& c) const {
 
 xdl::IndexState PartSummary::indexState() const {
     xdl::IndexState s;
-    s.records = records;
+    if (records.file()) {
+        s.mapped = records.view();
+        s.keep = records.file();
+    } else {
+        s.records.assign(records.begin(), records.end());
+    }
     s.keys = keys;
     s.hasHeader = hasHeader;
     s.startChecked = startChecked;

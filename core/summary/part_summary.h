@@ -66,7 +66,7 @@ public:
     ColumnSummary at(std::size_t i, std::uint64_t recordOffset) const {
         return m_file ? decode(i, recordOffset) : m_built[i];
     }
-    // The columns to change or add to (a mapped table throws: PartSummary::materializeColumns).
+    // The columns to change or add to (a mapped table throws: PartSummary::materialize).
     std::vector<ColumnSummary>& built();
     // Gives back the mapped pages of columns [first, last) (nothing when built).
     void release(std::size_t first, std::size_t last) const;
@@ -80,6 +80,33 @@ private:
     std::vector<ColumnSummary> m_built;
     std::shared_ptr<const MappedFile> m_file;
     std::size_t m_begin = 0, m_count = 0; // byte offset and count of the columns in m_file
+};
+
+// The records of a summary (the part's record index): built in memory, or, with a mapped
+// ColumnTable, left in the summary's record section, whose 40-byte entries are RecordEntry's
+// layout. A part reader opened from the summary reads the same entries (IndexState::mapped).
+class RecordTable {
+public:
+    std::span<const xdl::RecordEntry> view() const {
+        return m_file ? m_mapped : std::span<const xdl::RecordEntry>(m_built);
+    }
+    std::size_t size() const { return view().size(); }
+    bool empty() const { return view().empty(); }
+    const xdl::RecordEntry& operator[](std::size_t i) const { return view()[i]; }
+    const xdl::RecordEntry& front() const { return view().front(); }
+    const xdl::RecordEntry& back() const { return view().back(); }
+    auto begin() const { return view().begin(); }
+    auto end() const { return view().end(); }
+    // The records to change or add to (a mapped table throws: PartSummary::materialize).
+    std::vector<xdl::RecordEntry>& built();
+    const std::shared_ptr<const MappedFile>& file() const { return m_file; }
+    static RecordTable mapped(std::shared_ptr<const MappedFile> file,
+                              std::span<const xdl::RecordEntry> records);
+
+private:
+    std::vector<xdl::RecordEntry> m_built;
+    std::shared_ptr<const MappedFile> m_file;
+    std::span<const xdl::RecordEntry> m_mapped;
 };
 
 // The columns of one record: a range of ColumnSummary values.
@@ -137,7 +164,7 @@ struct PartSummary {
     std::uint64_t headerLength = 0;
     std::uint64_t scannedTo = 0;
     std::vector<std::string> keys; // from the part's header; empty without one
-    std::vector<xdl::RecordEntry> records;
+    RecordTable records;
     // Records whose columns do not decode (ascending); they have no columns here.
     std::vector<std::uint64_t> damagedRecords;
     // Columns of record r are columns[columnStart[r] .. columnStart[r + 1]).
@@ -153,8 +180,9 @@ struct PartSummary {
     RecordColumns columnsOf(std::size_t record) const {
         return {columns, columnStart[record], columnStart[record + 1], records[record].offset};
     }
-    // Decodes mapped columns into built ones, to be extended or changed.
-    void materializeColumns();
+    // Copies mapped records and decodes mapped columns into built ones, to be extended or
+    // changed.
+    void materialize();
     // Adds record `record`'s columns to the totals (in record order); recountTotals starts over.
     void countColumns(std::size_t record);
     void recountTotals();
@@ -164,7 +192,7 @@ struct PartSummary {
     void releaseBehind(std::size_t record, std::size_t& releasedTo) const;
     bool isDamaged(std::size_t record) const;
     const xdl::Shape& shapeOf(const ColumnSummary& c) const; // an empty shape for kNone
-    // A copy of the index state, to seed a RecordIndex / PartReader.
+    // The index state, to seed a RecordIndex / PartReader (mapped records are not copied).
     xdl::IndexState indexState() const;
 };
 

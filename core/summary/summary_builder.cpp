@@ -154,7 +154,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
                                                       " does not fit the file (it covers " +
                                                       std::to_string(s.scannedTo) + " of " +
                                                       std::to_string(bytes.size()) + " bytes)");
-    s.materializeColumns(); // to be added to
+    s.materialize(); // to be added to
     // What to go back to when cancelled.
     const std::size_t oldRecords = s.records.size(), oldColumns = s.columns.size();
     const std::size_t oldShapes = s.shapes.size(), oldSketches = s.sketches.size();
@@ -167,7 +167,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         return h;
     }();
     auto rollback = [&] {
-        s.records.resize(oldRecords);
+        s.records.built().resize(oldRecords);
         s.columns.built().resize(oldColumns);
         s.columnStart.resize(oldRecords + 1);
         s.shapes.resize(oldShapes);
@@ -182,7 +182,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
 
     // 1. The record index, continued from the summary's state over the new bytes.
     xdl::IndexState seed;
-    seed.records = std::move(s.records);
+    seed.records = std::move(s.records.built());
     seed.keys = s.keys;
     seed.hasHeader = s.hasHeader;
     seed.startChecked = s.startChecked;
@@ -207,7 +207,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     if (indexed && final) index.finish(bytes, diag);
     xdl::IndexState state = index.takeState();
     if (state.scannedTo == scanned) state.tailReported = scanReported;
-    s.records = std::move(state.records);
+    s.records.built() = std::move(state.records);
     if (!indexed) {
         rollback();
         return indexed;

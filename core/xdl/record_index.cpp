@@ -32,6 +32,10 @@ RecordIndex::RecordIndex(std::string file, IndexOptions options)
 RecordIndex RecordIndex::restore(std::string file, IndexState state, IndexOptions options) {
     RecordIndex index(std::move(file), options);
     index.m_records = std::move(state.records);
+    if (!state.mapped.empty()) {
+        index.m_mapped = state.mapped;
+        index.m_keep = std::move(state.keep);
+    }
     index.m_keys = std::move(state.keys);
     index.m_hasHeader = state.hasHeader;
     index.m_startChecked = state.startChecked;
@@ -44,6 +48,8 @@ RecordIndex RecordIndex::restore(std::string file, IndexState state, IndexOption
 IndexState RecordIndex::takeState() {
     IndexState s;
     s.records = std::move(m_records);
+    s.mapped = m_mapped;
+    s.keep = std::move(m_keep);
     s.keys = std::move(m_keys);
     s.hasHeader = m_hasHeader;
     s.startChecked = m_startChecked;
@@ -94,7 +100,7 @@ std::uint64_t RecordIndex::resync(Bytes bytes, std::uint64_t from) const {
 void RecordIndex::flushZeroRun(Diagnostics& diag) {
     if (m_zeroRunCount == 0) return;
     diag.add(
-        codes::kZeroLength, m_file, m_zeroRunStart, static_cast<std::int64_t>(m_records.size()),
+        codes::kZeroLength, m_file, m_zeroRunStart, static_cast<std::int64_t>(records().size()),
         std::to_string(m_zeroRunCount) + " zero-length record(s) skipped (a zero-filled region?)");
     m_zeroRunCount = 0;
 }
@@ -123,7 +129,7 @@ std::optional<std::uint64_t> RecordIndex::skipBadLength(Bytes bytes, std::uint64
     std::uint64_t q = resync(bytes, pos + 1);
     if (q >= size && m_reportedTailAt == pos) return std::nullopt; // reported on an earlier call
     if (q >= size) m_reportedTailAt = pos;
-    diag.add(codes::kBadLength, m_file, pos, static_cast<std::int64_t>(m_records.size()),
+    diag.add(codes::kBadLength, m_file, pos, static_cast<std::int64_t>(records().size()),
              "length prefix " + std::to_string(len) + " exceeds the " +
                  std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
                  (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
@@ -135,7 +141,7 @@ std::optional<std::uint64_t> RecordIndex::skipBadLength(Bytes bytes, std::uint64
 std::uint64_t RecordIndex::skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
                                        Diagnostics& diag) {
     const std::uint64_t size = bytes.size();
-    const auto recordNo = static_cast<std::int64_t>(m_records.size());
+    const auto recordNo = static_cast<std::int64_t>(records().size());
     const std::uint64_t next = pos + 4 + msg.size();
     std::vector<std::string> strayKeys;
     if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
@@ -169,8 +175,16 @@ struct RecordIndex::SplitScan {
     double firstShare = 0.5;
 };
 
+void RecordIndex::ownRecords() {
+    if (m_mapped.empty()) return;
+    m_records.assign(m_mapped.begin(), m_mapped.end());
+    m_mapped = {};
+    m_keep.reset();
+}
+
 Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
     const std::uint64_t size = bytes.size();
+    if (size > m_pos) ownRecords(); // records will be added
     // The start (header) and the first records are scanned on this thread: then the records'
     // mean size says whether a second thread pays.
     const std::uint64_t step = m_options.splitBytes;
@@ -324,7 +338,7 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
         }
         if (m_hasHeader && head.columnCount != m_keys.size())
             diag.add(codes::kColumnCountMismatch, m_file, pos,
-                     static_cast<std::int64_t>(m_records.size()),
+                     static_cast<std::int64_t>(records().size()),
                      std::to_string(head.columnCount) + " columns for " +
                          std::to_string(m_keys.size()) + " keys");
         if (m_reserveAhead && m_records.size() == 64 && m_records.capacity() < size / 64) {
@@ -345,7 +359,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
     if (m_pos >= bytes.size() || m_reportedTailAt == m_pos) return;
     m_reportedTailAt = m_pos;
     std::uint64_t tail = bytes.size() - m_pos;
-    const auto recordNo = static_cast<std::int64_t>(m_records.size());
+    const auto recordNo = static_cast<std::int64_t>(records().size());
     if (tail < 4) {
         diag.add(codes::kTruncatedRecord, m_file, m_pos, recordNo,
                  "file ends inside a length prefix (" + std::to_string(tail) +

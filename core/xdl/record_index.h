@@ -10,7 +10,9 @@
 #include "core/xdl/wire.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,10 @@ struct IndexOptions {
 // later (a stored summary keeps it, so reopening a part does not scan it again).
 struct IndexState {
     std::vector<RecordEntry> records;
+    // Or, instead of `records`, records that stay where they are (a mapped summary's record
+    // section), kept readable by `keep`: a run of millions of small records is not copied.
+    std::span<const RecordEntry> mapped;
+    std::shared_ptr<const void> keep;
     std::vector<std::string> keys;
     bool hasHeader = false;
     bool startChecked = false; // the first message has been looked at (header or not)
@@ -68,7 +74,9 @@ public:
     bool hasHeader() const { return m_hasHeader; }
     const std::vector<std::string>& keys() const { return m_keys; }
     std::uint64_t headerLength() const { return m_headerLength; }
-    const std::vector<RecordEntry>& records() const { return m_records; }
+    std::span<const RecordEntry> records() const {
+        return m_mapped.empty() ? std::span<const RecordEntry>(m_records) : m_mapped;
+    }
     // Bytes [0, scannedTo()) are indexed; anything after is an incomplete or damaged tail.
     std::uint64_t scannedTo() const { return m_pos; }
     // Whether damage at scannedTo() has been reported already.
@@ -95,9 +103,14 @@ private:
     std::uint64_t skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
                               Diagnostics& diag);
 
+    // Records in place (IndexState::mapped) become m_records when the scan goes on.
+    void ownRecords();
+
     std::string m_file;
     IndexOptions m_options;
     std::vector<RecordEntry> m_records;
+    std::span<const RecordEntry> m_mapped;
+    std::shared_ptr<const void> m_keep;
     std::vector<std::string> m_keys;
     bool m_hasHeader = false;
     bool m_startChecked = false;

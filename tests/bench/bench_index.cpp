@@ -55,8 +55,8 @@ void indexFile(benchmark::State& state, const std::string& path, IndexOptions op
         if (!f || !idx.extend(f->bytes(), diag)) state.SkipWithError("index failed");
         size = f->size();
         records = idx.records().size();
-        capacity = idx.records().capacity();
         benchmark::DoNotOptimize(idx.records().data());
+        capacity = idx.takeState().records.capacity();
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * size));
     state.counters["records"] = static_cast<double>(records);

@@ -172,7 +172,7 @@ void BM_SummarizeRecord1MB(benchmark::State& state) {
     summary::SummaryBuilder builder(s);
     Diagnostics diag;
     for (auto _ : state) {
-        s.records.assign(1, xdl::RecordEntry{4, std::uint32_t(message.size()), 1, 1, 1, 0});
+        s.records.built().assign(1, xdl::RecordEntry{4, std::uint32_t(message.size()), 1, 1, 1, 0});
         s.columns.built().clear();
         s.sketches.clear();
         builder.add(0, message, diag, "bench");

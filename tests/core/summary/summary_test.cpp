@@ -691,8 +691,24 @@ TEST(SummaryStore, ALargeSummaryIsReadInPlaceWithTheValuesOfAFreshBuild) {
     ASSERT_TRUE(opened->summaries.covers(opened->reader));
     for (int pass = 0; pass < 2; ++pass)
         expectSameKeyStats(opened->reader, opened->summaries);
-    // A grown part extends the mapped summary to what a full build gives.
+    // The part's index reads the summary's records where they are, not a copy.
+    xdl::RankReader& rank = opened->reader.ranks()[0];
+    const auto* inSummary = opened->summaries.find(*rank.parts()[0]);
+    ASSERT_TRUE(inSummary);
+    EXPECT_EQ(rank.parts()[0]->index().records().data(), inSummary->records.view().data());
+    // A grown part: a reader opened from the summary indexes the new records after those.
     xt::test::writeBytes(path, full);
+    auto grew = rank.refresh(d);
+    ASSERT_TRUE(grew.isOk());
+    EXPECT_TRUE(*grew);
+    ASSERT_EQ(rank.recordCount(), 1000u);
+    auto fresh = xdl::RunReader::open(xdl::discoverRuns({path}, d)->at(0), d);
+    ASSERT_TRUE(fresh.isOk());
+    for (std::size_t r = 0; r < 1000; ++r) {
+        EXPECT_EQ(rank.entry(r).offset, fresh->ranks()[0].entry(r).offset);
+        EXPECT_EQ(rank.entry(r).gstep, fresh->ranks()[0].entry(r).gstep);
+    }
+    // The mapped summary extends to what a full build gives.
     auto extended = build(path, o, d, &origin);
     EXPECT_EQ(origin, SummaryOrigin::Extended);
     EXPECT_EQ(extended->recordCount(), 1000u);

@@ -242,7 +242,7 @@ Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces) {
         EXPECT_TRUE(index.extend(asBytes(bytes).first(bytes.size() * i / pieces), diag).isOk());
     index.finish(asBytes(bytes), diag);
     Scan s;
-    s.records = index.records();
+    s.records.assign(index.records().begin(), index.records().end());
     for (const Diagnostic& d : diag.items())
         s.diagnostics.push_back(d.toString());
     s.scannedTo = index.scannedTo();
