@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -43,33 +44,65 @@ constexpr std::size_t kDiagnosticBytes = 24; // + code + message
 
 enum PartFlags : std::uint32_t { kHasHeader = 1, kStartChecked = 2, kTailReported = 4 };
 
+// Writes the file in two passes: the first only counts (the file's size and each section's
+// length, which come before their bytes), the second hands the bytes to a sink in pieces of
+// kFlushBytes with the CRC kept as it goes, so a summary of GBs is never held whole.
 class Writer {
 public:
+    using Sink = std::function<Status(std::string_view)>;
+    Writer() = default; // counting
+    Writer(Sink sink, std::vector<std::uint64_t> lengths)
+        : m_sink(std::move(sink)), m_lengths(std::move(lengths)) {}
+
     template <class T> void put(T v) {
         static_assert(std::is_trivially_copyable_v<T>);
         char b[sizeof(T)];
         std::memcpy(b, &v, sizeof(T));
-        m_out.append(b, sizeof(T));
+        bytes({b, sizeof(T)});
     }
-    void bytes(std::string_view s) { m_out.append(s); }
+    void bytes(std::string_view s) {
+        m_size += s.size();
+        if (!m_sink) return;
+        m_out.append(s);
+        if (m_out.size() >= kFlushBytes) flush();
+    }
     // Starts a section; end it with endSection().
     void beginSection(std::uint32_t id, std::uint64_t count) {
         put(id);
         put(std::uint32_t(0));
         put(count);
-        m_lengthAt = m_out.size();
-        put(std::uint64_t(0));
+        put(m_sink ? m_lengths.at(m_section) : std::uint64_t(0));
+        m_sectionStart = m_size;
     }
     void endSection() {
-        const std::uint64_t length = m_out.size() - m_lengthAt - 8;
-        std::memcpy(m_out.data() + m_lengthAt, &length, 8);
-        m_out.append((8 - m_out.size() % 8) % 8, '\0');
+        if (!m_sink) m_lengths.push_back(m_size - m_sectionStart);
+        ++m_section;
+        static constexpr char kZeros[8] = {};
+        bytes({kZeros, (8 - m_size % 8) % 8});
     }
-    std::string& out() { return m_out; }
+    // Bytes so far; the CRC of those flushed; the first failure of the sink.
+    std::uint64_t size() const { return m_size; }
+    std::uint32_t crc() const { return m_crc; }
+    Status flush() {
+        if (m_sink && !m_out.empty() && m_status) {
+            m_crc =
+                crc32({reinterpret_cast<const std::uint8_t*>(m_out.data()), m_out.size()}, m_crc);
+            m_status = m_sink(m_out);
+        }
+        m_out.clear();
+        return m_status;
+    }
+    const std::vector<std::uint64_t>& lengths() const { return m_lengths; }
 
 private:
+    static constexpr std::size_t kFlushBytes = std::size_t(4) << 20;
+    Sink m_sink;
+    std::vector<std::uint64_t> m_lengths; // of the sections' payloads, in order
     std::string m_out;
-    std::size_t m_lengthAt = 0;
+    std::uint64_t m_size = 0, m_sectionStart = 0;
+    std::size_t m_section = 0;
+    std::uint32_t m_crc = 0;
+    Status m_status = Status::ok();
 };
 
 // Bounds-checked little-endian reads over the file's bytes; the first failure sticks.
@@ -684,33 +717,42 @@ void writeDiagnostics(Writer& w, const PartSummary& s) {
 
 } // namespace
 
-std::string serializeSummary(const PartSummary& s) {
-    Writer w;
-    w.out().reserve(kHeaderBytes + kFooterBytes + 8 * kSectionHeaderBytes + kPartBytes +
-                    s.identity.source.size() + s.records.size() * kRecordBytes +
-                    s.columns.size() * kColumnBytes + s.sketches.size() * kSketchBytes +
-                    s.shapes.size() * 24 + 64 * s.keys.size());
+namespace {
+
+void writeAll(Writer& w, const PartSummary& s, std::uint64_t size) {
     w.bytes(std::string_view(kMagic, 8));
     w.put(kVersion);
     w.put(std::uint32_t(0));
-    w.put(std::uint64_t(0)); // file size, filled in at the end
+    w.put(size);
     w.put(std::uint32_t(8)); // sections
     w.put(std::uint32_t(0));
-
     writePart(w, s);
     writeIndex(w, s);
     writeColumns(w, s);
     writeDiagnostics(w, s);
+}
 
-    std::string& out = w.out();
-    const std::uint64_t size = out.size() + kFooterBytes;
-    std::memcpy(out.data() + 16, &size, 8);
-    const std::uint32_t crc =
-        crc32({reinterpret_cast<const std::uint8_t*>(out.data()), out.size()});
-    w.put(crc);
+} // namespace
+
+Status writeSummary(const PartSummary& s, const std::function<Status(std::string_view)>& sink) {
+    Writer count;
+    writeAll(count, s, 0);
+    Writer w(sink, count.lengths());
+    writeAll(w, s, count.size() + kFooterBytes);
+    XT_RETURN_IF_ERROR(w.flush());
+    w.put(w.crc());
     w.put(std::uint32_t(0));
     w.bytes(std::string_view(kEndMagic, 8));
-    return std::move(out);
+    return w.flush();
+}
+
+std::string serializeSummary(const PartSummary& s) {
+    std::string out;
+    (void)writeSummary(s, [&out](std::string_view b) {
+        out.append(b);
+        return Status::ok();
+    });
+    return out;
 }
 
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,

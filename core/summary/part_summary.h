@@ -12,10 +12,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xt::summary {
@@ -200,6 +202,9 @@ struct PartSummary {
 // truncation, inconsistency (Corrupt) or version mismatch (Unsupported) with `name` and the byte
 // offset, also stored in *errorOffset when given. It allocates only in proportion to the bytes.
 std::string serializeSummary(const PartSummary& s);
+// The same bytes handed to `sink` in pieces of a few MB (a summary of GBs is never held whole);
+// the sink's first failure is returned.
+Status writeSummary(const PartSummary& s, const std::function<Status(std::string_view)>& sink);
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
 // The same from a mapped summary file, whose pages are given back as they are read. A summary

@@ -274,16 +274,15 @@ Status saveSummary(const PartSummary& s, const std::string& path) {
     const fs::path tmp = target.parent_path() / name;
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return errnoStatus("cannot create " + tmp.string(), errno);
-    const std::string bytes = serializeSummary(s);
-    Status st = Status::ok();
-    for (std::size_t done = 0; done < bytes.size() && st;) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0)
-            st = errnoStatus("cannot write " + tmp.string(), errno);
-        else
+    Status st = writeSummary(s, [&](std::string_view bytes) {
+        for (std::size_t done = 0; done < bytes.size();) {
+            const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return errnoStatus("cannot write " + tmp.string(), errno);
             done += std::size_t(w);
-    }
+        }
+        return Status::ok();
+    });
     if (::close(fd) != 0 && st) st = errnoStatus("cannot close " + tmp.string(), errno);
     if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
         st = errnoStatus("cannot rename " + tmp.string() + " to " + path, errno);

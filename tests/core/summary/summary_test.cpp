@@ -355,6 +355,39 @@ TEST(SummaryFormat, RoundTripKeepsEveryField) {
     }
 }
 
+// A summary is written in pieces of a few MB (never held whole): the pieces make the file that
+// parses, and a sink's failure stops the writing.
+TEST(SummaryFormat, WrittenInPiecesThatMakeTheFile) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(4000, 9));
+    StoreOptions o = storeIn(cache);
+    o.save = false;
+    Diagnostics d;
+    auto s = build(path, o, d);
+    ASSERT_TRUE(s);
+    std::string file;
+    int pieces = 0;
+    ASSERT_TRUE(writeSummary(*s, [&](std::string_view b) {
+                    file.append(b);
+                    ++pieces;
+                    return Status::ok();
+                }).isOk());
+    EXPECT_GT(pieces, 1);
+    EXPECT_GT(file.size(), std::size_t(4) << 20);
+    auto back =
+        parseSummary({reinterpret_cast<const std::uint8_t*>(file.data()), file.size()}, "x");
+    ASSERT_TRUE(back.isOk()) << back.status().toString();
+    EXPECT_EQ(serializeSummary(*back), file);
+    EXPECT_EQ(serializeSummary(*s), file);
+    int calls = 0;
+    const Status failed = writeSummary(*s, [&](std::string_view) {
+        return ++calls == 1 ? Status::ok() : Status(ErrorCode::IoError, "disk full");
+    });
+    EXPECT_EQ(failed.code(), ErrorCode::IoError);
+    EXPECT_EQ(calls, 2);
+}
+
 TEST(SummaryFormat, TruncationDamageAndBadCountsAreReportedWithTheirOffset) {
     TempDir dir;
     const std::string path = dir.file("train.trace.0.1");
