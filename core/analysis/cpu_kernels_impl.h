@@ -20,7 +20,9 @@
 
 // Only the functions below get the extra target features: inline functions of the headers above
 // stay baseline code, so the linker can never pick an AVX2 copy of them for baseline callers.
-#if defined(XT_KERNEL_AVX2)
+#if defined(XT_KERNEL_AVX2) && defined(__clang__) // the fuzz preset's compiler
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#elif defined(XT_KERNEL_AVX2)
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #endif
@@ -348,6 +350,8 @@ inline void histogram(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, co
 
 } // namespace xt::analysis::kernels::XT_KERNEL_NS
 
-#if defined(XT_KERNEL_AVX2)
+#if defined(XT_KERNEL_AVX2) && defined(__clang__)
+#pragma clang attribute pop
+#elif defined(XT_KERNEL_AVX2)
 #pragma GCC pop_options
 #endif
