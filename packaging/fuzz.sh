@@ -11,7 +11,7 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(xdl_record run_discovery chrome_json step_stats webhdfs_response)
+  targets=(xdl_record run_discovery chrome_json step_stats webhdfs_response summary)
 fi
 command -v clang++-14 >/dev/null || { echo "fuzz.sh: clang++-14 is needed (apt-get install clang-14)"; exit 1; }
 

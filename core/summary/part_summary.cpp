@@ -149,8 +149,10 @@ struct Section {
 class Parser {
 public:
     Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset,
-           std::shared_ptr<const MappedFile> file = nullptr)
-        : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(std::move(file)) {}
+           std::shared_ptr<const MappedFile> file = nullptr,
+           std::uint64_t inPlaceAbove = kMappedColumnsAbove)
+        : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(std::move(file)),
+          m_inPlaceAbove(inPlaceAbove) {}
 
     Result<PartSummary> run();
 
@@ -195,6 +197,7 @@ private:
     const std::string& m_name;
     std::uint64_t* m_errorOffset;
     std::shared_ptr<const MappedFile> m_file;
+    std::uint64_t m_inPlaceAbove;
 };
 
 // A column's 96 bytes (docs/SUMMARY-FORMAT.md, section 5), of a record at `recordOffset`. The
@@ -465,8 +468,7 @@ Result<PartSummary> Parser::run() {
     XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
     XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
     // A large summary's records and columns stay in the mapped file (RecordTable, ColumnTable).
-    const bool inPlace =
-        m_file && table[kColumns].end - table[kColumns].begin > kMappedColumnsAbove;
+    const bool inPlace = m_file && table[kColumns].end - table[kColumns].begin > m_inPlaceAbove;
     XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out, inPlace));
     release(table[kRecords].begin, table[kRecords].end);
     XT_RETURN_IF_ERROR(parseDamaged(table[kDamagedRecords], out));
@@ -761,10 +763,10 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
 }
 
 Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
-                                 std::uint64_t* errorOffset) {
+                                 std::uint64_t* errorOffset, std::uint64_t inPlaceAbove) {
     file->advise(MappedFile::Access::Sequential);
     const auto bytes = file->bytes();
-    return Parser(bytes, name, errorOffset, std::move(file)).run();
+    return Parser(bytes, name, errorOffset, std::move(file), inPlaceAbove).run();
 }
 
 namespace {

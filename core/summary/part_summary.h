@@ -208,11 +208,12 @@ Status writeSummary(const PartSummary& s, const std::function<Status(std::string
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr);
 // The same from a mapped summary file, whose pages are given back as they are read. A summary
-// with more than kMappedColumnsAbove bytes of columns keeps them and its records in the file
+// with more than `inPlaceAbove` bytes of columns keeps them and its records in the file
 // (ColumnTable, RecordTable).
-Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
-                                 std::uint64_t* errorOffset = nullptr);
 inline constexpr std::uint64_t kMappedColumnsAbove = 1u << 20;
+Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
+                                 std::uint64_t* errorOffset = nullptr,
+                                 std::uint64_t inPlaceAbove = kMappedColumnsAbove);
 inline constexpr std::size_t kColumnBytes = 96; // a column's size in the file (section 5)
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in

@@ -17,6 +17,7 @@ int runDiscovery(const std::uint8_t* data, std::size_t size);
 int chromeJson(const std::uint8_t* data, std::size_t size);
 int stepStats(const std::uint8_t* data, std::size_t size);
 int webhdfsResponse(const std::uint8_t* data, std::size_t size);
+int summary(const std::uint8_t* data, std::size_t size);
 
 // An invariant every input must keep; a violation aborts so the fuzzer records the input.
 #define XT_FUZZ_CHECK(cond)                                                                        \

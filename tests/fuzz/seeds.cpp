@@ -1,10 +1,14 @@
 #include "seeds.h"
 
+#include "core/summary/summary_builder.h"
 #include "core/xdl/wire.h"
 #include "fuzz_targets.h"
 #include "step_stats.pb.h"
 
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
 
 namespace xt::fuzz {
 
@@ -33,6 +37,19 @@ std::string xdlFile() {
         const Bytes b = enc.framed();
         out.append(reinterpret_cast<const char*>(b.data()), b.size());
     }
+    return out;
+}
+
+// The summary of a part file, as the store builds it.
+std::string summaryOf(const std::string& part) {
+    const std::string path = "/tmp/xt_fuzz_seed_" + std::to_string(::getpid()) + ".part";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << part;
+    auto file = MappedFile::open(path);
+    summary::PartSummary s;
+    Diagnostics diag;
+    std::string out;
+    if (file && summary::extendSummary(s, *file, true, diag)) out = summary::serializeSummary(s);
+    std::remove(path.c_str());
     return out;
 }
 
@@ -84,8 +101,8 @@ std::string webhdfs(int code, const std::string& location, const std::string& bo
 } // namespace
 
 const std::vector<std::string>& targetNames() {
-    static const std::vector<std::string> names = {"xdl_record", "run_discovery", "chrome_json",
-                                                   "step_stats", "webhdfs_response"};
+    static const std::vector<std::string> names = {"xdl_record", "run_discovery",    "chrome_json",
+                                                   "step_stats", "webhdfs_response", "summary"};
     return names;
 }
 
@@ -95,6 +112,7 @@ FuzzFn targetFunction(const std::string& t) {
     if (t == "chrome_json") return chromeJson;
     if (t == "step_stats") return stepStats;
     if (t == "webhdfs_response") return webhdfsResponse;
+    if (t == "summary") return summary;
     return nullptr;
 }
 
@@ -136,6 +154,7 @@ std::vector<std::pair<std::string, std::string>> seedsFor(const std::string& t) 
         };
     }
     if (t == "step_stats") return {{"run_metadata", stepStats()}};
+    if (t == "summary") return {{"part", summaryOf(xdlFile())}};
     if (t == "webhdfs_response") {
         return {
             {"filestatus", webhdfs(200, "",
