@@ -6,17 +6,18 @@
 #include "core/base/mapped_file.h"
 #include "core/summary/part_summary.h"
 #include "fuzz_targets.h"
+#include "temp_dir.h"
 
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace xt::fuzz {
 
 int summary(const std::uint8_t* data, std::size_t size) {
     using namespace xt::summary;
     auto fromMemory = parseSummary({data, size}, "fuzz.xts");
-    static const std::string path = "/tmp/xt_fuzz_summary_" + std::to_string(::getpid()) + ".xts";
+    static const xt::test::TempDir dir; // removed when the process ends
+    static const std::string path = dir.file("fuzz.xts");
     std::ofstream(path, std::ios::binary | std::ios::trunc)
         .write(reinterpret_cast<const char*>(data), std::streamsize(size));
     auto file = MappedFile::open(path);

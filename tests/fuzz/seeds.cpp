@@ -4,11 +4,10 @@
 #include "core/xdl/wire.h"
 #include "fuzz_targets.h"
 #include "step_stats.pb.h"
+#include "temp_dir.h"
 
-#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <unistd.h>
 
 namespace xt::fuzz {
 
@@ -42,14 +41,14 @@ std::string xdlFile() {
 
 // The summary of a part file, as the store builds it.
 std::string summaryOf(const std::string& part) {
-    const std::string path = "/tmp/xt_fuzz_seed_" + std::to_string(::getpid()) + ".part";
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << part;
+    const xt::test::TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    std::ofstream(path, std::ios::binary) << part;
     auto file = MappedFile::open(path);
     summary::PartSummary s;
     Diagnostics diag;
     std::string out;
     if (file && summary::extendSummary(s, *file, true, diag)) out = summary::serializeSummary(s);
-    std::remove(path.c_str());
     return out;
 }
 
