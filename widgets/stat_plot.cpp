@@ -21,7 +21,6 @@ namespace xt::widgets {
 
 using view::decimateMinMax;
 using view::emaDebiased;
-using view::visibleSlice;
 using view::XAxisMode;
 using view::xOf;
 using view::XYSeries;
@@ -63,11 +62,11 @@ QString xLabel(XAxisMode m, bool logX) {
 const QColor kCursorColours[2] = {cursorColour(Cursor::A), cursorColour(Cursor::B)};
 const char* const kCursorNames[2] = {cursorName(Cursor::A), cursorName(Cursor::B)};
 
-// The last point of `s` at or before x (NaN when there is none).
-double valueAt(const XYSeries& s, double x) {
-    const auto it = std::upper_bound(s.x.begin(), s.x.end(), x);
-    if (it == s.x.begin()) return std::nan("");
-    return s.y[std::size_t(it - s.x.begin()) - 1];
+// The last point of `line` with a value at or before x (NaN when there is none).
+double valueAt(const view::LinePoints& line, double x) {
+    for (std::size_t i = view::visibleRange(line, x, x).second; i-- > 0;)
+        if (line.x(i) <= x && !std::isnan(line.y(i))) return line.y(i);
+    return std::nan("");
 }
 
 } // namespace
@@ -164,10 +163,10 @@ void StatPlot::setOptions(const StatPlotOptions& options) {
     rebuild([this, refit] { refit ? resetZoom() : redecimate(); });
 }
 
-const XYSeries* StatPlot::lineData(const QString& name) const {
+std::optional<XYSeries> StatPlot::lineData(const QString& name) const {
     for (const auto& l : m_lines)
-        if (l.graph->name() == name) return &l.data;
-    return nullptr;
+        if (l.graph->name() == name) return l.data.copy();
+    return std::nullopt;
 }
 
 XAxisMode StatPlot::xMode() const {
@@ -243,7 +242,9 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
     m_extendAfterBuild = nullptr;
     if (records < kBackgroundBuildRecords) {
         m_building = false;
-        applyLines(buildLines(m_series, m_options, xMode(), m_timeOrigin));
+        BuiltLines built = buildLines(m_series, m_options, xMode(), m_timeOrigin);
+        built.run = m_run;
+        applyLines(std::move(built));
         if (then) then();
         return;
     }
@@ -252,6 +253,7 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
     if (clearNow) {
         m_plot->clearGraphs();
         m_lines.clear();
+        m_linesRun.reset();
         m_decimated.reset();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -265,14 +267,18 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
         if (then) then();
         if (m_extendAfterBuild) rebuild(std::exchange(m_extendAfterBuild, nullptr));
     });
-    watcher->setFuture(QtConcurrent::run(
-        [run = m_run, series = m_series, options = m_options, mode = xMode(),
-         origin = m_timeOrigin] { return buildLines(series, options, mode, origin); }));
+    watcher->setFuture(QtConcurrent::run([run = m_run, series = m_series, options = m_options,
+                                          mode = xMode(), origin = m_timeOrigin] {
+        BuiltLines built = buildLines(series, options, mode, origin);
+        built.run = run;
+        return built;
+    }));
 }
 
 void StatPlot::applyLines(BuiltLines built) {
     m_plot->clearGraphs();
     m_lines.clear();
+    m_linesRun = std::move(built.run);
     m_decimated.reset();
     m_spread = std::move(built.spread);
     for (LineSpec& l : built.lines) {
@@ -332,13 +338,18 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
                                           const StatPlotOptions& options, XAxisMode mode,
                                           double timeOrigin) {
     BuiltLines out;
-    auto xOfRecord = [&](const analysis::RecordStats& r) {
-        const double x = xOf(r, mode);
-        return mode == XAxisMode::WallTime && options.logX ? x - timeOrigin : x;
+    using view::LinePoints;
+    using Value = LinePoints::Value;
+    const double xShift = mode == XAxisMode::WallTime && options.logX ? timeOrigin : 0;
+    auto xOfRecord = [&](const analysis::RecordStats& r) { return xOf(r, mode) - xShift; };
+    // One value of each record of a series, read from the records in place.
+    auto ofRecords = [&](const analysis::KeySeries& series, Value v,
+                         analysis::StatField f = analysis::StatField::Mean) {
+        return LinePoints(series.records, mode, xShift, v, f);
     };
-    auto addLine = [&](const QString& name, XYSeries data, const QPen& pen, bool rightAxis,
+    auto addLine = [&](const QString& name, LinePoints data, const QPen& pen, bool rightAxis,
                        bool inLegend = true) -> LineSpec& {
-        const bool value = pen.style() != Qt::NoPen && !data.x.empty();
+        const bool value = pen.style() != Qt::NoPen && !data.empty();
         LineSpec l;
         l.name = name;
         l.data = std::move(data);
@@ -349,14 +360,16 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
         out.lines.push_back(std::move(l));
         return out.lines.back();
     };
-    auto addLegendText = [&](const QString& text) { addLine(text, {}, QPen(Qt::NoPen), false); };
+    auto addLegendText = [&](const QString& text) {
+        addLine(text, LinePoints(), QPen(Qt::NoPen), false);
+    };
     auto named = [&](const QString& name) {
         return std::any_of(out.lines.begin(), out.lines.end(),
                            [&](const LineSpec& l) { return l.name == name; });
     };
     auto bandPen = QPen(Qt::NoPen);
     // A filled band; the upper edge carries `legend` into the legend when it is not empty.
-    auto addBand = [&](const QString& base, XYSeries lo, XYSeries hi, QColor c, int alpha,
+    auto addBand = [&](const QString& base, LinePoints lo, LinePoints hi, QColor c, int alpha,
                        const QString& legend = {}) {
         addLine(base + QStringLiteral(" lower"), std::move(lo), bandPen, false, false);
         LineSpec& upper = addLine(legend.isEmpty() ? base + QStringLiteral(" upper") : legend,
@@ -365,9 +378,11 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
     };
     // Beyond kLegendRanks ranks, the legend names the first ones and counts the rest.
     bool inLegend = true;
-    auto addMeanLine = [&](const QString& name, XYSeries raw, QColor c, double width) {
+    auto addMeanLine = [&](const QString& name, LinePoints raw, QColor c, double width) {
         if (options.smoothing > 0) {
-            XYSeries s{raw.x, emaDebiased(raw.y, options.smoothing)};
+            std::vector<double> y(raw.size());
+            raw.readY(0, y.size(), y.data());
+            LinePoints s = raw.withY(emaDebiased(y, options.smoothing));
             addLine(name, std::move(raw), QPen(withAlpha(c, 70), 1), false, false);
             addLine(name + QStringLiteral(" (EMA %1)").arg(options.smoothing), std::move(s),
                     QPen(c, width + 0.4), false, inLegend);
@@ -376,13 +391,7 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
         }
     };
     auto rankMeans = [&](const analysis::KeySeries& series) {
-        XYSeries mean;
-        for (const auto& r : series.records)
-            if (r.stats.hasFinite()) {
-                mean.x.push_back(xOfRecord(r));
-                mean.y.push_back(r.stats.mean);
-            }
-        return mean;
+        return ofRecords(series, Value::Stat, analysis::StatField::Mean);
     };
 
     if (options.aggregateRanks && shown.size() > 1) {
@@ -395,7 +404,7 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
                 s.x.push_back(double(st.gstep));
                 s.y.push_back(st.median);
             }
-            return s;
+            return LinePoints(std::move(s));
         };
         out.spread = analysis::rankSpread(shown, StatField::Mean);
         if (options.minMaxBand) {
@@ -408,7 +417,8 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
                 mx.x.push_back(double(st.gstep));
                 mx.y.push_back(st.max);
             }
-            addBand(QStringLiteral("all ranks min-max"), std::move(mn), std::move(mx), c, 25);
+            addBand(QStringLiteral("all ranks min-max"), LinePoints(std::move(mn)),
+                    LinePoints(std::move(mx)), c, 25);
         }
         if (options.showMean) {
             XYSeries median, lo, hi;
@@ -421,9 +431,9 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
                 lo.y.push_back(st.min);
                 hi.y.push_back(st.max);
             }
-            addMeanLine(QStringLiteral("median of ranks"), std::move(median), c, 1.8);
-            addBand(QStringLiteral("ranks min..max"), std::move(lo), std::move(hi), c, 60,
-                    tr("min..max of %1 ranks").arg(ranks));
+            addMeanLine(QStringLiteral("median of ranks"), LinePoints(std::move(median)), c, 1.8);
+            addBand(QStringLiteral("ranks min..max"), LinePoints(std::move(lo)),
+                    LinePoints(std::move(hi)), c, 60, tr("min..max of %1 ranks").arg(ranks));
             // The outlier ranks, most outlying first, under the rule that found them.
             // Two lines, so that the legend stays narrow.
             addLegendText(QString::fromStdString(analysis::describeOutlierRule({}))
@@ -464,60 +474,28 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
             inLegend = colorIndex < kLegendRanks;
             const QColor c = rankColor(colorIndex++);
             const QString base = QStringLiteral("rank %1").arg(series->rank);
-            // Only the lines shown are built (a line of a million records costs 16 MB).
-            const bool minMax = options.minMaxBand, stdBand = options.stdBand;
-            const bool showL2 = options.showL2;
-            XYSeries mean, mn, mx, sLo, sHi, l2;
-            const std::size_t n = series->records.size();
-            mean.x.reserve(n);
-            mean.y.reserve(n);
-            for (XYSeries* s : {&mn, &mx})
-                if (minMax) s->y.reserve(n);
-            for (XYSeries* s : {&sLo, &sHi})
-                if (stdBand) s->y.reserve(n);
-            if (showL2) l2.y.reserve(n);
-            for (const auto& r : series->records) {
-                if (!r.stats.hasFinite()) continue;
-                mean.x.push_back(xOfRecord(r));
-                mean.y.push_back(r.stats.mean);
-                if (minMax) {
-                    mn.y.push_back(r.stats.min);
-                    mx.y.push_back(r.stats.max);
-                }
-                if (stdBand) {
-                    sLo.y.push_back(r.stats.mean - r.stats.std);
-                    sHi.y.push_back(r.stats.mean + r.stats.std);
-                }
-                if (showL2) l2.y.push_back(r.stats.l2);
-            }
-            if (minMax) {
-                mn.x = mx.x = mean.x;
-                addBand(base + QStringLiteral(" min-max"), std::move(mn), std::move(mx), c, 35);
-            }
-            if (stdBand) {
-                sLo.x = sHi.x = mean.x;
-                addBand(base + QStringLiteral(" std"), std::move(sLo), std::move(sHi), c, 70);
-            }
-            if (showL2) l2.x = mean.x;
+            // The lines read the records in place: a copy of a line of a million records would
+            // cost 16 MB.
+            using F = analysis::StatField;
+            if (options.minMaxBand)
+                addBand(base + QStringLiteral(" min-max"), ofRecords(*series, Value::Stat, F::Min),
+                        ofRecords(*series, Value::Stat, F::Max), c, 35);
+            if (options.stdBand)
+                addBand(base + QStringLiteral(" std"), ofRecords(*series, Value::MeanMinusStd),
+                        ofRecords(*series, Value::MeanPlusStd), c, 70);
             if (options.showMean)
-                addMeanLine(base + QStringLiteral(" mean"), std::move(mean), c, 1.6);
-            if (showL2) {
-                addLine(base + QStringLiteral(" l2"), std::move(l2), QPen(c, 1.2, Qt::DashLine),
-                        true, inLegend);
+                addMeanLine(base + QStringLiteral(" mean"), rankMeans(*series), c, 1.6);
+            if (options.showL2) {
+                addLine(base + QStringLiteral(" l2"), ofRecords(*series, Value::Stat, F::L2),
+                        QPen(c, 1.2, Qt::DashLine), true, inLegend);
                 out.rightAxis = true;
             }
             for (auto f : options.lines) {
-                XYSeries s;
-                for (const auto& r : series->records)
-                    if (auto v = analysis::statValue(r.stats, f)) {
-                        s.x.push_back(xOfRecord(r));
-                        s.y.push_back(*v);
-                    }
                 out.rightAxis |= onRightAxis(f);
                 QPen pen(shown.size() > 1 ? c : rankColor(int(f) + 1), 1.4);
                 if (onRightAxis(f)) pen.setStyle(Qt::DashLine);
                 addLine(base + QLatin1Char(' ') + QString::fromUtf8(analysis::statFieldName(f)),
-                        std::move(s), pen, onRightAxis(f), inLegend);
+                        ofRecords(*series, Value::Stat, f), pen, onRightAxis(f), inLegend);
             }
         }
         inLegend = true;
@@ -547,13 +525,18 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
             sorted.x.push_back(marks.x[i]);
             sorted.y.push_back(marks.y[i]);
         }
-        addLine(tr("NaN/Inf"), std::move(sorted), QPen(QColor(0xd0, 0x20, 0x20)), false).markers =
-            true;
+        addLine(tr("NaN/Inf"), LinePoints(std::move(sorted)), QPen(QColor(0xd0, 0x20, 0x20)), false)
+            .markers = true;
         out.lines.back().value = false;
     }
     // What decimation reads of each line, built here too.
+    std::vector<const LinePoints*> decimated;
+    for (const LineSpec& l : out.lines)
+        if (!l.markers) decimated.push_back(&l.data);
+    auto blocks = view::blockExtrema(decimated);
+    std::size_t next = 0;
     for (LineSpec& l : out.lines)
-        if (!l.markers) l.blocks = view::blockExtrema(l.data.x, l.data.y);
+        if (!l.markers) l.blocks = std::move(blocks[next++]);
     return out;
 }
 
@@ -567,34 +550,28 @@ void StatPlot::redecimate() {
     m_decimated = view;
     std::size_t densest = 0;
     for (auto& l : m_lines) {
-        auto [sx, sy] = visibleSlice(l.data, range.lower, range.upper);
-        std::vector<double> positiveY; // log y: nothing at y <= 0
-        if (m_options.logY) {
-            positiveY.assign(sy.begin(), sy.end());
-            for (auto& v : positiveY)
-                if (!(v > 0)) v = std::nan("");
-            sy = positiveY;
-        }
+        const auto [first, last] = view::visibleRange(l.data, range.lower, range.upper);
         XYSeries d;
-        if (m_options.logX) {
-            // Nothing at x <= 0; buckets of equal width on the log axis.
-            XYSeries positive;
-            for (std::size_t i = 0; i < sx.size(); ++i)
-                if (sx[i] > 0) {
-                    positive.x.push_back(std::log10(sx[i]));
-                    positive.y.push_back(sy[i]);
-                }
-            d = l.graph->lineStyle() == QCPGraph::lsNone
-                    ? positive
-                    : decimateMinMax(positive.x, positive.y, buckets);
-            for (auto& x : d.x)
-                x = std::pow(10.0, x);
+        if (m_options.logX || m_options.logY) {
+            // Nothing at x <= 0 on a log x axis, nor at y <= 0 on a log y axis; on log x,
+            // buckets of equal width on the log axis. The line's blocks do not apply.
+            XYSeries visible = l.data.copy(first, last);
+            XYSeries kept;
+            for (std::size_t i = 0; i < visible.x.size(); ++i) {
+                if (m_options.logX && !(visible.x[i] > 0)) continue;
+                if (m_options.logY && !(visible.y[i] > 0)) continue;
+                kept.x.push_back(m_options.logX ? std::log10(visible.x[i]) : visible.x[i]);
+                kept.y.push_back(visible.y[i]);
+            }
+            d = l.graph->lineStyle() == QCPGraph::lsNone ? std::move(kept)
+                                                         : decimateMinMax(kept.x, kept.y, buckets);
+            if (m_options.logX)
+                for (auto& x : d.x)
+                    x = std::pow(10.0, x);
         } else if (l.graph->lineStyle() == QCPGraph::lsNone) {
-            d = XYSeries{{sx.begin(), sx.end()}, {sy.begin(), sy.end()}};
-        } else if (m_options.logY) { // y is not the line's: its blocks do not apply
-            d = decimateMinMax(sx, sy, buckets);
+            d = l.data.copy(first, last);
         } else {
-            d = decimateMinMax(sx, sy, buckets, l.blocks, std::size_t(sx.data() - l.data.x.data()));
+            d = decimateMinMax(l.data, first, last, buckets, l.blocks);
         }
         densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
@@ -618,16 +595,16 @@ void StatPlot::resetZoom() {
     bool any = false;
     QCPRange xr;
     for (const auto& l : m_lines) {
-        const XYSeries& d = l.data;
-        std::size_t i = 0, j = std::min(d.x.size(), d.y.size());
-        while (i < j && !drawable(d.x[i], d.y[i]))
+        const view::LinePoints& d = l.data;
+        std::size_t i = 0, j = d.size();
+        while (i < j && !drawable(d.x(i), d.y(i)))
             ++i;
-        while (j > i && !drawable(d.x[j - 1], d.y[j - 1]))
+        while (j > i && !drawable(d.x(j - 1), d.y(j - 1)))
             --j;
         if (i == j) continue;
-        if (!any) xr = QCPRange(d.x[i], d.x[i]);
-        xr.expand(d.x[i]);
-        xr.expand(d.x[j - 1]);
+        if (!any) xr = QCPRange(d.x(i), d.x(i));
+        xr.expand(d.x(i));
+        xr.expand(d.x(j - 1));
         any = true;
     }
     if (!any) {

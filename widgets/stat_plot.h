@@ -21,6 +21,7 @@
 #include <QWidget>
 #include <array>
 #include <functional>
+#include <optional>
 #include <qcustomplot.h>
 
 class QLabel;
@@ -75,9 +76,9 @@ public:
     bool isBuilding() const { return m_building; }
     const RunSnapshot& run() const { return m_run; }
     QCustomPlot* plot() const { return m_plot; }
-    // The full-resolution data of a drawn line by graph name ("rank 0 mean", "median of ranks",
-    // "rank 1 l2", ...); empty when there is no such line.
-    const view::XYSeries* lineData(const QString& name) const;
+    // The full-resolution points of a drawn line by graph name ("rank 0 mean", "median of ranks",
+    // "rank 1 l2", ...), those without a value left out; nullopt when there is no such line.
+    std::optional<view::XYSeries> lineData(const QString& name) const;
     // The mean across ranks (median, range, outlier ranks) while aggregated, else empty.
     const analysis::RankSpread& spread() const { return m_spread; }
     // Moves the step cursor (x in the current axis mode is looked up from the gstep).
@@ -119,14 +120,14 @@ protected:
 private:
     struct Line {
         QCPGraph* graph = nullptr;
-        view::XYSeries data;       // full resolution, x ascending
+        view::LinePoints data;     // full resolution, x ascending
         view::BlockExtrema blocks; // of data: decimation reads whole blocks from here
         bool value = false;        // a value line (not a band edge, marker or legend text)
     };
     // One line as built (off the GUI thread for large series); applyLines makes it a graph.
     struct LineSpec {
         QString name;
-        view::XYSeries data;
+        view::LinePoints data;
         QPen pen;
         bool rightAxis = false;
         bool inLegend = true;
@@ -136,6 +137,7 @@ private:
         view::BlockExtrema blocks;
     };
     struct BuiltLines {
+        RunSnapshot run; // holds the series that lines read in place
         std::vector<LineSpec> lines;
         analysis::RankSpread spread;
         bool rightAxis = false;
@@ -179,6 +181,7 @@ private:
     analysis::RankSpread m_spread;
     double m_timeOrigin = 0; // log x on wall time: seconds of the first record
     std::vector<Line> m_lines;
+    RunSnapshot m_linesRun; // the run m_lines were built from (they read its series)
     // The view the lines were last decimated for (redecimate() skips a pass for the same one).
     struct DecimatedView {
         double lower, upper;

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace xt::analysis {
@@ -79,6 +80,12 @@ public:
     }
     const RecordStats& front() const { return (*this)[0]; }
     const RecordStats& back() const { return (*this)[size() - 1]; }
+    // Records i, i + 1, ... up to the end of i's chunk: they lie one after another in memory.
+    std::span<const RecordStats> contiguousFrom(std::size_t i) const {
+        const std::size_t c = i / kChunk;
+        const auto& v = c < m_chunks.size() ? *m_chunks[c] : m_tail;
+        return std::span(v).subspan(i % kChunk);
+    }
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, size()}; }
 

@@ -143,8 +143,7 @@ int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
     std::vector<double> rss;
     auto newlyShown = [&](const std::function<void(double)>& fn) {
         for (int r = 0; r < o.ranks; ++r)
-            if (const auto* line =
-                    view->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(r)))
+            if (const auto line = view->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(r)))
                 for (double t : line->y)
                     if (seen.insert(t).second) fn(t);
     };

@@ -5,9 +5,11 @@
 //   bench_plot [--benchmark_filter=...]
 //
 // 1.3 M points (a rank of the 1 GB run of ~200 B records) into 1200 buckets (a wide plot):
-// BM_DecimateMinMax reads every point, BM_DecimateMinMaxBlocks the line's BlockExtrema and the
-// points of the blocks a bucket cuts (what a plot does on every fit, zoom and pan), and
-// BM_BlockExtrema builds those once per line.
+// BM_DecimateMinMax reads every point of plain arrays, BM_DecimateMinMaxBlocks the line's
+// BlockExtrema and the points of the blocks a bucket cuts (what a plot does on every fit, zoom and
+// pan), and BM_BlockExtrema builds those once per line (BM_BlockExtremaFiveLines for the five
+// lines of a rank at once). All but BM_DecimateMinMax read the lines as the plot does: values of
+// each record of a series, in place.
 #include "widgets/logic/series_math.h"
 
 #include <algorithm>
@@ -19,6 +21,7 @@ namespace {
 
 struct Line {
     std::vector<double> x, y;
+    xt::analysis::RecordSeries records; // the same points: gstep, mean
 };
 
 const Line& line() {
@@ -30,10 +33,21 @@ const Line& line() {
         for (std::size_t i = 0; i < n; ++i) {
             s.x[i] = double(i);
             s.y[i] = std::sin(double(i) * 1e-3) + double(i % 7) * 0.01;
+            xt::analysis::RecordStats r;
+            r.record = i;
+            r.gstep = std::int64_t(i);
+            r.stats.count = r.stats.finite = 1;
+            r.stats.min = r.stats.max = r.stats.mean = s.y[i];
+            s.records.push_back(r);
         }
         return s;
     }();
     return l;
+}
+
+xt::view::LinePoints meanLine() {
+    return {line().records, xt::view::XAxisMode::Gstep, 0, xt::view::LinePoints::Value::Stat,
+            xt::analysis::StatField::Mean};
 }
 
 void BM_MinMaxReference(benchmark::State& state) {
@@ -56,18 +70,40 @@ void BM_DecimateMinMax(benchmark::State& state) {
 
 void BM_BlockExtrema(benchmark::State& state) {
     const Line& l = line();
+    const xt::view::LinePoints points = meanLine();
     for (auto _ : state) {
-        const xt::view::BlockExtrema b = xt::view::blockExtrema(l.x, l.y);
+        const xt::view::BlockExtrema b = xt::view::blockExtrema(points);
         benchmark::DoNotOptimize(b.lowest.data());
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * l.y.size()));
 }
 
+// The five lines of a rank the plot shows by default (mean, min-max band, std band), together.
+void BM_BlockExtremaFiveLines(benchmark::State& state) {
+    using xt::view::LinePoints;
+    using F = xt::analysis::StatField;
+    const auto& r = line().records;
+    const auto mode = xt::view::XAxisMode::Gstep;
+    const LinePoints lines[] = {{r, mode, 0, LinePoints::Value::Stat, F::Mean},
+                                {r, mode, 0, LinePoints::Value::Stat, F::Min},
+                                {r, mode, 0, LinePoints::Value::Stat, F::Max},
+                                {r, mode, 0, LinePoints::Value::MeanMinusStd},
+                                {r, mode, 0, LinePoints::Value::MeanPlusStd}};
+    const LinePoints* all[] = {&lines[0], &lines[1], &lines[2], &lines[3], &lines[4]};
+    for (auto _ : state) {
+        const auto b = xt::view::blockExtrema(all);
+        benchmark::DoNotOptimize(b.front().lowest.data());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * r.size()));
+}
+
 void BM_DecimateMinMaxBlocks(benchmark::State& state) {
     const Line& l = line();
-    const xt::view::BlockExtrema blocks = xt::view::blockExtrema(l.x, l.y);
+    const xt::view::LinePoints points = meanLine();
+    const xt::view::BlockExtrema blocks = xt::view::blockExtrema(points);
     for (auto _ : state) {
-        const xt::view::XYSeries d = xt::view::decimateMinMax(l.x, l.y, 1200, blocks, 0);
+        const xt::view::XYSeries d =
+            xt::view::decimateMinMax(points, 0, points.size(), 1200, blocks);
         benchmark::DoNotOptimize(d.y.data());
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * l.y.size()));
@@ -78,5 +114,6 @@ void BM_DecimateMinMaxBlocks(benchmark::State& state) {
 BENCHMARK(BM_MinMaxReference)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecimateMinMax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BlockExtrema)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BlockExtremaFiveLines)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecimateMinMaxBlocks)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

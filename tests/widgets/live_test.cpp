@@ -113,7 +113,7 @@ bool writeSteps(recorder::Recorder& rec, int from, int to, int nanAt = -1) {
 std::vector<double> curveX(MainWindow& w, int rank) {
     KeyView* v = w.currentKeyView();
     if (!v) return {};
-    const view::XYSeries* s = v->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(rank));
+    const auto s = v->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(rank));
     return s ? s->x : std::vector<double>{};
 }
 
@@ -183,7 +183,7 @@ TEST(LiveFollow, FollowsARecorderInAnotherProcess) {
         [&] { return curveX(w, 0).size() == 40 && curveX(w, 1).size() == 15; }, 10000));
     EXPECT_EQ(curveX(w, 0), steps(0, 40));
     EXPECT_EQ(curveX(w, 1), steps(0, 15));
-    const view::XYSeries* mean = w.currentKeyView()->statPlot()->lineData("rank 0 mean");
+    const auto mean = w.currentKeyView()->statPlot()->lineData("rank 0 mean");
     for (int g = 0; g < 40; ++g)
         EXPECT_FLOAT_EQ(float(mean->y[std::size_t(g)]), lossAt(g)) << g;
     EXPECT_GT(partCount(w.runs()[0]), partsBefore);

@@ -195,9 +195,9 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
     plot.resize(800, 500);
     plot.setData(r.runs[0], "layer/w");
     for (const auto& s : *series) {
-        const XYSeries* mean = plot.lineData(QStringLiteral("rank %1 mean").arg(s.rank));
-        const XYSeries* lo = plot.lineData(QStringLiteral("rank %1 min-max lower").arg(s.rank));
-        const XYSeries* hi = plot.lineData(QStringLiteral("rank %1 min-max upper").arg(s.rank));
+        const auto mean = plot.lineData(QStringLiteral("rank %1 mean").arg(s.rank));
+        const auto lo = plot.lineData(QStringLiteral("rank %1 min-max lower").arg(s.rank));
+        const auto hi = plot.lineData(QStringLiteral("rank %1 min-max upper").arg(s.rank));
         ASSERT_TRUE(mean && lo && hi);
         ASSERT_EQ(mean->x.size(), s.records.size());
         for (std::size_t i = 0; i < s.records.size(); ++i) {
@@ -215,7 +215,7 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
         ASSERT_EQ(g->data()->size(), int(s.records.size()));
         EXPECT_EQ(g->data()->at(3)->value, s.records[3].stats.mean);
     }
-    const XYSeries* marks = plot.lineData("NaN/Inf");
+    const auto marks = plot.lineData("NaN/Inf");
     ASSERT_TRUE(marks);
     EXPECT_EQ(marks->x, (std::vector<double>{3}));
 
@@ -223,7 +223,7 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
     StatPlotOptions o;
     o.aggregateRanks = true;
     plot.setOptions(o);
-    const XYSeries* agg = plot.lineData("median of ranks");
+    const auto agg = plot.lineData("median of ranks");
     ASSERT_TRUE(agg);
     ASSERT_EQ(agg->y.size(), 10u);
     EXPECT_NEAR(agg->y[0],
@@ -408,7 +408,7 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     view.resize(900, 600);
     StatPlot* plot = view.statPlot();
     auto checkMean = [&](auto valueAt) {
-        const view::XYSeries* mean = plot->lineData(QStringLiteral("rank 0 mean"));
+        const auto mean = plot->lineData(QStringLiteral("rank 0 mean"));
         ASSERT_TRUE(mean);
         ASSERT_EQ(mean->y.size(), std::size_t(n));
         for (std::int64_t g : {std::int64_t(0), std::int64_t(1), n / 2, n - 1}) {
@@ -422,7 +422,7 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     view.setData(r.runs[0], "loss");
     EXPECT_TRUE(plot->isBuilding());
     EXPECT_TRUE(view.isBusy());
-    EXPECT_EQ(plot->lineData(QStringLiteral("rank 0 mean")), nullptr);
+    EXPECT_FALSE(plot->lineData(QStringLiteral("rank 0 mean")));
     ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
     checkMean(lossAt);
     EXPECT_TRUE(plot->lineData(QStringLiteral("rank 0 min-max upper")));
@@ -452,7 +452,7 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     plot->setOptionsQuietly(heavy);
     plot->setData(r.runs[0], "lr");
     EXPECT_TRUE(plot->isBuilding());
-    EXPECT_EQ(plot->lineData(QStringLiteral("rank 0 mean")), nullptr);
+    EXPECT_FALSE(plot->lineData(QStringLiteral("rank 0 mean")));
     plot->setOptionsQuietly(light);
     plot->setData(r.runs[0], "loss");
     ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
@@ -917,7 +917,7 @@ TEST(MainWindow, ShowsTheKeysOfARunWithSeriesOnDemand) {
         ASSERT_EQ(w.runs().size(), 1u);
         EXPECT_TRUE(w.runs()[0]->seriesOnDemand) << open;
         const auto points = [&](const QString& line) {
-            const XYSeries* s = w.currentKeyView()->statPlot()->lineData(line);
+            const auto s = w.currentKeyView()->statPlot()->lineData(line);
             return s ? s->x.size() : 0;
         };
         ASSERT_TRUE(w.currentKeyView());
@@ -960,7 +960,7 @@ TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
         QObject::connect(&w, &MainWindow::loadFinished, [&] {
             ASSERT_TRUE(w.currentKeyView());
             StatPlot* plot = w.currentKeyView()->statPlot();
-            const XYSeries* mean = plot->lineData(QStringLiteral("rank 0 mean"));
+            const auto mean = plot->lineData(QStringLiteral("rank 0 mean"));
             pointsAtLoad = mean ? mean->x.size() : 0;
             const auto* reading = w.currentKeyView()->findChild<QLabel*>("readingKey");
             ASSERT_TRUE(reading);
@@ -968,7 +968,7 @@ TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
             EXPECT_TRUE(reading->text().contains("2% of the records"))
                 << reading->text().toStdString();
             QObject::connect(plot->plot(), &QCustomPlot::afterReplot, plot, [&, plot] {
-                if (const XYSeries* m = plot->lineData(QStringLiteral("rank 0 mean")))
+                if (const auto m = plot->lineData(QStringLiteral("rank 0 mean")))
                     pointsDrawn.insert(m->x.size());
             });
         });
@@ -984,7 +984,7 @@ TEST(MainWindow, ShowsAKeyReadInStagesAndFollowsItToTheEnd) {
         KeyView* v = w.currentKeyView();
         ASSERT_TRUE(v);
         EXPECT_EQ(v->key(), "layer/w");
-        const XYSeries* mean = v->statPlot()->lineData(QStringLiteral("rank 0 mean"));
+        const auto mean = v->statPlot()->lineData(QStringLiteral("rank 0 mean"));
         ASSERT_TRUE(mean);
         EXPECT_EQ(mean->x.size(), 40u);
         // The view followed the growing curves: the last step is in sight.

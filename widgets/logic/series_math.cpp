@@ -17,7 +17,128 @@ double xOf(const analysis::RecordStats& r, XAxisMode mode) {
     return double(r.gstep);
 }
 
+LinePoints::LinePoints(const analysis::RecordSeries& records, XAxisMode mode, double xShift,
+                       Value value, analysis::StatField field)
+    : m_records(&records), m_mode(mode), m_xShift(xShift), m_value(value), m_field(field) {}
+
+LinePoints LinePoints::withY(std::vector<double> y) const {
+    LinePoints out;
+    if (m_records)
+        out = LinePoints(*m_records, m_mode, m_xShift, Value::Own);
+    else
+        out.m_own.x = m_own.x;
+    out.m_own.y = std::move(y);
+    return out;
+}
+
 namespace {
+
+// get(record) of records [first, first + n) into out.
+template <class Get>
+void fill(const analysis::RecordSeries& records, std::size_t first, std::size_t n, double* out,
+          Get get) {
+    for (std::size_t i = 0; i < n;) {
+        const auto run = records.contiguousFrom(first + i);
+        const std::size_t take = std::min(n - i, run.size());
+        for (std::size_t k = 0; k < take; ++k)
+            out[i + k] = get(run[k]);
+        i += take;
+    }
+}
+
+} // namespace
+
+void LinePoints::readX(std::size_t first, std::size_t n, double* out) const {
+    if (!m_records) {
+        std::copy_n(m_own.x.begin() + std::ptrdiff_t(first), n, out);
+        return;
+    }
+    const double shift = m_xShift;
+    switch (m_mode) {
+    case XAxisMode::Gstep:
+        return fill(*m_records, first, n, out,
+                    [shift](const analysis::RecordStats& r) { return double(r.gstep) - shift; });
+    case XAxisMode::Lstep:
+        return fill(*m_records, first, n, out,
+                    [shift](const analysis::RecordStats& r) { return double(r.lstep) - shift; });
+    case XAxisMode::WallTime:
+        return fill(*m_records, first, n, out, [shift](const analysis::RecordStats& r) {
+            return double(r.timestamp) / 1000.0 - shift;
+        });
+    }
+}
+
+void LinePoints::readY(std::size_t first, std::size_t n, double* out) const {
+    if (!m_records || m_value == Value::Own) {
+        std::copy_n(m_own.y.begin() + std::ptrdiff_t(first), n, out);
+        return;
+    }
+    // The choice of value made once, not per record (a line of a million records is read whole
+    // for its blocks). The values are analysis::statValue's.
+    auto fillWith = [&](auto value) {
+        fill(*m_records, first, n, out,
+             [value](const analysis::RecordStats& r) { return value(r.stats); });
+    };
+    using S = analysis::TensorStats;
+    auto finite = [&](auto value) {
+        fillWith([value](const S& s) { return s.hasFinite() ? value(s) : std::nan(""); });
+    };
+    using F = analysis::StatField;
+    if (m_value == Value::MeanMinusStd) return finite([](const S& s) { return s.mean - s.std; });
+    if (m_value == Value::MeanPlusStd) return finite([](const S& s) { return s.mean + s.std; });
+    switch (m_field) {
+    case F::Count:
+        return fillWith([](const S& s) { return double(s.count); });
+    case F::Nan:
+        return fillWith([](const S& s) { return double(s.nan); });
+    case F::Inf:
+        return fillWith([](const S& s) { return double(s.inf); });
+    case F::Zeros:
+        return fillWith([](const S& s) { return double(s.zeros); });
+    case F::Min:
+        return finite([](const S& s) { return s.min; });
+    case F::Max:
+        return finite([](const S& s) { return s.max; });
+    case F::Mean:
+        return finite([](const S& s) { return s.mean; });
+    case F::Std:
+        return finite([](const S& s) { return s.std; });
+    case F::L2:
+        return finite([](const S& s) { return s.l2; });
+    }
+}
+
+XYSeries LinePoints::copy(std::size_t first, std::size_t last) const {
+    XYSeries out;
+    for (std::size_t i = first; i < last; ++i)
+        if (const double v = y(i); !std::isnan(v)) {
+            out.x.push_back(x(i));
+            out.y.push_back(v);
+        }
+    return out;
+}
+
+namespace {
+
+// Points of plain arrays, as LinePoints offers them.
+struct SpanPoints {
+    std::span<const double> xs, ys;
+    std::size_t size() const { return std::min(xs.size(), ys.size()); }
+    double x(std::size_t i) const { return xs[i]; }
+    double y(std::size_t i) const { return ys[i]; }
+};
+
+// Points [first, first + n) of P, numbered from 0.
+template <class P> struct Slice {
+    const P& p;
+    std::size_t first, n;
+    std::size_t size() const { return n; }
+    double x(std::size_t i) const { return p.x(first + i); }
+    double y(std::size_t i) const { return p.y(first + i); }
+    void readY(std::size_t i, std::size_t count, double* out) const {
+        p.readY(first + i, count, out);
+    }
+};
 
 // The first lowest and first highest non-NaN point of a bucket, in the order offered.
 struct Extremes {
@@ -29,37 +150,50 @@ struct Extremes {
     void offerHigh(std::size_t k, double v) {
         if (hi == SIZE_MAX || v > highest) hi = k, highest = v;
     }
-    void offerPoints(std::span<const double> y, std::size_t from, std::size_t to) {
-        std::size_t k = from;
-        while (k < to && std::isnan(y[k]))
-            ++k;
-        if (k == to) return;
-        offerLow(k, y[k]);
-        offerHigh(k, y[k]);
-        for (++k; k < to; ++k) { // kept in registers: a NaN never compares lower or higher
+    // The points base, base + 1, ... with y[0..n).
+    void offerValues(const double* y, std::size_t base, std::size_t n) {
+        std::size_t k = 0;
+        if (lo == SIZE_MAX) { // lo and hi are set together
+            while (k < n && std::isnan(y[k]))
+                ++k;
+            if (k == n) return;
+            lo = hi = base + k;
+            lowest = highest = y[k++];
+        }
+        for (; k < n; ++k) { // kept in registers: a NaN never compares lower or higher
             const double v = y[k];
-            if (v < lowest) lowest = v, lo = k;
-            if (v > highest) highest = v, hi = k;
+            if (v < lowest) lowest = v, lo = base + k;
+            if (v > highest) highest = v, hi = base + k;
+        }
+    }
+    void offerPoints(const SpanPoints& p, std::size_t from, std::size_t to) {
+        offerValues(p.ys.data() + from, from, to - from);
+    }
+    template <class P> void offerPoints(const P& p, std::size_t from, std::size_t to) {
+        double y[BlockExtrema::kBlock];
+        for (std::size_t k = from; k < to; k += BlockExtrema::kBlock) {
+            const std::size_t n = std::min(to - k, BlockExtrema::kBlock);
+            p.readY(k, n, y);
+            offerValues(y, k, n);
         }
     }
 };
 
-// The points of (x, y) in `buckets` equal x slices, each slice's extremes found by `extremes`
+// The points of p in `buckets` equal x slices, each slice's extremes found by `extremes`
 // over its point range [from, to); `end(from, hi)` is the first point past the slice's x edge.
-template <class End, class Find>
-XYSeries decimateWith(std::span<const double> x, std::span<const double> y, std::size_t buckets,
-                      End end, Find extremes) {
+template <class P, class End, class Find>
+XYSeries decimateWith(const P& p, std::size_t buckets, End end, Find extremes) {
     XYSeries out;
-    const std::size_t n = std::min(x.size(), y.size());
+    const std::size_t n = p.size();
     if (buckets == 0 || n <= 2 * buckets) {
         for (std::size_t i = 0; i < n; ++i)
-            if (!std::isnan(y[i])) {
-                out.x.push_back(x[i]);
-                out.y.push_back(y[i]);
+            if (const double v = p.y(i); !std::isnan(v)) {
+                out.x.push_back(p.x(i));
+                out.y.push_back(v);
             }
         return out;
     }
-    const double x0 = x.front(), span = x[n - 1] - x.front();
+    const double x0 = p.x(0), span = p.x(n - 1) - x0;
     out.x.reserve(2 * buckets + 2);
     out.y.reserve(2 * buckets + 2);
     std::size_t i = 0;
@@ -71,20 +205,43 @@ XYSeries decimateWith(std::span<const double> x, std::span<const double> y, std:
         i = to;
         if (e.lo == SIZE_MAX) continue;
         const std::size_t first = std::min(e.lo, e.hi), second = std::max(e.lo, e.hi);
-        out.x.push_back(x[first]);
-        out.y.push_back(y[first]);
+        out.x.push_back(p.x(first));
+        out.y.push_back(p.y(first));
         if (second != first) {
-            out.x.push_back(x[second]);
-            out.y.push_back(y[second]);
+            out.x.push_back(p.x(second));
+            out.y.push_back(p.y(second));
         }
     }
     return out;
 }
 
+// [first, last) of the points with x in [lo, hi], plus one on each side.
+template <class P> std::pair<std::size_t, std::size_t> rangeOf(const P& p, double lo, double hi) {
+    auto partition = [&](auto below) { // the first index where below(x) is false
+        std::size_t a = 0, n = p.size();
+        while (n > 0) {
+            const std::size_t half = n / 2;
+            if (below(p.x(a + half))) {
+                a += half + 1;
+                n -= half + 1;
+            } else {
+                n = half;
+            }
+        }
+        return a;
+    };
+    std::size_t b = partition([&](double x) { return x < lo; });
+    std::size_t e = partition([&](double x) { return !(hi < x); });
+    if (b > 0) --b;
+    if (e < p.size()) ++e;
+    return {b, std::max(b, e)};
+}
+
 } // namespace
 
 XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets) {
-    const std::size_t n = std::min(x.size(), y.size());
+    const SpanPoints p{x, y};
+    const std::size_t n = p.size();
     auto end = [&](std::size_t i, double hi) {
         while (i < n && x[i] <= hi)
             ++i;
@@ -92,50 +249,67 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
     };
     auto extremes = [&](std::size_t from, std::size_t to) {
         Extremes e;
-        e.offerPoints(y, from, to);
+        e.offerPoints(p, from, to);
         return e;
     };
-    return decimateWith(x, y, buckets, end, extremes);
+    return decimateWith(p, buckets, end, extremes);
 }
 
-BlockExtrema blockExtrema(std::span<const double> x, std::span<const double> y) {
+BlockExtrema blockExtrema(const LinePoints& line) {
+    const LinePoints* one[] = {&line};
+    return std::move(blockExtrema(one).front());
+}
+
+std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines) {
     constexpr std::size_t B = BlockExtrema::kBlock;
-    const std::size_t n = std::min(x.size(), y.size());
-    BlockExtrema blocks;
-    const std::size_t count = (n + B - 1) / B;
-    blocks.lowest.reserve(count);
-    blocks.highest.reserve(count);
-    blocks.maxX.reserve(count);
-    for (std::size_t start = 0; start < n; start += B) {
-        const std::size_t stop = std::min(n, start + B);
-        Extremes e;
-        e.offerPoints(y, start, stop);
-        blocks.lowest.push_back(e.lo == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.lo));
-        blocks.highest.push_back(e.hi == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.hi));
-        // Four running maxima, so that the comparisons do not wait on each other.
-        double m[4] = {x[start], x[start], x[start], x[start]};
-        bool nan = false;
-        std::size_t k = start;
-        for (; k + 4 <= stop; k += 4)
-            for (std::size_t lane = 0; lane < 4; ++lane) {
-                const double v = x[k + lane];
-                nan |= std::isnan(v);
-                m[lane] = v > m[lane] ? v : m[lane];
-            }
-        for (; k < stop; ++k) {
-            nan |= std::isnan(x[k]);
-            m[0] = x[k] > m[0] ? x[k] : m[0];
-        }
-        const double maxX = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-        blocks.maxX.push_back(nan ? std::nan("") : maxX);
+    std::vector<BlockExtrema> out(lines.size());
+    std::size_t longest = 0;
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+        const std::size_t count = (lines[l]->size() + B - 1) / B;
+        out[l].lowest.reserve(count);
+        out[l].highest.reserve(count);
+        out[l].maxX.reserve(count);
+        longest = std::max(longest, lines[l]->size());
     }
-    return blocks;
+    // Lines with the x of an earlier line take its largest x of each block.
+    std::vector<std::size_t> xOfLine(lines.size());
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+        xOfLine[l] = l;
+        for (std::size_t k = 0; k < l && xOfLine[l] == l; ++k)
+            if (lines[l]->sameX(*lines[k])) xOfLine[l] = k;
+    }
+    double x[B];
+    for (std::size_t start = 0; start < longest; start += B)
+        for (std::size_t l = 0; l < lines.size(); ++l) {
+            const LinePoints& line = *lines[l];
+            if (start >= line.size()) continue;
+            const std::size_t stop = std::min(line.size(), start + B);
+            BlockExtrema& blocks = out[l];
+            Extremes e;
+            e.offerPoints(line, start, stop);
+            blocks.lowest.push_back(e.lo == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.lo));
+            blocks.highest.push_back(e.hi == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.hi));
+            if (xOfLine[l] != l) {
+                blocks.maxX.push_back(out[xOfLine[l]].maxX.back());
+                continue;
+            }
+            line.readX(start, stop - start, x);
+            double maxX = x[0];
+            bool nan = false;
+            for (std::size_t k = 0; k < stop - start; ++k) {
+                nan |= std::isnan(x[k]);
+                maxX = x[k] > maxX ? x[k] : maxX;
+            }
+            blocks.maxX.push_back(nan ? std::nan("") : maxX);
+        }
+    return out;
 }
 
-XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets,
-                        const BlockExtrema& blocks, std::size_t first) {
+XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
+                        std::size_t buckets, const BlockExtrema& blocks) {
     constexpr std::size_t B = BlockExtrema::kBlock;
-    const std::size_t n = std::min(x.size(), y.size());
+    const Slice<LinePoints> p{line, first, last - first};
+    const std::size_t n = p.size();
     // Whether the line's block starting at the slice's point i lies whole inside [i, to).
     auto wholeBlockAt = [&](std::size_t i, std::size_t to) {
         return (first + i) % B == 0 && to - i >= B && (first + i) / B < blocks.maxX.size();
@@ -146,7 +320,7 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
                 i += B;
                 continue;
             }
-            if (!(x[i] <= hi)) break;
+            if (!(p.x(i) <= hi)) break;
             ++i;
         }
         return i;
@@ -158,7 +332,7 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
             if (!wholeBlockAt(i, to)) {
                 // Points one by one up to the next block boundary (or the end of the bucket).
                 const std::size_t next = std::min(to, i + (B - (first + i) % B));
-                e.offerPoints(y, i, next);
+                e.offerPoints(p, i, next);
                 i = next;
                 continue;
             }
@@ -166,23 +340,23 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
             if (blocks.lowest[block] != BlockExtrema::kNone) {
                 const std::size_t lo = blocks.lowest[block] - first;
                 const std::size_t hi = blocks.highest[block] - first;
-                e.offerLow(lo, y[lo]);
-                e.offerHigh(hi, y[hi]);
+                e.offerLow(lo, p.y(lo));
+                e.offerHigh(hi, p.y(hi));
             }
             i += B;
         }
         return e;
     };
-    return decimateWith(x, y, buckets, end, extremes);
+    return decimateWith(p, buckets, end, extremes);
+}
+
+std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi) {
+    return rangeOf(line, lo, hi);
 }
 
 SeriesSpan visibleSlice(const XYSeries& s, double lo, double hi) {
-    auto b = std::lower_bound(s.x.begin(), s.x.end(), lo);
-    auto e = std::upper_bound(s.x.begin(), s.x.end(), hi);
-    if (b != s.x.begin()) --b;
-    if (e != s.x.end()) ++e;
-    const auto i0 = std::size_t(b - s.x.begin()), n = std::size_t(e - b);
-    return {std::span(s.x).subspan(i0, n), std::span(s.y).subspan(i0, n)};
+    const auto [i0, i1] = rangeOf(SpanPoints{s.x, s.y}, lo, hi);
+    return {std::span(s.x).subspan(i0, i1 - i0), std::span(s.y).subspan(i0, i1 - i0)};
 }
 
 std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {

@@ -3,10 +3,12 @@
 // and the x coordinate of a record for each x-axis mode.
 
 #include "core/analysis/key_stats.h"
+#include "core/analysis/step_aggregate.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace xt::view {
@@ -25,6 +27,52 @@ struct XYSeries {
 // survives. Series that are already small enough are returned unchanged. NaN y are dropped.
 XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets);
 
+// The points of one plotted line, x ascending: its own (x, y), or one value of each record of a
+// series, read from the records in place (a line of a million records would otherwise cost
+// 16 MB). A record without the value (no finite element) has a NaN y, which is never drawn.
+class LinePoints {
+public:
+    enum class Value : std::uint8_t { Stat, MeanMinusStd, MeanPlusStd, Own };
+    LinePoints() = default;
+    explicit LinePoints(XYSeries own) : m_own(std::move(own)) {}
+    // The statistic `field` of each record (Value::Stat), or mean -/+ std; x is
+    // xOf(record, mode) - xShift. `records` must outlive the line.
+    LinePoints(const analysis::RecordSeries& records, XAxisMode mode, double xShift, Value value,
+               analysis::StatField field = analysis::StatField::Mean);
+    // The same x with y of its own, one per point (a smoothed line).
+    LinePoints withY(std::vector<double> y) const;
+
+    std::size_t size() const { return m_records ? m_records->size() : m_own.x.size(); }
+    bool empty() const { return size() == 0; }
+    double x(std::size_t i) const {
+        return m_records ? xOf((*m_records)[i], m_mode) - m_xShift : m_own.x[i];
+    }
+    double y(std::size_t i) const {
+        double v;
+        readY(i, 1, &v);
+        return v;
+    }
+    // Both read their x from the same records.
+    bool sameX(const LinePoints& o) const {
+        return m_records && m_records == o.m_records && m_mode == o.m_mode &&
+               m_xShift == o.m_xShift;
+    }
+    // x or y of the points [first, first + n) into out.
+    void readX(std::size_t first, std::size_t n, double* out) const;
+    void readY(std::size_t first, std::size_t n, double* out) const;
+    // The points [first, last) that have a y (NaN y left out).
+    XYSeries copy(std::size_t first, std::size_t last) const;
+    XYSeries copy() const { return copy(0, size()); }
+
+private:
+    const analysis::RecordSeries* m_records = nullptr;
+    XAxisMode m_mode = XAxisMode::Gstep;
+    double m_xShift = 0;
+    Value m_value = Value::Own;
+    analysis::StatField m_field = analysis::StatField::Mean;
+    XYSeries m_own; // x and y; only y with records
+};
+
 // For each block of kBlock points of a line: its first lowest and first highest point (NaN never
 // counts; kNone when there is no other) and its largest x (NaN when it has a NaN x). With them,
 // decimateMinMax reads only the points of the blocks that a bucket does not cover whole.
@@ -34,11 +82,16 @@ struct BlockExtrema {
     std::vector<std::uint32_t> lowest, highest; // indices into the line
     std::vector<double> maxX;
 };
-BlockExtrema blockExtrema(std::span<const double> x, std::span<const double> y);
-// The same points as decimateMinMax(x, y, buckets), where x and y are the part of a line from
-// its point `first` on (a visibleSlice) and `blocks` are the line's.
-XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, std::size_t buckets,
-                        const BlockExtrema& blocks, std::size_t first);
+BlockExtrema blockExtrema(const LinePoints& line);
+// Those of several lines, found block by block across the lines: lines that read one series
+// read each record once, not once per line.
+std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines);
+// The same points as decimateMinMax over the line's points [first, last), through its blocks.
+XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
+                        std::size_t buckets, const BlockExtrema& blocks);
+// The points [first, last) of a line with x in [lo, hi], plus one on each side so lines reach
+// the edges of the view.
+std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi);
 
 // A view of part of a series (no copy).
 struct SeriesSpan {

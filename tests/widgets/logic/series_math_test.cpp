@@ -1,6 +1,7 @@
 // The plots' series math without Qt: min/max decimation keeps spikes of a million points and
-// passes small series through; the debiased EMA keeps a constant constant and skips NaN; the
-// visible part of a series reaches the view's edges.
+// passes small series through; lines read from records give each record's value and decimate as
+// their points would; the debiased EMA keeps a constant constant and skips NaN; the visible part
+// of a series reaches the view's edges.
 #include "widgets/logic/series_math.h"
 
 #include <gtest/gtest.h>
@@ -89,28 +90,143 @@ TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
                             : std::sin(double(i) * 0.01) + double(rng() % 1000) * 1e-3;
         }
         if (trial % 5 == 0) x[rng() % n] = std::nan(""); // a NaN x ends its bucket early
-        const BlockExtrema blocks = blockExtrema(x, y);
+        const LinePoints line(XYSeries{x, y});
+        const BlockExtrema blocks = blockExtrema(line);
         for (std::size_t buckets : {1u, 7u, 200u, 1000u}) {
             SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(buckets));
             const XYSeries got = decimateMinMax(x, y, buckets);
             const XYSeries want = referenceDecimation(x, y, buckets);
             ASSERT_EQ(got.x, want.x);
             ASSERT_EQ(got.y, want.y);
-            // The whole line and a part of it (as a visible slice is) through its blocks.
-            const XYSeries whole = decimateMinMax(x, y, buckets, blocks, 0);
+            // The whole line and a part of it (as a visible range is) through its blocks.
+            const XYSeries whole = decimateMinMax(line, 0, n, buckets, blocks);
             ASSERT_EQ(whole.x, want.x);
             ASSERT_EQ(whole.y, want.y);
             const std::size_t first = rng() % (n / 3), count = n / 2 + rng() % (n - first - n / 2);
             const std::vector<double> px(x.begin() + first, x.begin() + first + count),
                 py(y.begin() + first, y.begin() + first + count);
-            const XYSeries part =
-                decimateMinMax(std::span(x).subspan(first, count),
-                               std::span(y).subspan(first, count), buckets, blocks, first);
+            const XYSeries part = decimateMinMax(line, first, first + count, buckets, blocks);
             const XYSeries partWant = referenceDecimation(px, py, buckets);
             ASSERT_EQ(part.x, partWant.x);
             ASSERT_EQ(part.y, partWant.y);
         }
     }
+}
+
+TEST(SeriesMath, LinesReadFromRecordsGiveEachRecordsValue) {
+    // 1500 records (two chunks of RecordSeries and a tail), every fourth without a finite
+    // element; x steps back once (a restarted run).
+    analysis::RecordSeries records;
+    std::mt19937 rng(11);
+    for (std::size_t i = 0; i < 1500; ++i) {
+        analysis::RecordStats r;
+        r.record = i;
+        r.gstep = std::int64_t(i < 700 ? 10 * i : 10 * i - 3000);
+        r.lstep = std::int64_t(i + 1);
+        r.timestamp = 1700000000000 + std::int64_t(i) * 250;
+        r.stats.count = 8;
+        r.stats.zeros = rng() % 3;
+        if (i % 4 == 3) {
+            r.stats.nan = 8;
+        } else {
+            r.stats.finite = 8;
+            r.stats.min = -double(rng() % 100);
+            r.stats.max = double(rng() % 100);
+            r.stats.mean = double(rng() % 1000) * 1e-2;
+            r.stats.std = double(rng() % 10);
+            r.stats.l2 = double(rng() % 500);
+        }
+        records.push_back(r);
+    }
+    using F = analysis::StatField;
+    using V = LinePoints::Value;
+    for (XAxisMode mode : {XAxisMode::Gstep, XAxisMode::Lstep, XAxisMode::WallTime})
+        for (int field = 0; field <= int(F::L2) + 2; ++field) {
+            const V v = field <= int(F::L2)       ? V::Stat
+                        : field == int(F::L2) + 1 ? V::MeanMinusStd
+                                                  : V::MeanPlusStd;
+            const F f = v == V::Stat ? F(field) : F::Mean;
+            const LinePoints line(records, mode, 5.0, v, f);
+            SCOPED_TRACE(std::to_string(int(mode)) + " " + std::to_string(field));
+            ASSERT_EQ(line.size(), records.size());
+            std::vector<double> xs, ys;
+            for (std::size_t i = 0; i < records.size(); ++i) {
+                const auto& r = records[i];
+                const double want = v == V::Stat
+                                        ? analysis::statValue(r.stats, f).value_or(std::nan(""))
+                                    : !r.stats.hasFinite() ? std::nan("")
+                                    : v == V::MeanMinusStd ? r.stats.mean - r.stats.std
+                                                           : r.stats.mean + r.stats.std;
+                ASSERT_EQ(line.x(i), xOf(r, mode) - 5.0) << i;
+                if (std::isnan(want))
+                    ASSERT_TRUE(std::isnan(line.y(i))) << i;
+                else
+                    ASSERT_EQ(line.y(i), want) << i;
+                xs.push_back(line.x(i));
+                ys.push_back(line.y(i));
+            }
+            // Ranges across the chunks read as point by point.
+            std::vector<double> got(1100);
+            line.readY(300, got.size(), got.data());
+            for (std::size_t i = 0; i < got.size(); ++i)
+                ASSERT_TRUE(got[i] == ys[300 + i] ||
+                            (std::isnan(got[i]) && std::isnan(ys[300 + i])));
+            line.readX(300, got.size(), got.data());
+            ASSERT_TRUE(std::equal(got.begin(), got.end(), xs.begin() + 300));
+            // The points with a value, and their decimation through the line's blocks.
+            const XYSeries copy = line.copy();
+            ASSERT_EQ(copy.x.size(), std::size_t(std::count_if(ys.begin(), ys.end(), [](double y) {
+                          return !std::isnan(y);
+                      })));
+            const BlockExtrema blocks = blockExtrema(line);
+            for (std::size_t buckets : {3u, 100u, 1000u}) {
+                const XYSeries d = decimateMinMax(line, 0, line.size(), buckets, blocks);
+                const XYSeries want = referenceDecimation(xs, ys, buckets);
+                ASSERT_EQ(d.x, want.x);
+                ASSERT_EQ(d.y, want.y);
+            }
+        }
+}
+
+TEST(SeriesMath, BlockExtremaOfSeveralLinesAreEachLinesOwn) {
+    // Lines that share their x (one series), one with y of its own, one of its own points and
+    // of another length.
+    analysis::RecordSeries records;
+    for (std::size_t i = 0; i < 1000; ++i) {
+        analysis::RecordStats r;
+        r.gstep = std::int64_t(i);
+        r.stats.count = r.stats.finite = 1;
+        r.stats.min = -double(i % 37);
+        r.stats.max = double(i % 53);
+        r.stats.mean = std::sin(double(i));
+        records.push_back(r);
+    }
+    using F = analysis::StatField;
+    const LinePoints mean(records, XAxisMode::Gstep, 0, LinePoints::Value::Stat, F::Mean);
+    const LinePoints min(records, XAxisMode::Gstep, 0, LinePoints::Value::Stat, F::Min);
+    const LinePoints shifted(records, XAxisMode::Gstep, 7, LinePoints::Value::Stat, F::Max);
+    std::vector<double> y(1000);
+    for (std::size_t i = 0; i < y.size(); ++i)
+        y[i] = double((i * 7919) % 1000);
+    const LinePoints own = mean.withY(y);
+    XYSeries points;
+    for (std::size_t i = 0; i < 300; ++i) {
+        points.x.push_back(double(i) * 0.5);
+        points.y.push_back(std::cos(double(i)));
+    }
+    const LinePoints owned(points);
+    const LinePoints* lines[] = {&mean, &owned, &min, &shifted, &own};
+    const std::vector<BlockExtrema> all = blockExtrema(lines);
+    ASSERT_EQ(all.size(), 5u);
+    for (std::size_t l = 0; l < 5; ++l) {
+        const BlockExtrema one = blockExtrema(*lines[l]);
+        EXPECT_EQ(all[l].lowest, one.lowest) << l;
+        EXPECT_EQ(all[l].highest, one.highest) << l;
+        EXPECT_EQ(all[l].maxX, one.maxX) << l;
+    }
+    EXPECT_EQ(all[3].maxX.front(), 63 - 7); // its own x, not the shared one
+    EXPECT_EQ(own.y(5), y[5]);
+    EXPECT_EQ(own.x(5), 5);
 }
 
 TEST(SeriesMath, DebiasedEma) {
