@@ -549,6 +549,8 @@ void StatPlot::redecimate() {
     if (m_decimated == view) return;
     m_decimated = view;
     std::size_t densest = 0;
+    std::vector<std::size_t> ends;
+    const view::LinePoints* endsOf = nullptr; // the line `ends` were found for
     for (auto& l : m_lines) {
         const auto [first, last] = view::visibleRange(l.data, range.lower, range.upper);
         XYSeries d;
@@ -571,7 +573,12 @@ void StatPlot::redecimate() {
         } else if (l.graph->lineStyle() == QCPGraph::lsNone) {
             d = l.data.copy(first, last);
         } else {
-            d = decimateMinMax(l.data, first, last, buckets, l.blocks);
+            // Lines of one series (mean, bands) have the same x, so the same buckets.
+            if (!endsOf || !l.data.sameX(*endsOf)) {
+                ends = view::bucketEnds(l.data, first, last, buckets, l.blocks);
+                endsOf = &l.data;
+            }
+            d = decimateMinMax(l.data, first, last, ends, l.blocks);
         }
         densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),

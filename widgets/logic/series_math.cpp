@@ -179,28 +179,42 @@ struct Extremes {
     }
 };
 
-// The points of p in `buckets` equal x slices, each slice's extremes found by `extremes`
-// over its point range [from, to); `end(from, hi)` is the first point past the slice's x edge.
-template <class P, class End, class Find>
-XYSeries decimateWith(const P& p, std::size_t buckets, End end, Find extremes) {
-    XYSeries out;
+// Where each of `buckets` equal x slices of p ends: the slice b holds the points
+// [ends[b - 1], ends[b]) (from 0 for the first); `end(from, hi)` is the first point past the
+// slice's x edge. Empty when p is small enough to be drawn whole.
+template <class P, class End>
+std::vector<std::size_t> endsWith(const P& p, std::size_t buckets, End end) {
+    std::vector<std::size_t> ends;
     const std::size_t n = p.size();
-    if (buckets == 0 || n <= 2 * buckets) {
-        for (std::size_t i = 0; i < n; ++i)
+    if (buckets == 0 || n <= 2 * buckets) return ends;
+    const double x0 = p.x(0), span = p.x(n - 1) - x0;
+    ends.reserve(buckets);
+    std::size_t i = 0;
+    for (std::size_t b = 0; b < buckets && i < n; ++b) {
+        // Up to the first x past the slice's upper edge (all the rest for the last slice).
+        i = b + 1 == buckets ? n : end(i, x0 + span * double(b + 1) / double(buckets));
+        ends.push_back(i);
+    }
+    return ends;
+}
+
+// Each slice's first lowest and first highest point in x order, found by `extremes` over its
+// point range [from, to); every point with a y when there are no slices.
+template <class P, class Find>
+XYSeries decimateWith(const P& p, std::span<const std::size_t> ends, Find extremes) {
+    XYSeries out;
+    if (ends.empty()) {
+        for (std::size_t i = 0; i < p.size(); ++i)
             if (const double v = p.y(i); !std::isnan(v)) {
                 out.x.push_back(p.x(i));
                 out.y.push_back(v);
             }
         return out;
     }
-    const double x0 = p.x(0), span = p.x(n - 1) - x0;
-    out.x.reserve(2 * buckets + 2);
-    out.y.reserve(2 * buckets + 2);
+    out.x.reserve(2 * ends.size() + 2);
+    out.y.reserve(2 * ends.size() + 2);
     std::size_t i = 0;
-    for (std::size_t b = 0; b < buckets && i < n; ++b) {
-        // Up to the first x past the slice's upper edge (all the rest for the last slice).
-        const std::size_t to =
-            b + 1 == buckets ? n : end(i, x0 + span * double(b + 1) / double(buckets));
+    for (const std::size_t to : ends) {
         const Extremes e = extremes(i, to);
         i = to;
         if (e.lo == SIZE_MAX) continue;
@@ -252,7 +266,7 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
         e.offerPoints(p, from, to);
         return e;
     };
-    return decimateWith(p, buckets, end, extremes);
+    return decimateWith(p, endsWith(p, buckets, end), extremes);
 }
 
 BlockExtrema blockExtrema(const LinePoints& line) {
@@ -268,6 +282,8 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
         const std::size_t count = (lines[l]->size() + B - 1) / B;
         out[l].lowest.reserve(count);
         out[l].highest.reserve(count);
+        out[l].low.reserve(count);
+        out[l].high.reserve(count);
         out[l].maxX.reserve(count);
         longest = std::max(longest, lines[l]->size());
     }
@@ -289,6 +305,8 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
             e.offerPoints(line, start, stop);
             blocks.lowest.push_back(e.lo == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.lo));
             blocks.highest.push_back(e.hi == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.hi));
+            blocks.low.push_back(e.lowest);
+            blocks.high.push_back(e.highest);
             if (xOfLine[l] != l) {
                 blocks.maxX.push_back(out[xOfLine[l]].maxX.back());
                 continue;
@@ -305,18 +323,16 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
     return out;
 }
 
-XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
-                        std::size_t buckets, const BlockExtrema& blocks) {
+std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, std::size_t last,
+                                    std::size_t buckets, const BlockExtrema& blocks) {
     constexpr std::size_t B = BlockExtrema::kBlock;
     const Slice<LinePoints> p{line, first, last - first};
     const std::size_t n = p.size();
-    // Whether the line's block starting at the slice's point i lies whole inside [i, to).
-    auto wholeBlockAt = [&](std::size_t i, std::size_t to) {
-        return (first + i) % B == 0 && to - i >= B && (first + i) / B < blocks.maxX.size();
-    };
     auto end = [&](std::size_t i, double hi) {
         while (i < n) {
-            if (wholeBlockAt(i, n) && blocks.maxX[(first + i) / B] <= hi) {
+            // A whole block of the line at once where its largest x is inside the slice.
+            if ((first + i) % B == 0 && n - i >= B && (first + i) / B < blocks.maxX.size() &&
+                blocks.maxX[(first + i) / B] <= hi) {
                 i += B;
                 continue;
             }
@@ -324,6 +340,17 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
             ++i;
         }
         return i;
+    };
+    return endsWith(p, buckets, end);
+}
+
+XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
+                        std::span<const std::size_t> ends, const BlockExtrema& blocks) {
+    constexpr std::size_t B = BlockExtrema::kBlock;
+    const Slice<LinePoints> p{line, first, last - first};
+    // Whether the line's block starting at the slice's point i lies whole inside [i, to).
+    auto wholeBlockAt = [&](std::size_t i, std::size_t to) {
+        return (first + i) % B == 0 && to - i >= B && (first + i) / B < blocks.maxX.size();
     };
     auto extremes = [&](std::size_t from, std::size_t to) {
         Extremes e;
@@ -340,14 +367,20 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
             if (blocks.lowest[block] != BlockExtrema::kNone) {
                 const std::size_t lo = blocks.lowest[block] - first;
                 const std::size_t hi = blocks.highest[block] - first;
-                e.offerLow(lo, p.y(lo));
-                e.offerHigh(hi, p.y(hi));
+                e.offerLow(lo, blocks.low[block]);
+                e.offerHigh(hi, blocks.high[block]);
             }
             i += B;
         }
         return e;
     };
-    return decimateWith(p, buckets, end, extremes);
+    return decimateWith(p, ends, extremes);
+}
+
+XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
+                        std::size_t buckets, const BlockExtrema& blocks) {
+    return decimateMinMax(line, first, last, bucketEnds(line, first, last, buckets, blocks),
+                          blocks);
 }
 
 std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi) {

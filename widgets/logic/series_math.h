@@ -74,12 +74,14 @@ private:
 };
 
 // For each block of kBlock points of a line: its first lowest and first highest point (NaN never
-// counts; kNone when there is no other) and its largest x (NaN when it has a NaN x). With them,
-// decimateMinMax reads only the points of the blocks that a bucket does not cover whole.
+// counts; kNone when there is no other), their y, and its largest x (NaN when it has a NaN x).
+// With them, decimateMinMax reads only the points of the blocks that a bucket does not cover
+// whole.
 struct BlockExtrema {
     static constexpr std::size_t kBlock = 64;
     static constexpr std::uint32_t kNone = UINT32_MAX;
     std::vector<std::uint32_t> lowest, highest; // indices into the line
+    std::vector<double> low, high;              // y there
     std::vector<double> maxX;
 };
 BlockExtrema blockExtrema(const LinePoints& line);
@@ -89,6 +91,12 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
 // The same points as decimateMinMax over the line's points [first, last), through its blocks.
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
                         std::size_t buckets, const BlockExtrema& blocks);
+// The same in two steps, so that lines with the same x (sameX) find their buckets once: where
+// each bucket of the points [first, last) ends (empty: draw them all), then their points.
+std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, std::size_t last,
+                                    std::size_t buckets, const BlockExtrema& blocks);
+XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
+                        std::span<const std::size_t> ends, const BlockExtrema& blocks);
 // The points [first, last) of a line with x in [lo, hi], plus one on each side so lines reach
 // the edges of the view.
 std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi);

@@ -222,6 +222,8 @@ TEST(SeriesMath, BlockExtremaOfSeveralLinesAreEachLinesOwn) {
         const BlockExtrema one = blockExtrema(*lines[l]);
         EXPECT_EQ(all[l].lowest, one.lowest) << l;
         EXPECT_EQ(all[l].highest, one.highest) << l;
+        EXPECT_EQ(all[l].low, one.low) << l;
+        EXPECT_EQ(all[l].high, one.high) << l;
         EXPECT_EQ(all[l].maxX, one.maxX) << l;
     }
     EXPECT_EQ(all[3].maxX.front(), 63 - 7); // its own x, not the shared one
