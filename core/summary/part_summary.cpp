@@ -196,6 +196,7 @@ private:
     }
 
     static constexpr std::size_t kReleaseStep = std::size_t(64) << 20;
+    static constexpr std::size_t kCrcStep = std::size_t(128) << 10; // fits in a core's L2
     std::span<const std::uint8_t> m_b;
     const std::string& m_name;
     std::uint64_t* m_errorOffset;
@@ -297,6 +298,8 @@ Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
                             ") is out of order or beyond the scanned bytes");
         prevEnd = e.offset + e.length;
         if (built) (*built)[i] = e;
+        const std::size_t checked = s.begin + (i + 1) * kRecordBytes;
+        if (checked >= m_crcTo + kCrcStep) crcTo(checked, false); // as for the columns
     }
     if (inPlace) out.records = RecordTable::mapped(m_file, {inFile, std::size_t(s.count)});
     return Status::ok();
@@ -381,8 +384,10 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
         const std::size_t column = i - out.columnStart[record];
         if (column >= out.totals.size()) out.totals.resize(column + 1);
         out.totals[column].add(c, record, out.shapes);
+        // The checksum of what was just checked, while it is in the cache.
+        if (at + kColumnBytes >= m_crcTo + kCrcStep) crcTo(at + kColumnBytes, false);
         if (at + kColumnBytes >= released + kReleaseStep) {
-            crcTo(at + kColumnBytes, false); // while these columns are in the cache
+            crcTo(at + kColumnBytes, false);
             release(released, at + kColumnBytes);
             released = at + kColumnBytes;
         }
