@@ -99,6 +99,15 @@ void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offs
               MADV_DONTNEED);
 }
 
+void adviseHugePages(void* data, std::uint64_t size) {
+    constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+    const auto begin = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+    const std::uintptr_t last = (begin + size) & ~(kHuge - 1);
+    if (data && last > first)
+        (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
 Status MappedFile::map(std::uint64_t size) {
     m_size = size;
     if (size == 0) return Status::ok();

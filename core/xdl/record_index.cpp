@@ -1,6 +1,7 @@
 #include "core/xdl/record_index.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/base/mapped_file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -249,6 +250,7 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
         second.m_records = std::move(split.spare);
         second.m_records.clear();
         second.m_records.reserve(static_cast<std::size_t>((end - q) / mean * 9 / 8 + 64));
+        adviseHugePages(second.m_records.data(), second.m_records.capacity() * sizeof(RecordEntry));
         try {
             thread = std::thread([&] {
                 const Clock::time_point t0 = Clock::now();
@@ -345,6 +347,7 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
             // Reserve for the whole file from the average record size seen so far.
             std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
             m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
+            adviseHugePages(m_records.data(), m_records.capacity() * sizeof(RecordEntry));
         }
         m_records.push_back(
             RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep, head.timestamp});

@@ -1,6 +1,7 @@
 #pragma once
 // Resident kB of the mapping that holds `p` (its Rss in /proc/self/smaps): other memory of the
-// process (a sanitizer's, for one) does not count. 0 when no mapping holds it.
+// process (a sanitizer's, for one) does not count. 0 when no mapping holds it. smapsKbAt and
+// smapsFieldAt read other fields of it ("AnonHugePages", "VmFlags", ...).
 
 #include <cstdint>
 #include <cstdio>
@@ -9,18 +10,29 @@
 
 namespace xt::test {
 
-inline std::uint64_t residentKbAt(const void* p) {
+// The text after "field:" in the smaps entry of the mapping that holds `p` ("" when none).
+inline std::string smapsFieldAt(const void* p, const std::string& field) {
     std::ifstream in("/proc/self/smaps");
     const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const std::string prefix = field + ":";
     bool inside = false;
     for (std::string line; std::getline(in, line);) {
-        unsigned long lo = 0, hi = 0, kb = 0;
+        unsigned long lo = 0, hi = 0;
         if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') != 8)
             inside = lo <= at && at < hi;
-        else if (inside && std::sscanf(line.c_str(), "Rss: %lu kB", &kb) == 1)
-            return kb;
+        else if (inside && line.rfind(prefix, 0) == 0)
+            return line.substr(prefix.size());
     }
-    return 0;
+    return {};
+}
+
+inline std::uint64_t smapsKbAt(const void* p, const std::string& field) {
+    unsigned long kb = 0;
+    return std::sscanf(smapsFieldAt(p, field).c_str(), "%lu kB", &kb) == 1 ? kb : 0;
+}
+
+inline std::uint64_t residentKbAt(const void* p) {
+    return smapsKbAt(p, "Rss");
 }
 
 } // namespace xt::test
