@@ -533,6 +533,13 @@ std::vector<xdl::RecordEntry>& RecordTable::built() {
     return m_built;
 }
 
+void RecordTable::release(std::size_t first, std::size_t last) const {
+    if (!m_file || first >= last) return;
+    const auto* base = m_file->bytes().data();
+    const auto* from = reinterpret_cast<const std::uint8_t*>(m_mapped.data() + first);
+    m_file->release(std::uint64_t(from - base), (last - first) * sizeof(xdl::RecordEntry));
+}
+
 RecordTable RecordTable::mapped(std::shared_ptr<const MappedFile> file,
                                 std::span<const xdl::RecordEntry> records) {
     RecordTable t;
@@ -602,6 +609,7 @@ void PartSummary::releaseBehind(std::size_t record, std::size_t& releasedTo) con
         return;
     record = std::min(record, records.size());
     columns.release(columnStart[releasedTo], columnStart[record]);
+    records.release(releasedTo, record);
     releasedTo = record;
 }
 

@@ -102,6 +102,8 @@ public:
     // The records to change or add to (a mapped table throws: PartSummary::materialize).
     std::vector<xdl::RecordEntry>& built();
     const std::shared_ptr<const MappedFile>& file() const { return m_file; }
+    // Gives back the mapped pages of records [first, last) (nothing when built).
+    void release(std::size_t first, std::size_t last) const;
     static RecordTable mapped(std::shared_ptr<const MappedFile> file,
                               std::span<const xdl::RecordEntry> records);
 
@@ -188,9 +190,9 @@ struct PartSummary {
     // Adds record `record`'s columns to the totals (in record order); recountTotals starts over.
     void countColumns(std::size_t record);
     void recountTotals();
-    // For a pass over the records front to back: gives back the mapped pages of the columns of
-    // records [*releasedTo, record) once there are many, and moves *releasedTo. `record` =
-    // recordCount() gives back the rest.
+    // For a pass over the records front to back: gives back the mapped pages of records
+    // [*releasedTo, record) and of their columns once there are many, and moves *releasedTo.
+    // `record` = recordCount() gives back the rest.
     void releaseBehind(std::size_t record, std::size_t& releasedTo) const;
     bool isDamaged(std::size_t record) const;
     const xdl::Shape& shapeOf(const ColumnSummary& c) const; // an empty shape for kNone

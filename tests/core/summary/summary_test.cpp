@@ -8,6 +8,7 @@
 #include "core/analysis/tensor_kernels.h"
 #include "core/summary/run_summary.h"
 #include "core/summary/summary_builder.h"
+#include "resident.h"
 #include "summary_test_util.h"
 
 #include <fcntl.h>
@@ -758,6 +759,48 @@ TEST(SummaryStore, ALargeSummaryIsReadInPlaceWithTheValuesOfAFreshBuild) {
     EXPECT_EQ(origin, SummaryOrigin::Built);
     EXPECT_EQ(bytesOf(*extended), bytesOf(*whole));
     EXPECT_TRUE(d.empty());
+}
+
+TEST(SummaryStore, APassGivesBackTheMappedRecordsAndColumnsBehindIt) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(3000, 8));
+    const StoreOptions o = storeIn(cache);
+    Diagnostics d;
+    SummaryOrigin origin;
+    ASSERT_TRUE(build(path, o, d, &origin));
+    auto s = build(path, o, d, &origin);
+    ASSERT_EQ(origin, SummaryOrigin::Loaded);
+    ASSERT_TRUE(s->columns.isMapped());
+    ASSERT_TRUE(s->records.file());
+    const void* mapping = s->records.view().data();
+    const std::uint64_t recordKb = s->recordCount() * sizeof(xdl::RecordEntry) / 1024;
+    ASSERT_GE(recordKb, 100u); // 3000 records of 40 bytes
+    // A pass over every record and its columns maps them in...
+    std::int64_t steps = 0;
+    double sum = 0;
+    for (std::size_t r = 0; r < s->recordCount(); ++r) {
+        steps += s->records[r].gstep;
+        for (const ColumnSummary& c : s->columnsOf(r))
+            sum += double(c.stats.count);
+    }
+    EXPECT_GT(steps + std::int64_t(sum), 0);
+    EXPECT_GE(xt::test::residentKbAt(mapping), recordKb);
+    // ...and releasing behind it gives back both: what stays are the pages shared with the small
+    // sections around them.
+    const std::int64_t step10 = s->records[10].gstep;
+    std::size_t released = 0;
+    for (std::size_t r = 0; r <= s->recordCount(); ++r)
+        s->releaseBehind(r, released);
+    EXPECT_EQ(released, s->recordCount());
+    EXPECT_LE(xt::test::residentKbAt(mapping), 32u);
+    EXPECT_EQ(s->records[10].gstep, step10); // still readable: mapped in again
+    // The records alone, read again and given back.
+    for (std::size_t r = 0; r < s->recordCount(); ++r)
+        steps += s->records[r].lstep;
+    EXPECT_GE(xt::test::residentKbAt(mapping), recordKb - 8);
+    s->records.release(0, s->recordCount());
+    EXPECT_LE(xt::test::residentKbAt(mapping), 16u);
 }
 
 // Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
