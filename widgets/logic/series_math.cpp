@@ -53,19 +53,8 @@ void LinePoints::readX(std::size_t first, std::size_t n, double* out) const {
         std::copy_n(m_own.x.begin() + std::ptrdiff_t(first), n, out);
         return;
     }
-    const double shift = m_xShift;
-    switch (m_mode) {
-    case XAxisMode::Gstep:
-        return fill(*m_records, first, n, out,
-                    [shift](const analysis::RecordStats& r) { return double(r.gstep) - shift; });
-    case XAxisMode::Lstep:
-        return fill(*m_records, first, n, out,
-                    [shift](const analysis::RecordStats& r) { return double(r.lstep) - shift; });
-    case XAxisMode::WallTime:
-        return fill(*m_records, first, n, out, [shift](const analysis::RecordStats& r) {
-            return double(r.timestamp) / 1000.0 - shift;
-        });
-    }
+    fill(*m_records, first, n, out,
+         [mode = m_mode, shift = m_xShift](const auto& r) { return xOf(r, mode) - shift; });
 }
 
 void LinePoints::readY(std::size_t first, std::size_t n, double* out) const {
@@ -110,11 +99,18 @@ void LinePoints::readY(std::size_t first, std::size_t n, double* out) const {
 
 XYSeries LinePoints::copy(std::size_t first, std::size_t last) const {
     XYSeries out;
-    for (std::size_t i = first; i < last; ++i)
-        if (const double v = y(i); !std::isnan(v)) {
-            out.x.push_back(x(i));
-            out.y.push_back(v);
-        }
+    constexpr std::size_t B = BlockExtrema::kBlock; // read a block at a time
+    double x[B], y[B];
+    for (std::size_t i = first; i < last; i += B) {
+        const std::size_t n = std::min(B, last - i);
+        readX(i, n, x);
+        readY(i, n, y);
+        for (std::size_t k = 0; k < n; ++k)
+            if (!std::isnan(y[k])) {
+                out.x.push_back(x[k]);
+                out.y.push_back(y[k]);
+            }
+    }
     return out;
 }
 
