@@ -505,6 +505,7 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
     // NaN/Inf markers: at the mean of the last finite record (or 0), per rank.
     XYSeries marks;
     for (const auto* series : shown) {
+        if (series->records.nonFiniteRecords() == 0) continue;
         double lastY = 0;
         for (const auto& r : series->records) {
             if (r.stats.hasFinite()) lastY = r.stats.mean;

@@ -5,7 +5,9 @@
 namespace xt::analysis {
 
 void RecordSeries::grow() {
-    m_tail.reserve(std::min(kChunk, std::max<std::size_t>(8, 2 * m_tail.size())));
+    // A series that filled a chunk fills the next one too: no copies on the way there.
+    m_tail.reserve(m_chunks.empty() ? std::min(kChunk, std::max<std::size_t>(8, 2 * m_tail.size()))
+                                    : kChunk);
 }
 
 void RecordSeries::seal() {

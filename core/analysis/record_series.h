@@ -92,13 +92,16 @@ public:
     void push_back(const RecordStats& r) {
         if (m_tail.size() == m_tail.capacity()) grow(); // never beyond one chunk
         m_tail.push_back(r);
+        m_nonFinite += r.stats.nan || r.stats.inf;
         if (m_tail.size() == kChunk) seal();
     }
     template <class It> void append(It first, It last) {
         for (; first != last; ++first)
             push_back(*first);
     }
-    void clear() { m_chunks.clear(), m_tail.clear(); }
+    void clear() { m_chunks.clear(), m_tail.clear(), m_nonFinite = 0; }
+    // How many of the records hold a NaN or an Inf (counted as they are added: no pass).
+    std::size_t nonFiniteRecords() const { return m_nonFinite; }
     // How many of its chunks this series holds together with other copies.
     std::size_t sharedChunks() const;
 
@@ -108,6 +111,7 @@ private:
 
     std::vector<std::shared_ptr<const std::vector<RecordStats>>> m_chunks; // kChunk records each
     std::vector<RecordStats> m_tail;                                       // < kChunk records
+    std::size_t m_nonFinite = 0;
 };
 
 } // namespace xt::analysis

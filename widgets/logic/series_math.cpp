@@ -1,5 +1,7 @@
 #include "widgets/logic/series_math.h"
 
+#include "core/analysis/parallel_loop.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -276,11 +278,11 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
     std::size_t longest = 0;
     for (std::size_t l = 0; l < lines.size(); ++l) {
         const std::size_t count = (lines[l]->size() + B - 1) / B;
-        out[l].lowest.reserve(count);
-        out[l].highest.reserve(count);
-        out[l].low.reserve(count);
-        out[l].high.reserve(count);
-        out[l].maxX.reserve(count);
+        out[l].lowest.resize(count);
+        out[l].highest.resize(count);
+        out[l].low.resize(count);
+        out[l].high.resize(count);
+        out[l].maxX.resize(count);
         longest = std::max(longest, lines[l]->size());
     }
     // Lines with the x of an earlier line take its largest x of each block.
@@ -290,32 +292,47 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
         for (std::size_t k = 0; k < l && xOfLine[l] == l; ++k)
             if (lines[l]->sameX(*lines[k])) xOfLine[l] = k;
     }
-    double x[B];
-    for (std::size_t start = 0; start < longest; start += B)
-        for (std::size_t l = 0; l < lines.size(); ++l) {
-            const LinePoints& line = *lines[l];
-            if (start >= line.size()) continue;
-            const std::size_t stop = std::min(line.size(), start + B);
-            BlockExtrema& blocks = out[l];
-            Extremes e;
-            e.offerPoints(line, start, stop);
-            blocks.lowest.push_back(e.lo == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.lo));
-            blocks.highest.push_back(e.hi == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.hi));
-            blocks.low.push_back(e.lowest);
-            blocks.high.push_back(e.highest);
-            if (xOfLine[l] != l) {
-                blocks.maxX.push_back(out[xOfLine[l]].maxX.back());
-                continue;
+    // Blocks [first, last) of every line.
+    auto blocksIn = [&](std::size_t first, std::size_t last) {
+        double x[B];
+        for (std::size_t b = first; b < last; ++b)
+            for (std::size_t l = 0; l < lines.size(); ++l) {
+                const LinePoints& line = *lines[l];
+                const std::size_t start = b * B;
+                if (start >= line.size()) continue;
+                const std::size_t stop = std::min(line.size(), start + B);
+                BlockExtrema& blocks = out[l];
+                Extremes e;
+                e.offerPoints(line, start, stop);
+                blocks.lowest[b] = e.lo == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.lo);
+                blocks.highest[b] = e.hi == SIZE_MAX ? BlockExtrema::kNone : std::uint32_t(e.hi);
+                blocks.low[b] = e.lowest;
+                blocks.high[b] = e.highest;
+                if (xOfLine[l] != l) {
+                    blocks.maxX[b] = out[xOfLine[l]].maxX[b];
+                    continue;
+                }
+                line.readX(start, stop - start, x);
+                double maxX = x[0];
+                bool nan = false;
+                for (std::size_t k = 0; k < stop - start; ++k) {
+                    nan |= std::isnan(x[k]);
+                    maxX = x[k] > maxX ? x[k] : maxX;
+                }
+                blocks.maxX[b] = nan ? std::nan("") : maxX;
             }
-            line.readX(start, stop - start, x);
-            double maxX = x[0];
-            bool nan = false;
-            for (std::size_t k = 0; k < stop - start; ++k) {
-                nan |= std::isnan(x[k]);
-                maxX = x[k] > maxX ? x[k] : maxX;
-            }
-            blocks.maxX.push_back(nan ? std::nan("") : maxX);
-        }
+    };
+    // Millions of points (a run of small records) on every core, in stretches of 256 Ki points.
+    constexpr std::size_t kStretch = 4096;
+    const std::size_t count = (longest + B - 1) / B;
+    if (count <= kStretch) {
+        blocksIn(0, count);
+    } else {
+        analysis::ParallelLoop(0).run(
+            (count + kStretch - 1) / kStretch, [&](std::size_t i, unsigned) {
+                blocksIn(i * kStretch, std::min(count, (i + 1) * kStretch));
+            });
+    }
     return out;
 }
 

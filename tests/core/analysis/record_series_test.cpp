@@ -87,3 +87,23 @@ TEST(RecordSeries, BuildsFromAnInitializerList) {
     const RecordSeries s{rec(0), rec(1), rec(2)};
     expectRecords(s, 3);
 }
+
+TEST(RecordSeries, CountsTheRecordsWithNaNOrInfAsTheyAreAdded) {
+    RecordSeries s;
+    for (std::size_t i = 0; i < 3 * RecordSeries::kChunk; ++i) {
+        RecordStats r = rec(i);
+        r.stats.nan = i % 100 == 7 ? 2 : 0;
+        r.stats.inf = i % 250 == 3 ? 1 : 0;
+        s.push_back(r);
+    }
+    const auto counted = std::count_if(
+        s.begin(), s.end(), [](const RecordStats& r) { return r.stats.nan || r.stats.inf; });
+    EXPECT_GT(counted, 10);
+    EXPECT_EQ(s.nonFiniteRecords(), std::size_t(counted));
+    const RecordSeries copy = s;
+    EXPECT_EQ(copy.nonFiniteRecords(), std::size_t(counted));
+    s.clear();
+    EXPECT_EQ(s.nonFiniteRecords(), 0u);
+    s.push_back(rec(1));
+    EXPECT_EQ(s.nonFiniteRecords(), 0u);
+}
