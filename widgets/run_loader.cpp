@@ -1,6 +1,7 @@
 #include "widgets/run_loader.h"
 
 #include "core/analysis/backend.h"
+#include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/storage/remote_runs.h"
 #include "core/xdl/run_follower.h"
@@ -125,19 +126,28 @@ std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
     std::unordered_map<std::string_view, const PartExtent*> earlier;
     for (const PartExtent& e : before)
         earlier.emplace(e.path, &e);
-    std::vector<PartExtent> out;
+    std::vector<const xdl::PartReader*> parts;
     for (const auto& rank : reader.ranks())
-        for (const auto& part : rank.parts()) {
-            const auto records = part->index().records();
-            const auto it = earlier.find(part->part().path);
+        for (const auto& part : rank.parts())
+            parts.push_back(part.get());
+    std::vector<PartExtent> out(parts.size());
+    // A pass over each part's new records, several parts at a time.
+    analysis::ParallelLoop(parts.size() > 1 ? 0 : 1)
+        .run(parts.size(), [&](std::size_t p, unsigned) {
+            const auto records = parts[p]->index().records();
+            const auto it = earlier.find(parts[p]->part().path);
             PartExtent e = it != earlier.end() && it->second->records <= records.size()
                                ? *it->second
-                               : PartExtent{part->part().path};
-            for (std::size_t i = e.records; i < records.size(); ++i)
+                               : PartExtent{parts[p]->part().path};
+            std::size_t released = e.records;
+            for (std::size_t i = e.records; i < records.size(); ++i) {
                 e.include(records[i].gstep, records[i].lstep, records[i].timestamp);
+                parts[p]->index().releaseBehind(i, released);
+            }
+            parts[p]->index().releaseBehind(records.size(), released);
             e.records = records.size();
-            out.push_back(std::move(e));
-        }
+            out[p] = std::move(e);
+        });
     return out;
 }
 
@@ -146,7 +156,9 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
                                            Diagnostics& diag, const ProgressCallback& progress) {
     xdl::ReaderOptions readerOptions;
     readerOptions.live = true; // an unfinalised part may still grow: its tail is awaited
-    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions);
+    // The first key's statistics are taken as the summaries are read, not in a second pass.
+    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions,
+                                   analysis::takeKeyStats(options.firstKey));
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));

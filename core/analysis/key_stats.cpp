@@ -5,6 +5,7 @@
 #include "core/summary/run_summary.h"
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -89,6 +90,61 @@ void addFromSummary(const summary::PartSummary& s, std::size_t inPart, const xdl
     }
 }
 
+// What a takeKeyStats tap keeps of one summary: its key's statistics per record (numbered in the
+// part), and the records whose column of it is damaged.
+class TakenStats final : public summary::ColumnSink {
+public:
+    struct Taken {
+        std::string key;
+        std::size_t column = 0; // of the key in the part
+        RecordSeries series;
+        std::vector<std::pair<std::size_t, std::uint8_t>> damaged; // record, xdl::ColumnProblem
+    };
+
+    explicit TakenStats(std::string key) { m_taken.key = std::move(key); }
+    int select(std::span<const std::string> keys) override {
+        for (std::size_t c = 0; c < keys.size(); ++c)
+            if (m_taken.key.empty() || keys[c] == m_taken.key) {
+                m_taken.key = keys[c];
+                m_taken.column = c;
+                return int(c);
+            }
+        return -1;
+    }
+    void add(std::size_t record, const xdl::RecordEntry& e,
+             const summary::ColumnSummary& c) override {
+        if (c.state == summary::ColumnState::Data)
+            m_taken.series.push_back(RecordStats{record, e.gstep, e.lstep, e.timestamp, c.stats});
+        else if (c.state == summary::ColumnState::Damaged)
+            m_taken.damaged.emplace_back(record, c.problem);
+    }
+    void finish(std::size_t records) override { m_records = records; }
+
+    // What was taken of a summary of `records` records, once; nullopt after.
+    std::optional<Taken> take(std::size_t records) {
+        std::lock_guard lock(m_lock);
+        if (std::exchange(m_spent, true) || m_records != records) {
+            m_taken = {};
+            return std::nullopt;
+        }
+        return std::exchange(m_taken, {});
+    }
+    std::size_t waiting() {
+        std::lock_guard lock(m_lock);
+        return m_spent ? 0 : m_taken.series.size() + m_taken.damaged.size();
+    }
+
+private:
+    std::mutex m_lock;
+    Taken m_taken;
+    std::size_t m_records = ~std::size_t(0); // set when the parse checked every column
+    bool m_spent = false;
+};
+
+TakenStats* takenOf(const summary::PartSummary* s) {
+    return s ? dynamic_cast<TakenStats*>(s->taken.get()) : nullptr;
+}
+
 // The series `options` asks of `rank`, empty, and for each of its parts which series each
 // column feeds.
 struct RankSeries {
@@ -117,16 +173,71 @@ bool summarisedWhole(const xdl::RankReader& rank, const KeyStatsOptions& options
     return true;
 }
 
+// Drops what takeKeyStats taps took of the summaries of `rank`'s parts.
+void dropTaken(const std::vector<const summary::PartSummary*>& summaryOf) {
+    for (const summary::PartSummary* s : summaryOf)
+        if (TakenStats* t = takenOf(s)) (void)t->take(0);
+}
+
+// Fills the series of `out` that a takeKeyStats tap took whole, from every part of `rank` (all
+// its records asked for), and leaves its column out of `out.columns`: no pass reads it again.
+// What was taken is used here or dropped.
+void useTaken(const xdl::RankReader& rank,
+              const std::vector<const summary::PartSummary*>& summaryOf, bool wholeRank,
+              RankSeries& out, Diagnostics& diag) {
+    std::vector<TakenStats::Taken> taken;
+    for (const summary::PartSummary* s : summaryOf) {
+        TakenStats* t = takenOf(s);
+        auto got = t ? t->take(s->recordCount()) : std::nullopt;
+        if (got) taken.push_back(std::move(*got));
+    }
+    if (!wholeRank || taken.size() != summaryOf.size()) return;
+    int series = -1;
+    for (std::size_t p = 0; p < taken.size(); ++p) {
+        const auto& cols = out.columns[p];
+        const int s = taken[p].column < cols.size() ? cols[taken[p].column] : -1;
+        if (s < 0 || (p > 0 && s != series)) return;
+        series = s;
+    }
+    KeySeries& to = out.series[std::size_t(series)];
+    for (std::size_t p = 0; p < taken.size(); ++p) {
+        const std::size_t start = rank.partStart(p);
+        const auto& part = *rank.parts()[p];
+        for (const auto& [inPart, problem] : taken[p].damaged)
+            diag.add(codes::kDamagedColumn, part.part().path,
+                     part.index().records()[inPart].offset - 4, std::int64_t(start + inPart),
+                     "key '" + taken[p].key +
+                         "': " + columnProblemName(xdl::ColumnProblem(problem)));
+        if (to.records.empty() && start == 0) {
+            to.records = std::move(taken[p].series);
+        } else {
+            for (RecordStats r : taken[p].series) {
+                r.record += start;
+                to.records.push_back(r);
+            }
+        }
+        out.columns[p][taken[p].column] = -1;
+    }
+}
+
 // The series of such a rank, from its summaries alone (no tensor byte, no backend).
 std::vector<KeySeries> seriesFromSummaries(const xdl::RankReader& rank,
                                            const KeyStatsOptions& options, Diagnostics& diag) {
     RankSeries out = startSeries(rank, options);
-    if (out.series.empty()) return {};
     std::vector<const summary::PartSummary*> summaryOf;
     for (const auto& part : rank.parts())
         summaryOf.push_back(options.summaries->find(*part));
-    std::vector<std::size_t> released(summaryOf.size());
+    if (out.series.empty()) {
+        dropTaken(summaryOf);
+        return {};
+    }
     const auto [from, to] = recordRange(rank, options);
+    useTaken(rank, summaryOf, from == 0 && to == rank.recordCount(), out, diag);
+    const auto feeds = [](const std::vector<int>& cols) {
+        return std::any_of(cols.begin(), cols.end(), [](int s) { return s >= 0; });
+    };
+    if (!std::any_of(out.columns.begin(), out.columns.end(), feeds)) return std::move(out.series);
+    std::vector<std::size_t> released(summaryOf.size());
     for (std::size_t rec = from; rec < to; ++rec) {
         const std::size_t partIdx = rank.partOf(rec);
         const auto& part = *rank.parts()[partIdx];
@@ -141,6 +252,15 @@ std::vector<KeySeries> seriesFromSummaries(const xdl::RankReader& rank,
 }
 
 } // namespace
+
+std::function<std::shared_ptr<summary::ColumnSink>()> takeKeyStats(std::string key) {
+    return [key = std::move(key)] { return std::make_shared<TakenStats>(key); };
+}
+
+std::size_t takenRecords(const summary::PartSummary& s) {
+    TakenStats* t = takenOf(&s);
+    return t ? t->waiting() : 0;
+}
 
 std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
     std::uint64_t bytes = 0;
@@ -190,14 +310,15 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
             continue;
         }
         const std::size_t first = all.size();
+        std::vector<const summary::PartSummary*> summaryOf;
+        for (const auto& part : rank.parts())
+            summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
+        dropTaken(summaryOf);
         RankSeries started = startSeries(rank, options);
         if (started.series.empty()) continue;
         for (auto& s : started.series)
             all.push_back(std::move(s));
         const auto& colSeries = started.columns;
-        std::vector<const summary::PartSummary*> summaryOf;
-        for (const auto& part : rank.parts())
-            summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
 
         auto flush = [&]() -> Status {
             if (batch.empty()) return Status::ok();

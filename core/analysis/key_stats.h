@@ -11,13 +11,16 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace xt::summary {
+class ColumnSink;
 class RunSummaries;
-}
+struct PartSummary;
+} // namespace xt::summary
 
 namespace xt::analysis {
 
@@ -46,6 +49,14 @@ struct KeyStatsOptions {
 Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
                                                const KeyStatsOptions& options, Diagnostics& diag,
                                                const ProgressCallback& progress = {});
+
+// A summary::ColumnTap for summary::openRun that keeps `key`'s statistics ("" = each part's first
+// key) as the stored summaries are read. computeKeyStats takes them from there rather than read
+// the summaries again (a second pass over GBs of columns); the first call that visits a rank
+// uses what was taken of its parts, or drops it.
+std::function<std::shared_ptr<summary::ColumnSink>()> takeKeyStats(std::string key);
+// The records of `s` whose statistics a takeKeyStats tap holds, unused (0 once used or dropped).
+std::size_t takenRecords(const summary::PartSummary& s);
 
 // An upper bound of the bytes the request reads: the file sizes of the selected ranks' parts that
 // options.summaries does not cover (for choosing a backend).

@@ -89,14 +89,14 @@ void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {
 void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
                         std::uint64_t length) {
     if (!data || offset >= size) return;
-    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<std::uintptr_t>(data);
     const std::uint64_t end = std::min(size, offset + std::min(length, size - offset));
-    const std::uint64_t first = (offset + page - 1) / page * page; // the mapping is page-aligned
-    const std::uint64_t last = end == size ? end : end / page * page;
+    const std::uintptr_t first = (base + offset + page - 1) / page * page;
+    const std::uintptr_t last = end == size ? base + end : (base + end) / page * page;
     if (last <= first) return;
     // A read-only file mapping whose pages were never written: dropping them loses nothing.
-    ::madvise(static_cast<std::uint8_t*>(const_cast<void*>(data)) + first, last - first,
-              MADV_DONTNEED);
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 void adviseHugePages(void* data, std::uint64_t size) {

@@ -51,8 +51,10 @@ private:
     std::uint64_t m_size = 0;
 };
 
-// What MappedFile::release does, for any page-aligned read-only file mapping of `size` bytes at
-// `data` (the Chrome importer maps its text with zero padding after it).
+// What MappedFile::release does, for `size` bytes at `data` of any read-only file mapping (the
+// Chrome importer maps its text with zero padding after it; an index reads its records inside a
+// mapped summary): the whole pages of [offset, offset + length), and the page holding `size`
+// when the range reaches it.
 void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
                         std::uint64_t length);
 

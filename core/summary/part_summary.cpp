@@ -150,9 +150,9 @@ class Parser {
 public:
     Parser(std::span<const std::uint8_t> b, const std::string& name, std::uint64_t* errorOffset,
            std::shared_ptr<const MappedFile> file = nullptr,
-           std::uint64_t inPlaceAbove = kMappedColumnsAbove)
+           std::uint64_t inPlaceAbove = kMappedColumnsAbove, std::shared_ptr<ColumnSink> sink = {})
         : m_b(b), m_name(name), m_errorOffset(errorOffset), m_file(std::move(file)),
-          m_inPlaceAbove(inPlaceAbove) {}
+          m_inPlaceAbove(inPlaceAbove), m_sink(std::move(sink)) {}
 
     Result<PartSummary> run();
 
@@ -176,7 +176,8 @@ private:
     Status parseDamaged(const Section& s, PartSummary& out);
     Status parseShapes(const Section& s, PartSummary& out);
     Status parseSketches(const Section& s, PartSummary& out);
-    Status parseColumns(const Section& s, PartSummary& out, bool inPlace);
+    // The records' section `records` is given back along with the columns.
+    Status parseColumns(const Section& s, PartSummary& out, bool inPlace, const Section& records);
     Status parseDiagnostics(const Section& s, PartSummary& out);
 
     // Gives back a mapped file's pages of bytes [begin, end), read for the last time.
@@ -195,13 +196,15 @@ private:
         }
     }
 
-    static constexpr std::size_t kReleaseStep = std::size_t(64) << 20;
+    static constexpr std::size_t kReleaseStep = std::size_t(16) << 20;
     static constexpr std::size_t kCrcStep = std::size_t(128) << 10; // fits in a core's L2
     std::span<const std::uint8_t> m_b;
     const std::string& m_name;
     std::uint64_t* m_errorOffset;
     std::shared_ptr<const MappedFile> m_file;
     std::uint64_t m_inPlaceAbove;
+    std::shared_ptr<ColumnSink> m_sink;
+    std::size_t m_sinkColumn = ~std::size_t(0); // the column m_sink takes of each record
     std::uint32_t m_crc = 0;
     std::size_t m_crcTo = 0; // m_crc covers the bytes before this
 };
@@ -342,7 +345,8 @@ Status Parser::parseSketches(const Section& s, PartSummary& out) {
     return Status::ok();
 }
 
-Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
+Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
+                            const Section& records) {
     XT_RETURN_IF_ERROR(checkFixed(s, kColumnBytes, "columns"));
     // Columns belong to the records in order; damaged records have none.
     out.columnStart.assign(1, 0);
@@ -362,7 +366,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
     // In place, the table stays in the mapped file (checked here all the same).
     std::vector<ColumnSummary>* built = inPlace ? nullptr : &out.columns.built();
     if (built) built->reserve(s.count);
-    std::size_t record = 0, released = s.begin;
+    std::size_t record = 0, released = s.begin, recordsReleased = records.begin;
     for (std::size_t i = 0; i < s.count; ++i) {
         while (out.columnStart[record + 1] <= i)
             ++record;
@@ -382,6 +386,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
                                 ") is inconsistent");
         if (built) built->push_back(c);
         const std::size_t column = i - out.columnStart[record];
+        if (column == m_sinkColumn) m_sink->add(record, e, c);
         if (column >= out.totals.size()) out.totals.resize(column + 1);
         out.totals[column].add(c, record, out.shapes);
         // The checksum of what was just checked, while it is in the cache.
@@ -390,11 +395,15 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace) {
             crcTo(at + kColumnBytes, false);
             release(released, at + kColumnBytes);
             released = at + kColumnBytes;
+            release(recordsReleased, records.begin + record * kRecordBytes);
+            recordsReleased = records.begin + record * kRecordBytes;
         }
     }
     crcTo(s.end, false);
     release(released, s.end);
+    release(recordsReleased, s.begin);
     if (inPlace) out.columns = ColumnTable::mapped(m_file, s.begin, s.count);
+    if (m_sink) m_sink->finish(out.records.size());
     return Status::ok();
 }
 
@@ -452,6 +461,7 @@ Result<PartSummary> Parser::run() {
     Result<PartSummary> out = parseSections(footer, sections);
     m_errorOffset = wantedOffset;
     crcTo(footer, true);
+    release(0, size); // what stays in the file (records, columns) is read again on demand
     std::uint32_t stored;
     std::memcpy(&stored, m_b.data() + footer, 4);
     if (m_crc != stored) return fail(footer, "checksum mismatch");
@@ -490,16 +500,22 @@ Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sect
     PartSummary out;
     XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
     XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
+    if (m_sink) {
+        const int column = m_sink->select(out.keys);
+        if (column >= 0) m_sinkColumn = std::size_t(column);
+    }
     // A large summary's records and columns stay in the mapped file (RecordTable, ColumnTable).
     const bool inPlace = m_file && table[kColumns].end - table[kColumns].begin > m_inPlaceAbove;
     XT_RETURN_IF_ERROR(parseRecords(table[kRecords], out, inPlace));
-    crcTo(table[kColumns].begin, true); // the records and what precedes the columns
-    release(table[kRecords].begin, table[kRecords].end);
+    // The records and what precedes the columns; the records are read again with the columns.
+    crcTo(table[kRecords].begin, true);
+    crcTo(table[kColumns].begin, false);
     XT_RETURN_IF_ERROR(parseDamaged(table[kDamagedRecords], out));
     XT_RETURN_IF_ERROR(parseShapes(table[kShapes], out));
     XT_RETURN_IF_ERROR(parseSketches(table[kSketches], out));
-    XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out, inPlace));
+    XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out, inPlace, table[kRecords]));
     if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
+    out.taken = m_sink;
     return out;
 }
 
@@ -794,10 +810,12 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
 }
 
 Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
-                                 std::uint64_t* errorOffset, std::uint64_t inPlaceAbove) {
+                                 std::uint64_t* errorOffset, std::uint64_t inPlaceAbove,
+                                 const ColumnTap& tap) {
     file->advise(MappedFile::Access::Sequential);
     const auto bytes = file->bytes();
-    return Parser(bytes, name, errorOffset, std::move(file), inPlaceAbove).run();
+    return Parser(bytes, name, errorOffset, std::move(file), inPlaceAbove, tap ? tap() : nullptr)
+        .run();
 }
 
 namespace {

@@ -159,6 +159,22 @@ struct ColumnTotals {
     void add(const ColumnSummary& c, std::uint64_t record, std::span<const xdl::Shape> shapes);
 };
 
+// Takes one key's columns from a summary file while its parse checks them: a pass over them
+// afterwards would read (and fault in) GBs of columns a second time. The parse calls select()
+// once with the part's keys, add() for the selected column of each record in record order, and
+// finish() with the count of records once every column is checked.
+class ColumnSink {
+public:
+    virtual ~ColumnSink() = default;
+    // The column of each record to take (an index into keys); negative takes none.
+    virtual int select(std::span<const std::string> keys) = 0;
+    virtual void add(std::size_t record, const xdl::RecordEntry& e, const ColumnSummary& c) = 0;
+    virtual void finish(std::size_t records) = 0;
+};
+// Makes a sink for each summary file parsed; the sink of a summary that is used goes with it
+// (PartSummary::taken).
+using ColumnTap = std::function<std::shared_ptr<ColumnSink>()>;
+
 struct PartSummary {
     PartIdentity identity;
     // The RecordIndex state the summary covers (records up to scannedTo <= identity.size).
@@ -179,6 +195,8 @@ struct PartSummary {
     std::vector<ColumnTotals> totals; // per column of a record (the part's keys in order)
     // What indexing the part reported (file left empty: it is the part), replayed on open.
     std::vector<Diagnostic> indexDiagnostics;
+    // What a ColumnTap took of this summary's columns as its file was parsed (null without one).
+    std::shared_ptr<ColumnSink> taken;
 
     std::size_t recordCount() const { return records.size(); }
     RecordColumns columnsOf(std::size_t record) const {
@@ -211,11 +229,12 @@ Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std:
                                  std::uint64_t* errorOffset = nullptr);
 // The same from a mapped summary file, whose pages are given back as they are read. A summary
 // with more than `inPlaceAbove` bytes of columns keeps them and its records in the file
-// (ColumnTable, RecordTable).
+// (ColumnTable, RecordTable). A `tap`'s sink is handed the columns it selects along the parse.
 inline constexpr std::uint64_t kMappedColumnsAbove = 1u << 20;
 Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
                                  std::uint64_t* errorOffset = nullptr,
-                                 std::uint64_t inPlaceAbove = kMappedColumnsAbove);
+                                 std::uint64_t inPlaceAbove = kMappedColumnsAbove,
+                                 const ColumnTap& tap = {});
 inline constexpr std::size_t kColumnBytes = 96; // a column's size in the file (section 5)
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in

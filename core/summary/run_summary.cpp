@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace xt::summary {
@@ -56,7 +57,8 @@ bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_
 }
 
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
-                          const ProgressCallback& progress, const xdl::ReaderOptions& reader) {
+                          const ProgressCallback& progress, const xdl::ReaderOptions& reader,
+                          const ColumnTap& tap) {
     std::vector<const xdl::PartFile*> todo;
     std::uint64_t total = 0;
     for (const auto& r : files.ranks)
@@ -87,7 +89,7 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
         const ProgressCallback partProgress = [&](const ProgressReport& rep) {
             return advance(i, rep.done, rep.stage);
         };
-        auto summary = findSummary(p, store, diags[i]);
+        auto summary = findSummary(p, store, diags[i], tap);
         auto part = summary ? xdl::PartReader::open(p, (*summary)->indexState(), diags[i],
                                                     partProgress, reader)
                             : xdl::PartReader::open(p, diags[i], partProgress, reader);
@@ -101,28 +103,39 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
     });
     if (!finished) return Status(ErrorCode::Cancelled, "opening " + files.label() + " cancelled");
     OpenedRun out;
-    std::vector<xdl::RankReader> ranks;
+    // Per rank: its parts' diagnostics in order, then what putting them together finds (a pass
+    // over the rank's records, so ranks are put together several at a time).
+    std::vector<std::vector<std::unique_ptr<xdl::PartReader>>> partsOf(files.ranks.size());
+    std::vector<Diagnostics> rankDiags(files.ranks.size());
     std::size_t i = 0;
-    for (const auto& r : files.ranks) {
-        std::vector<std::unique_ptr<xdl::PartReader>> parts;
-        for (const auto& p : r.parts) {
-            diag.merge(diags[i]);
+    for (std::size_t r = 0; r < files.ranks.size(); ++r)
+        for (const auto& p : files.ranks[r].parts) {
+            Diagnostics& rd = rankDiags[r];
+            rd.merge(diags[i]);
             if (!opened[i]) {
-                diag.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
-                         failures[i].message());
+                rd.add(codes::kUnreadablePart, p.displayPath(), Diagnostic::kNoOffset, -1,
+                       failures[i].message());
             } else {
                 if (found[i]) {
                     for (Diagnostic d : found[i]->indexDiagnostics) { // what its scan would report
                         d.file = p.path;
-                        diag.add(std::move(d));
+                        rd.add(std::move(d));
                     }
                     out.summaries.add(p.path, found[i]);
                 }
-                parts.push_back(std::move(opened[i]));
+                partsOf[r].push_back(std::move(opened[i]));
             }
             ++i;
         }
-        ranks.emplace_back(r.rank, std::move(parts), diag);
+    std::vector<std::optional<xdl::RankReader>> made(files.ranks.size());
+    parallelFor(made.size(), 0, [&](std::size_t r) {
+        made[r].emplace(files.ranks[r].rank, std::move(partsOf[r]), rankDiags[r]);
+        return true;
+    });
+    std::vector<xdl::RankReader> ranks;
+    for (std::size_t r = 0; r < made.size(); ++r) {
+        diag.merge(rankDiags[r]);
+        ranks.push_back(std::move(*made[r]));
     }
     out.reader = xdl::RunReader::fromRanks(files, std::move(ranks));
     return out;

@@ -31,12 +31,12 @@ struct OpenedRun {
     RunSummaries summaries;
 };
 
-// Opens a run, seeding each part's record index from a valid stored summary (findSummary) where
-// there is one and scanning the others, several parts at once. Nothing is built or written. A
-// part opened from a summary replays the diagnostics its indexing gave.
+// Opens a run, seeding each part's record index from a valid stored summary (findSummary, with
+// `tap`) where there is one and scanning the others, several parts at once. Nothing is built or
+// written. A part opened from a summary replays the diagnostics its indexing gave.
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
                           const ProgressCallback& progress = {},
-                          const xdl::ReaderOptions& reader = {});
+                          const xdl::ReaderOptions& reader = {}, const ColumnTap& tap = {});
 
 // Builds (or extends, or loads) the summaries of the parts of `run` that `out` lacks, on
 // `threads` threads (0 = all cores), saving them per `store`. Progress counts bytes.

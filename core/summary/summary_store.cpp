@@ -113,7 +113,7 @@ struct Lookup {
 // Looks at the summary beside the part and the one in the cache.
 // `source` is computed when first needed (resolving links costs a system call per folder).
 Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& now,
-              const StoreOptions& options, Diagnostics& diag) {
+              const StoreOptions& options, Diagnostics& diag, const ColumnTap& tap = {}) {
     Lookup out;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> nowPrints;
     for (bool beside : {true, false}) {
@@ -127,7 +127,8 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             continue;
         }
         std::uint64_t at = 0;
-        auto parsed = parseSummary(std::make_shared<const MappedFile>(std::move(*file)), path, &at);
+        auto parsed = parseSummary(std::make_shared<const MappedFile>(std::move(*file)), path, &at,
+                                   kMappedColumnsAbove, tap);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
             diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,
@@ -290,12 +291,14 @@ Status saveSummary(const PartSummary& s, const std::string& path) {
     return st;
 }
 
-std::optional<std::shared_ptr<const PartSummary>>
-findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag) {
+std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFile& part,
+                                                              const StoreOptions& options,
+                                                              Diagnostics& diag,
+                                                              const ColumnTap& tap) {
     const auto now = statPart(part.path);
     if (!now) return std::nullopt;
     std::string source;
-    Lookup found = lookup(part, source, *now, options, diag);
+    Lookup found = lookup(part, source, *now, options, diag, tap);
     if (found.exact.summary) return found.exact.summary;
     if (found.prefix.summary) return found.prefix.summary;
     return std::nullopt;

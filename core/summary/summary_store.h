@@ -51,9 +51,12 @@ std::string partSource(const std::string& partPath);
 // A valid summary of `part`, or one of a prefix of it when the part grew since (its
 // identity.size is then below the part's size; a reader seeded with it scans only the rest), or
 // nullopt when none is stored. Nothing is read from the part but its size, mtime and
-// fingerprints; nothing is built. Stale and damaged summaries found are reported to diag.
-std::optional<std::shared_ptr<const PartSummary>>
-findSummary(const xdl::PartFile& part, const StoreOptions& options, Diagnostics& diag);
+// fingerprints; nothing is built. Stale and damaged summaries found are reported to diag. Each
+// summary file read is parsed with `tap` (parseSummary).
+std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFile& part,
+                                                              const StoreOptions& options,
+                                                              Diagnostics& diag,
+                                                              const ColumnTap& tap = {});
 // A valid summary of `part`: loaded, extended or built (and saved per options). A summary that
 // cannot be saved is a diagnostic ("summary-not-saved"), not an error.
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,

@@ -66,6 +66,12 @@ IndexState RecordIndex::state() const {
     return copy.takeState();
 }
 
+void RecordIndex::releaseRecords(std::size_t passed, std::size_t& releasedTo) const {
+    releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), releasedTo * sizeof(RecordEntry),
+                       (passed - releasedTo) * sizeof(RecordEntry));
+    releasedTo = passed;
+}
+
 bool RecordIndex::plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const {
     if (pos == bytes.size()) return true; // a clean end of file
     if (pos > bytes.size()) return false;

@@ -9,6 +9,7 @@
 #include "core/base/progress.h"
 #include "core/xdl/wire.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -77,6 +78,15 @@ public:
     std::span<const RecordEntry> records() const {
         return m_mapped.empty() ? std::span<const RecordEntry>(m_records) : m_mapped;
     }
+    // For a pass over the records front to back, at record `passed`: gives back the pages of
+    // records [*releasedTo, passed) where they are left in place (IndexState::mapped), 64 Ki
+    // records at a time or at the end, and moves *releasedTo. A pass over millions of them then
+    // does not keep them in; they are read again on demand. Nothing for records the index holds.
+    void releaseBehind(std::size_t passed, std::size_t& releasedTo) const {
+        if (!m_mapped.empty() && passed > releasedTo &&
+            (passed - releasedTo >= kReleaseRecords || passed >= m_mapped.size()))
+            releaseRecords(std::min(passed, m_mapped.size()), releasedTo);
+    }
     // Bytes [0, scannedTo()) are indexed; anything after is an incomplete or damaged tail.
     std::uint64_t scannedTo() const { return m_pos; }
     // Whether damage at scannedTo() has been reported already.
@@ -105,6 +115,8 @@ private:
 
     // Records in place (IndexState::mapped) become m_records when the scan goes on.
     void ownRecords();
+    static constexpr std::size_t kReleaseRecords = std::size_t(1) << 16;
+    void releaseRecords(std::size_t passed, std::size_t& releasedTo) const;
 
     std::string m_file;
     IndexOptions m_options;

@@ -205,19 +205,30 @@ void RankReader::rebuild(Diagnostics& diag) {
 }
 
 void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
-    for (std::size_t i = from; i < recordCount(); ++i) {
-        const RecordEntry& e = entry(i);
-        const PartReader& part = *m_parts[partOf(i)];
-        if (e.gstep < 0 || e.lstep < 0)
-            diag.add(codes::kNegativeStep, part.part().displayPath(), e.offset - 4,
-                     static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
-                     "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
-        if (i > 0 && e.gstep < entry(i - 1).gstep)
-            diag.add(codes::kStepsBackwards, part.part().displayPath(), e.offset - 4,
-                     static_cast<std::int64_t>(i - m_partStart[partOf(i)]),
-                     "rank " + std::to_string(m_rank) + ": gstep goes back from " +
-                         std::to_string(entry(i - 1).gstep) + " to " + std::to_string(e.gstep) +
-                         " (a restarted job?)");
+    if (from >= recordCount()) return;
+    std::int64_t before = from > 0 ? entry(from - 1).gstep : 0; // the gstep of record i - 1
+    for (std::size_t p = partOf(from); p < m_parts.size(); ++p) {
+        const PartReader& part = *m_parts[p];
+        const auto records = part.index().records();
+        std::size_t r = from > m_partStart[p] ? from - m_partStart[p] : 0;
+        std::size_t released = r; // entries given back behind the pass
+        for (; r < records.size(); ++r) {
+            const RecordEntry& e = records[r];
+            const std::size_t i = m_partStart[p] + r;
+            if (e.gstep < 0 || e.lstep < 0)
+                diag.add(codes::kNegativeStep, part.part().displayPath(), e.offset - 4,
+                         static_cast<std::int64_t>(r),
+                         "gstep " + std::to_string(e.gstep) + ", lstep " + std::to_string(e.lstep));
+            if (i > 0 && e.gstep < before)
+                diag.add(codes::kStepsBackwards, part.part().displayPath(), e.offset - 4,
+                         static_cast<std::int64_t>(r),
+                         "rank " + std::to_string(m_rank) + ": gstep goes back from " +
+                             std::to_string(before) + " to " + std::to_string(e.gstep) +
+                             " (a restarted job?)");
+            before = e.gstep;
+            part.index().releaseBehind(r, released);
+        }
+        part.index().releaseBehind(records.size(), released);
     }
 }
 

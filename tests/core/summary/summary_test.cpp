@@ -786,21 +786,167 @@ TEST(SummaryStore, APassGivesBackTheMappedRecordsAndColumnsBehindIt) {
     }
     EXPECT_GT(steps + std::int64_t(sum), 0);
     EXPECT_GE(xt::test::residentKbAt(mapping), recordKb);
-    // ...and releasing behind it gives back both: what stays are the pages shared with the small
-    // sections around them.
+    // ...and releasing behind it gives back both. What stays in are the pages shared with the
+    // small sections around them, and what the last reads mapped in around them (up to 64 kB).
+    const auto recordsKb = [&] {
+        return xt::test::residentKbIn(mapping, s->recordCount() * sizeof(xdl::RecordEntry));
+    };
     const std::int64_t step10 = s->records[10].gstep;
     std::size_t released = 0;
     for (std::size_t r = 0; r <= s->recordCount(); ++r)
         s->releaseBehind(r, released);
     EXPECT_EQ(released, s->recordCount());
-    EXPECT_LE(xt::test::residentKbAt(mapping), 32u);
+    EXPECT_LE(xt::test::residentKbAt(mapping), 96u);
+    EXPECT_LE(recordsKb(), 8u);
     EXPECT_EQ(s->records[10].gstep, step10); // still readable: mapped in again
     // The records alone, read again and given back.
     for (std::size_t r = 0; r < s->recordCount(); ++r)
         steps += s->records[r].lstep;
-    EXPECT_GE(xt::test::residentKbAt(mapping), recordKb - 8);
+    EXPECT_GE(recordsKb(), recordKb - 8);
     s->records.release(0, s->recordCount());
-    EXPECT_LE(xt::test::residentKbAt(mapping), 16u);
+    EXPECT_LE(recordsKb(), 8u);
+}
+
+// Opening a run from a large summary checks every record and column, and gives their pages
+// back behind it: neither stays in once the run is open (the index reads them again on demand).
+TEST(SummaryStore, OpeningFromALargeSummaryLeavesNeitherItsRecordsNorItsColumnsIn) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(3000, 8));
+    const StoreOptions o = storeIn(cache);
+    Diagnostics d;
+    ASSERT_TRUE(build(path, o, d));
+    auto opened = openRun(xdl::discoverRuns({path}, d)->at(0), o, d);
+    ASSERT_TRUE(opened.isOk());
+    const xdl::PartReader& part = *opened->reader.ranks()[0].parts()[0];
+    const auto records = part.index().records();
+    ASSERT_GE(records.size_bytes(), 100u << 10);
+    // (Measured before anything reads a record: a read maps in up to 64 kB around it.)
+    const auto resident = [&] {
+        return xt::test::residentKbIn(records.data(), records.size_bytes());
+    };
+    EXPECT_LE(resident(), 8u);
+    const PartSummary* s = opened->summaries.find(part);
+    ASSERT_TRUE(s && s->records.file());
+    ASSERT_EQ(records.data(), s->records.view().data()); // read in place
+    // A pass over the index maps them in; one that gives them back behind it does not keep them.
+    std::int64_t steps = 0;
+    for (const auto& e : records)
+        steps += e.gstep;
+    EXPECT_GE(resident(), records.size_bytes() / 1024 - 8);
+    std::size_t released = 0;
+    for (std::size_t r = 0; r <= records.size(); ++r)
+        part.index().releaseBehind(r, released);
+    EXPECT_EQ(released, records.size());
+    EXPECT_LE(resident(), 8u);
+    EXPECT_EQ(steps, 2999 * 3000 / 2);
+}
+
+std::vector<analysis::KeySeries> keyStats(const xdl::RunReader& run, const std::string& key,
+                                          const RunSummaries* summaries, Diagnostics& diag) {
+    analysis::CpuBackend cpu(2);
+    analysis::KeyStatsOptions options;
+    options.keyFilter = [&key](std::string_view k) { return k == key; };
+    options.summaries = summaries;
+    auto out = analysis::computeKeyStats(run, cpu, options, diag);
+    EXPECT_TRUE(out.isOk());
+    return out.isOk() ? std::move(out.value()) : std::vector<analysis::KeySeries>{};
+}
+
+bool sameSeries(const std::vector<analysis::KeySeries>& a,
+                const std::vector<analysis::KeySeries>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto &x = a[i].records, &y = b[i].records;
+        if (a[i].rank != b[i].rank || a[i].key != b[i].key || x.size() != y.size()) return false;
+        for (std::size_t r = 0; r < x.size(); ++r)
+            if (x[r].record != y[r].record || x[r].gstep != y[r].gstep ||
+                x[r].lstep != y[r].lstep || x[r].timestamp != y[r].timestamp ||
+                !xt::test::sameBits(x[r].stats, y[r].stats))
+                return false;
+    }
+    return true;
+}
+
+// A key's statistics taken as openRun reads the summaries (analysis::takeKeyStats) are what a
+// pass over the tensors gives: record numbers go on from part to part, empty columns are left
+// out, damaged ones reported where they are. They are used once, instead of the summaries'
+// columns: a second request reads the columns.
+TEST(RunSummaries, AKeysStatisticsTakenAsTheSummariesAreReadEqualAPassOverTheTensors) {
+    TempDir dir, cache;
+    xt::test::writeRun(dir.str(), 2, 40);
+    // A third rank whose "float" column of record 3 is damaged (its bytes do not fill its shape).
+    std::mt19937_64 rng(3);
+    std::string bytes = xt::test::frameHeader(xt::test::allDtypesKeys());
+    for (int r = 0; r < 6; ++r) {
+        auto cols = xt::test::allDtypesRecord(r, rng);
+        if (r == 3) cols[4].data.resize(cols[4].data.size() - 3);
+        bytes += xt::test::frameRecord(r, r + 1, 1700000000000 + r, cols);
+    }
+    xt::test::writeBytes(dir.file("train.trace.2.1"), bytes);
+    Diagnostics diag;
+    auto runs = xdl::discoverRuns({dir.str()}, diag);
+    ASSERT_TRUE(runs.isOk());
+    const StoreOptions store = storeIn(cache);
+    {
+        auto first = openRun(runs->at(0), store, diag);
+        ASSERT_TRUE(first.isOk());
+        ASSERT_TRUE(summarizeRun(first->reader, first->summaries, store, diag).isOk());
+    }
+    ASSERT_GT(runs->at(0).ranks.at(0).parts.size(), 2u);
+    for (const std::string key : {"float", "once", ""}) {
+        const std::string shown = key.empty() ? "int8" : key; // "": each part's first key
+        Diagnostics d;
+        auto opened = openRun(runs->at(0), store, d, {}, {}, analysis::takeKeyStats(key));
+        ASSERT_TRUE(opened.isOk());
+        const xdl::RunReader& run = opened->reader;
+        ASSERT_EQ(run.ranks().size(), 3u);
+        ASSERT_TRUE(opened->summaries.covers(run));
+        // Each summary holds its non-empty columns of the key. A copy of it whose columns of
+        // the key are all zeros keeps what was taken.
+        RunSummaries zeroed;
+        std::size_t taken = 0;
+        for (const auto& rank : run.ranks())
+            for (const auto& part : rank.parts()) {
+                const PartSummary& s = *opened->summaries.find(*part);
+                const int c = part->columnOf(shown);
+                ASSERT_GE(c, 0);
+                auto copy = std::make_shared<PartSummary>(s);
+                copy->materialize();
+                std::size_t columns = 0;
+                for (std::size_t r = 0; r < s.recordCount(); ++r) {
+                    if (s.isDamaged(r)) continue;
+                    columns += s.columnsOf(r)[std::size_t(c)].state != ColumnState::Empty;
+                    copy->columns.built()[copy->columnStart[r] + std::size_t(c)].stats = {};
+                }
+                EXPECT_EQ(analysis::takenRecords(s), columns) << part->part().path;
+                taken += columns;
+                zeroed.add(part->part().path, copy);
+            }
+        EXPECT_GE(taken, 3u);
+        Diagnostics plainDiag, takenDiag, againDiag;
+        const auto plain = keyStats(run, shown, nullptr, plainDiag);
+        const auto fromTaken = keyStats(run, shown, &zeroed, takenDiag);
+        EXPECT_TRUE(sameSeries(fromTaken, plain)) << shown;
+        EXPECT_EQ(takenDiag.countsByCode(), plainDiag.countsByCode()) << shown;
+        const Diagnostic* damaged = firstOf(plainDiag, "damaged-column");
+        EXPECT_EQ(damaged != nullptr, shown == "float");
+        if (damaged) {
+            const Diagnostic* same = firstOf(takenDiag, "damaged-column");
+            ASSERT_TRUE(same);
+            EXPECT_EQ(same->file, damaged->file);
+            EXPECT_EQ(same->offset, damaged->offset);
+            EXPECT_EQ(same->record, damaged->record);
+            EXPECT_EQ(same->message, damaged->message);
+        }
+        for (const auto& rank : run.ranks())
+            for (const auto& part : rank.parts())
+                EXPECT_EQ(analysis::takenRecords(*opened->summaries.find(*part)), 0u);
+        // Used: asked again, the statistics come from the (zeroed) columns.
+        const auto again = keyStats(run, shown, &zeroed, againDiag);
+        EXPECT_FALSE(sameSeries(again, plain)) << shown;
+        EXPECT_TRUE(sameSeries(keyStats(run, shown, &opened->summaries, againDiag), plain));
+    }
 }
 
 // Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
