@@ -393,6 +393,51 @@ TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
     EXPECT_GT(plot.plot()->yAxis->range().upper, 100);
 }
 
+// A band's edges are filled between, not drawn: decimated to a bucket per two pixels (half the
+// points of a line, the paint's cost), still with every bucket's extremes.
+TEST(StatPlot, BandEdgesAreDrawnWithHalfThePointsOfALineAndKeepItsSpikes) {
+    app();
+    TempDir dir;
+    writeScalarRun(dir.str(), {"loss"}, 20000, [](std::int64_t g) {
+        return std::vector<float>{g == 12345 ? 100.0f
+                                  : g == 777 ? -50.0f
+                                             : 1.0f + float(g % 7) / 10};
+    });
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    StatPlot plot;
+    plot.resize(800, 500);
+    StatPlotOptions o;
+    o.minMaxBand = true;
+    o.stdBand = false;
+    plot.setOptions(o);
+    plot.setData(r.runs[0], "loss");
+    const auto graph = [&](const QString& name) -> QCPGraph* {
+        for (int i = 0; i < plot.plot()->graphCount(); ++i)
+            if (plot.plot()->graph(i)->name() == name) return plot.plot()->graph(i);
+        return nullptr;
+    };
+    QCPGraph* mean = graph(QStringLiteral("rank 0 mean"));
+    QCPGraph* lower = graph(QStringLiteral("rank 0 min-max lower"));
+    QCPGraph* upper = graph(QStringLiteral("rank 0 min-max upper"));
+    ASSERT_TRUE(mean && lower && upper);
+    const int buckets = std::max(200, plot.plot()->axisRect()->width());
+    EXPECT_GT(mean->data()->size(), buckets); // min and max of most buckets
+    EXPECT_LE(mean->data()->size(), 2 * buckets);
+    EXPECT_LE(upper->data()->size(), buckets + 2); // half the buckets
+    EXPECT_LE(lower->data()->size(), buckets + 2);
+    EXPECT_GT(upper->data()->size(), buckets / 2);
+    const auto extreme = [](QCPGraph* g, bool highest) {
+        double v = highest ? -1e300 : 1e300;
+        for (const QCPGraphData& p : *g->data())
+            v = highest ? std::max(v, p.value) : std::min(v, p.value);
+        return v;
+    };
+    EXPECT_EQ(extreme(upper, true), 100);
+    EXPECT_EQ(extreme(lower, false), -50);
+    EXPECT_EQ(extreme(mean, true), 100);
+}
+
 TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     app();
     TempDir dir;
