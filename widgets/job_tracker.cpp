@@ -1,5 +1,13 @@
 #include "widgets/job_tracker.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 namespace xt::widgets {
 
 QThreadPool* jobPool() {
@@ -9,6 +17,17 @@ QThreadPool* jobPool() {
         return p;
     }();
     return pool;
+}
+
+void yieldToGui() {
+#ifdef __linux__
+    thread_local bool done = false;
+    if (std::exchange(done, true)) return;
+    const id_t self = id_t(::gettid());
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, self);
+    if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(19, nice + 10));
+#endif
 }
 
 void JobTracker::cancel() {

@@ -20,6 +20,10 @@ namespace xt::widgets {
 // raster paint engine fills large areas with tasks on that one and waits for them, so work that
 // runs for seconds there would freeze painting until it ends.
 QThreadPool* jobPool();
+// Puts the calling thread of jobPool() below the GUI thread, once: 10 more nice (per thread on
+// Linux, and inherited by the threads it starts). Under load the GUI thread gets the cores
+// first; background work runs on what it leaves, as fast as before when it is alone.
+void yieldToGui();
 
 // Shared between one job and the GUI: core's JobProgress (the thread-safe part, tested under
 // TSan without Qt) with the stage as a QString.
@@ -52,8 +56,11 @@ public:
                     emit runningChanged(false);
                     then(watcher->result());
                 });
-        watcher->setFuture(QtConcurrent::run(
-            jobPool(), [ctx, job = std::forward<Job>(job)]() mutable { return job(*ctx); }));
+        watcher->setFuture(
+            QtConcurrent::run(jobPool(), [ctx, job = std::forward<Job>(job)]() mutable {
+                yieldToGui();
+                return job(*ctx);
+            }));
         emit runningChanged(true);
     }
 

@@ -57,6 +57,7 @@ RanksPanel* openRanks(TimelinePage* page, const QStringList& files) {
             for (std::size_t i = 0; i < n; ++i)
                 order[i] = i;
             QtConcurrent::blockingMap(jobPool(), order, [&](std::size_t i) {
+                yieldToGui();
                 if (cancelled) return;
                 const timeline::RankTrace& r = session->ranks[i];
                 TimelineLayer& l = layers[i];

@@ -138,6 +138,7 @@ void ValueInspector::refresh() {
                     showTensor(*reader, record, *watcher->result());
             });
     watcher->setFuture(QtConcurrent::run(jobPool(), [run = m_run, reader, record = *record, key] {
+        yieldToGui();
         return std::make_shared<Result<xdl::TensorView>>(reader->tensor(record, key));
     }));
 }

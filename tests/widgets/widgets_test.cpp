@@ -42,6 +42,8 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <set>
+#include <sys/resource.h>
+#include <thread>
 #include <unistd.h>
 
 namespace xt::widgets {
@@ -617,6 +619,33 @@ TEST(JobTracker, NewestJobWins) {
     QTest::qWait(100);
     EXPECT_EQ(results, std::vector<int>{2});
     EXPECT_TRUE(QTest::qWaitFor([&] { return firstSawCancel.load(); }, 5000));
+}
+
+// Jobs run below the GUI thread (a nice of 10 for their thread, and for the threads they start),
+// so that a busy background leaves the GUI thread the cores; the GUI thread keeps its own.
+TEST(JobTracker, JobsRunBelowTheGuiThread) {
+#ifdef __linux__
+    app();
+    const int gui = ::getpriority(PRIO_PROCESS, id_t(::gettid()));
+    JobTracker tracker;
+    std::pair<int, int> seen{-100, -100};
+    tracker.startJob(
+        [&](JobContext&) {
+            std::pair<int, int> nice;
+            nice.first = ::getpriority(PRIO_PROCESS, id_t(::gettid()));
+            std::thread([&] {
+                nice.second = ::getpriority(PRIO_PROCESS, id_t(::gettid()));
+            }).join();
+            return nice;
+        },
+        [&](std::pair<int, int> nice) { seen = nice; });
+    EXPECT_TRUE(QTest::qWaitFor([&] { return seen.first != -100; }, 10000));
+    EXPECT_EQ(seen.first, std::min(19, gui + 10));
+    EXPECT_EQ(seen.second, seen.first);
+    EXPECT_EQ(::getpriority(PRIO_PROCESS, id_t(::gettid())), gui);
+#else
+    GTEST_SKIP() << "thread priorities are set on Linux only";
+#endif
 }
 
 TEST(MainWindow, LoadsARunAndRendersTheExpectedElements) {
