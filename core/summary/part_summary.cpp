@@ -372,6 +372,9 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
             ++record;
         const xdl::RecordEntry& e = out.records[record];
         const std::size_t at = s.begin + i * kColumnBytes;
+        // The columns are read once, front to back: ask for those ~20 ahead while this one is
+        // checked (`xtrace info` of 2.2 GB of columns: 0.50 -> 0.45 s, 1-16 KB ahead all alike).
+        __builtin_prefetch(m_b.data() + std::min(at + 2048, s.end - 1));
         std::uint8_t state = 0;
         std::uint32_t rel = 0;
         const ColumnSummary c = decodeColumn(m_b.data() + at, e.offset, &state, &rel);
