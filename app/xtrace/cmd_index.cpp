@@ -3,6 +3,8 @@
 // summaries instead of every byte. One line per part, in part order, then a total.
 #include "app/xtrace/cli_util.h"
 #include "app/xtrace/commands.h"
+
+#include "core/base/parallel_for.h"
 #include "core/storage/remote_runs.h"
 #include "core/summary/run_summary.h"
 
@@ -124,7 +126,7 @@ void addIndexCommand(CLI::App& app, int& exitCode) {
         std::mutex lock;
         ProgressBar bar;
         const ProgressCallback draw = bar.callback();
-        summary::parallelFor(parts.size(), opts->jobs, [&](std::size_t i) {
+        parallelFor(parts.size(), opts->jobs, [&](std::size_t i) {
             const std::uint64_t size = parts[i]->size;
             // Indexing is the first quarter of a part's work, summarising the rest.
             auto partProgress = [&, i, size](const ProgressReport& r) {

@@ -1,12 +1,11 @@
 #include "core/summary/run_summary.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/base/parallel_for.h"
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 namespace xt::summary {
 
@@ -31,29 +30,6 @@ bool RunSummaries::covers(const xdl::RunReader& run) const {
         for (const auto& part : rank.parts())
             if (!find(*part)) return false;
     return true;
-}
-
-bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_t)>& fn) {
-    std::size_t workers =
-        threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
-    workers = std::min(workers, n);
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> ok{true};
-    auto work = [&] {
-        for (std::size_t i; ok && (i = next++) < n;)
-            if (!fn(i)) ok = false;
-    };
-    if (workers <= 1) {
-        work();
-        return ok;
-    }
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < workers; ++t)
-        pool.emplace_back(work);
-    work();
-    for (auto& t : pool)
-        t.join();
-    return ok;
 }
 
 Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store, Diagnostics& diag,
@@ -189,9 +165,11 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
     const xdl::PartReader* lastPart = nullptr;
     const PartSummary* s = nullptr;
     std::size_t released = 0; // the columns' pages are given back behind the pass
-    auto keys = xdl::summarizeKeys(
-        run, diag, progress,
-        [&](const xdl::PartReader& part, std::size_t record, std::vector<xdl::ColumnFacts>& out) {
+    // Without any summary, the records are decoded (on every core: no facts source).
+    xdl::ColumnFactsSource facts;
+    if (summaries.size())
+        facts = [&](const xdl::PartReader& part, std::size_t record,
+                    std::vector<xdl::ColumnFacts>& out) {
             if (&part != lastPart) {
                 if (s) s->releaseBehind(s->recordCount(), released);
                 lastPart = &part;
@@ -210,26 +188,30 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                           col.dataLength};
             }
             return true;
-        },
-        [&](const xdl::PartReader& part, std::vector<xdl::KeySummary>& out) {
-            // Counted when the summary was read or built; a part with damage is read record by
-            // record, so that each damaged column is reported where it is.
-            const PartSummary* p = summaries.find(part);
-            if (!p || !p->damagedRecords.empty()) return false;
-            out.assign(p->totals.size(), {});
-            for (std::size_t c = 0; c < p->totals.size(); ++c) {
-                const ColumnTotals& t = p->totals[c];
-                if (t.damaged) return false;
-                out[c].records = t.data;
-                out[c].emptyRecords = t.empty;
-                if (!t.data) continue;
-                out[c].dtype = xdl::Dtype(t.wireDtype);
-                out[c].shape = t.shape == kNone ? xdl::Shape{} : p->shapes[t.shape];
-                out[c].mixedDtypes = t.mixedDtypes;
-                out[c].varyingShape = t.varyingShape;
-            }
-            return true;
-        });
+        };
+    auto keys =
+        xdl::summarizeKeys(run, diag, progress, facts,
+                           [&](const xdl::PartReader& part, std::vector<xdl::KeySummary>& out) {
+                               // Counted when the summary was read or built; a part with damage is
+                               // read record by record, so that each damaged column is reported
+                               // where it is.
+                               const PartSummary* p = summaries.find(part);
+                               if (!p || !p->damagedRecords.empty()) return false;
+                               out.assign(p->totals.size(), {});
+                               for (std::size_t c = 0; c < p->totals.size(); ++c) {
+                                   const ColumnTotals& t = p->totals[c];
+                                   if (t.damaged) return false;
+                                   out[c].records = t.data;
+                                   out[c].emptyRecords = t.empty;
+                                   if (!t.data) continue;
+                                   out[c].dtype = xdl::Dtype(t.wireDtype);
+                                   out[c].shape =
+                                       t.shape == kNone ? xdl::Shape{} : p->shapes[t.shape];
+                                   out[c].mixedDtypes = t.mixedDtypes;
+                                   out[c].varyingShape = t.varyingShape;
+                               }
+                               return true;
+                           });
     if (s) s->releaseBehind(s->recordCount(), released);
     return keys;
 }

@@ -48,8 +48,4 @@ Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                                                    const RunSummaries& summaries, Diagnostics& diag,
                                                    const ProgressCallback& progress = {});
 
-// Runs fn(i) for i in [0, n) on `threads` threads (0 = all cores); stops handing out work once
-// fn returns false. Returns false when any call did.
-bool parallelFor(std::size_t n, int threads, const std::function<bool(std::size_t)>& fn);
-
 } // namespace xt::summary

@@ -1,6 +1,7 @@
 #include "core/timeline/rank_session.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/base/parallel_for.h"
 #include "core/timeline/chrome_trace_reader.h"
 
 #include <algorithm>
@@ -217,30 +218,6 @@ RankSession makeRankSession(std::vector<std::pair<std::string, TraceStore>> trac
     return session;
 }
 
-namespace {
-
-unsigned threadCount(unsigned requested, std::size_t work) {
-    unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(n, work)));
-}
-
-// Runs fn(i) for i in [0, count) on `threads` threads.
-template <class Fn> void parallelFor(std::size_t count, unsigned threads, Fn fn) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i = next++; i < count; i = next++)
-            fn(i);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool)
-        th.join();
-}
-
-} // namespace
-
 Result<RankSession> importRanks(const std::vector<std::string>& files,
                                 const RankImportOptions& options) {
     if (files.empty()) return Status(ErrorCode::NotFound, "no trace files");
@@ -271,8 +248,8 @@ Result<RankSession> importRanks(const std::vector<std::string>& files,
     };
 
     std::vector<std::optional<Result<TraceStore>>> results(n);
-    parallelFor(n, threadCount(options.threads, n), [&](std::size_t i) {
-        if (cancelled) return;
+    parallelFor(n, int(options.threads), [&](std::size_t i) {
+        if (cancelled) return false;
         ImportOptions o;
         o.progress = [&, i](const ProgressReport& r) {
             if (r.total > 0) {
@@ -285,6 +262,7 @@ Result<RankSession> importRanks(const std::vector<std::string>& files,
         doneBytes[i] = sizes[i];
         ++finished;
         report();
+        return true;
     });
     if (cancelled) return Status(ErrorCode::Cancelled, "import cancelled");
 
@@ -312,8 +290,10 @@ SessionAnalysis analyzeRanks(const RankSession& session, const RankAnalysisOptio
                              unsigned threads) {
     const std::size_t n = session.ranks.size();
     std::vector<RankAnalysis> perRank(n);
-    parallelFor(n, threadCount(threads, n),
-                [&](std::size_t i) { perRank[i] = analyzeRank(*session.ranks[i].store, options); });
+    parallelFor(n, int(threads), [&](std::size_t i) {
+        perRank[i] = analyzeRank(*session.ranks[i].store, options);
+        return true;
+    });
     std::vector<int> ranks;
     for (const RankTrace& r : session.ranks)
         ranks.push_back(r.rank);
