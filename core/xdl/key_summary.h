@@ -32,7 +32,8 @@ struct ColumnFacts {
     std::uint64_t dataBytes = 0;
 };
 // Gives the columns of record `record` (numbered in its part) without decoding it, e.g. from a
-// stored summary; returns false to have the record decoded instead.
+// stored summary; returns false to have the record decoded instead. Called on one thread, in
+// record order (without one, records are decoded on every core).
 using ColumnFactsSource =
     std::function<bool(const PartReader& part, std::size_t record, std::vector<ColumnFacts>& out)>;
 

@@ -949,6 +949,70 @@ TEST(RunSummaries, AKeysStatisticsTakenAsTheSummariesAreReadEqualAPassOverTheTen
     }
 }
 
+// Key summaries decoded on every core, a stretch of records each, are a pass front to back's:
+// the same summaries (dtypes that change, shapes that vary, empty and damaged columns, across
+// parts and ranks) and the same diagnostics in the same order.
+TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
+    TempDir dir;
+    xt::test::writeRun(dir.str(), 2, 40);
+    std::mt19937_64 rng(9);
+    for (int rank : {2, 3}) { // two more ranks, each with damaged columns
+        std::string bytes = xt::test::frameHeader(xt::test::allDtypesKeys());
+        for (int r = 0; r < 30; ++r) {
+            auto cols = xt::test::allDtypesRecord(r, rng);
+            if (r % 7 == rank) cols[4].data.resize(cols[4].data.size() - 3); // "float" damaged
+            if (r == 11) cols[12].shape = {60};                              // "cube" varies
+            if (r == 12) {                                                   // "int8" mixed
+                cols[0].dtype = xdl::Dtype::Int16;
+                cols[0].data =
+                    xt::test::randomValues(xdl::Dtype::Int16, std::size_t(cols[0].shape[0]), rng);
+            }
+            bytes += xt::test::frameRecord(r, r + 1, 1700000000000 + r, cols);
+        }
+        xt::test::writeBytes(dir.file("train.trace." + std::to_string(rank) + ".1"), bytes);
+    }
+    Diagnostics d;
+    auto run = openPlain(dir.str(), d);
+    ASSERT_TRUE(run.isOk());
+    ASSERT_EQ(run->ranks().size(), 4u);
+    ASSERT_GT(run->ranks()[0].parts().size(), 2u);
+    Diagnostics parallel, serial;
+    auto a = xdl::summarizeKeys(*run, parallel);
+    // A facts source that declines every record: decoded all the same, front to back.
+    auto b = xdl::summarizeKeys(
+        *run, serial, {},
+        [](const xdl::PartReader&, std::size_t, std::vector<xdl::ColumnFacts>&) { return false; });
+    ASSERT_TRUE(a.isOk());
+    ASSERT_TRUE(b.isOk());
+    ASSERT_EQ(a->size(), b->size());
+    bool mixed = false, varying = false;
+    for (std::size_t k = 0; k < a->size(); ++k) {
+        const auto &x = (*a)[k], &y = (*b)[k];
+        EXPECT_EQ(x.key, y.key);
+        EXPECT_EQ(x.dtype, y.dtype) << x.key;
+        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes) << x.key;
+        EXPECT_TRUE(x.shape == y.shape) << x.key;
+        EXPECT_EQ(x.varyingShape, y.varyingShape) << x.key;
+        EXPECT_EQ(x.records, y.records) << x.key;
+        EXPECT_EQ(x.emptyRecords, y.emptyRecords) << x.key;
+        EXPECT_EQ(x.damagedRecords, y.damagedRecords) << x.key;
+        mixed |= x.mixedDtypes;
+        varying |= x.varyingShape;
+    }
+    EXPECT_TRUE(mixed);
+    EXPECT_TRUE(varying);
+    ASSERT_EQ(parallel.items().size(), serial.items().size());
+    EXPECT_GE(parallel.items().size(), 8u);
+    for (std::size_t i = 0; i < parallel.items().size(); ++i) {
+        const Diagnostic &x = parallel.items()[i], &y = serial.items()[i];
+        EXPECT_EQ(x.code, y.code) << i;
+        EXPECT_EQ(x.file, y.file) << i;
+        EXPECT_EQ(x.offset, y.offset) << i;
+        EXPECT_EQ(x.record, y.record) << i;
+        EXPECT_EQ(x.message, y.message) << i;
+    }
+}
+
 // Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
 // across parts, dtypes that change, shapes that vary, NaN and Inf in a later part.
 TEST(RunSummaries, PartTotalsGiveTheKeySummariesAndNonFiniteOfARecordByRecordPass) {
