@@ -5,6 +5,7 @@
 #include "core/summary/run_summary.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -272,16 +273,26 @@ std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions
     return bytes;
 }
 
-Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
-                                               const KeyStatsOptions& options, Diagnostics& diag,
-                                               const ProgressCallback& progress) {
-    std::vector<KeySeries> all;
-    const std::uint64_t totalBytes = bytesToRead(run, options);
-    std::uint64_t doneBytes = 0;
+namespace {
+
+// The series `options` asks of `rank` where summaries do not give them all: records decoded and
+// their columns handed to the backend in batches, summaries taken where they cover a part.
+// `advance(bytes)` counts the bytes of records done (false: cancelled).
+Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOptions& options,
+                std::vector<KeySeries>& out, Diagnostics& diag,
+                const std::function<bool(std::uint64_t)>& advance) {
+    std::vector<const summary::PartSummary*> summaryOf;
+    for (const auto& part : rank.parts())
+        summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
+    dropTaken(summaryOf);
+    RankSeries started = startSeries(rank, options);
+    if (started.series.empty()) return Status::ok();
+    out = std::move(started.series);
+    const auto& colSeries = started.columns;
     std::vector<xdl::TensorView> batch;
     std::vector<Pending> pending;
     std::vector<TensorStats> results;
-    std::uint64_t batchBytes = 0;
+    std::uint64_t batchBytes = 0, doneBytes = 0;
     // The bytes of the records in the batch: done with once it is flushed.
     struct Span {
         const xdl::PartReader* part;
@@ -289,105 +300,119 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
     };
     std::vector<Span> read;
 
-    // Ranks whose statistics all come from summaries are read at once, several at a time.
-    const auto& ranks = run.ranks();
-    std::vector<std::size_t> whole;
-    for (std::size_t r = 0; r < ranks.size(); ++r)
-        if (summarisedWhole(ranks[r], options)) whole.push_back(r);
-    std::vector<std::optional<std::vector<KeySeries>>> ready(ranks.size());
-    std::vector<Diagnostics> readyDiag(ranks.size());
-    ParallelLoop(whole.size() > 1 ? 0 : 1).run(whole.size(), [&](std::size_t i, unsigned) {
-        ready[whole[i]] = seriesFromSummaries(ranks[whole[i]], options, readyDiag[whole[i]]);
-    });
+    auto flush = [&]() -> Status {
+        if (batch.empty()) return Status::ok();
+        results.resize(batch.size());
+        XT_RETURN_IF_ERROR(backend.computeStats(batch, results));
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            RecordStats r = pending[i].head;
+            r.stats = results[i];
+            out[pending[i].series].records.push_back(r);
+        }
+        batch.clear();
+        pending.clear();
+        batchBytes = 0;
+        for (const Span& s : read)
+            s.part->file().release(s.begin, s.end - s.begin);
+        read.clear();
+        if (!advance(std::exchange(doneBytes, 0))) return Status(ErrorCode::Cancelled, "cancelled");
+        return Status::ok();
+    };
 
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-        const auto& rank = ranks[r];
-        if (options.rank && rank.rank() != *options.rank) continue;
-        if (ready[r]) {
-            for (auto& s : *ready[r])
-                all.push_back(std::move(s));
-            diag.merge(readyDiag[r]);
+    std::vector<std::size_t> released(rank.parts().size()); // summary pages given back
+    xdl::RecordView view;
+    const auto [from, to] = recordRange(rank, options);
+    for (std::size_t rec = from; rec < to; ++rec) {
+        const std::size_t partIdx = rank.partOf(rec);
+        const auto& part = *rank.parts()[partIdx];
+        const xdl::RecordEntry& e = rank.entry(rec);
+        const auto& cols = colSeries[partIdx];
+        doneBytes += e.length + 4;
+        const std::size_t inPart = std::size_t(&e - part.index().records().data());
+        if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
+            XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
+            s->releaseBehind(inPart, released[partIdx]);
+            addFromSummary(*s, inPart, part, rec, cols, out.data(), diag);
             continue;
         }
-        const std::size_t first = all.size();
-        std::vector<const summary::PartSummary*> summaryOf;
-        for (const auto& part : rank.parts())
-            summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
-        dropTaken(summaryOf);
-        RankSeries started = startSeries(rank, options);
-        if (started.series.empty()) continue;
-        for (auto& s : started.series)
-            all.push_back(std::move(s));
-        const auto& colSeries = started.columns;
-
-        auto flush = [&]() -> Status {
-            if (batch.empty()) return Status::ok();
-            results.resize(batch.size());
-            XT_RETURN_IF_ERROR(backend.computeStats(batch, results));
-            for (std::size_t i = 0; i < batch.size(); ++i) {
-                RecordStats r = pending[i].head;
-                r.stats = results[i];
-                all[first + pending[i].series].records.push_back(r);
-            }
-            batch.clear();
-            pending.clear();
-            batchBytes = 0;
-            for (const Span& s : read)
-                s.part->file().release(s.begin, s.end - s.begin);
-            read.clear();
-            if (!reportProgress(progress, doneBytes, totalBytes, "statistics"))
-                return Status(ErrorCode::Cancelled, "cancelled");
-            return Status::ok();
-        };
-
-        std::vector<std::size_t> released(rank.parts().size()); // summary pages given back
-        xdl::RecordView view;
-        const auto [from, to] = recordRange(rank, options);
-        for (std::size_t rec = from; rec < to; ++rec) {
-            const std::size_t partIdx = rank.partOf(rec);
-            const auto& part = *rank.parts()[partIdx];
-            const xdl::RecordEntry& e = rank.entry(rec);
-            const auto& cols = colSeries[partIdx];
-            doneBytes += e.length + 4;
-            const std::size_t inPart = std::size_t(&e - part.index().records().data());
-            if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
-                XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
-                s->releaseBehind(inPart, released[partIdx]);
-                addFromSummary(*s, inPart, part, rec, cols, &all[first], diag);
-                continue;
-            }
-            if (read.empty() || read.back().part != &part)
-                read.push_back({&part, e.offset - 4, e.offset + e.length});
-            read.back().end = e.offset + e.length;
-            Status st = rank.decode(rec, view);
-            if (!st) {
-                diag.add(codes::kDamagedRecord, part.part().path, e.offset - 4, std::int64_t(rec),
-                         st.message());
-                continue;
-            }
-            for (std::size_t c = 0; c < view.columns.size() && c < cols.size(); ++c) {
-                if (cols[c] < 0) continue;
-                const xdl::ColumnView& col = view.columns[c];
-                const xdl::ColumnProblem problem = col.check();
-                if (problem != xdl::ColumnProblem::None) {
-                    diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4,
-                             std::int64_t(rec),
-                             "key '" + part.keys()[c] + "': " + columnProblemName(problem));
-                    continue;
-                }
-                if (col.isEmpty()) continue;
-                batch.emplace_back(col.dtype(), col.shape, col.data);
-                pending.push_back(
-                    {std::size_t(cols[c]), RecordStats{rec, e.gstep, e.lstep, e.timestamp, {}}});
-                batchBytes += col.data.size();
-                if (batchBytes >= options.batchBytes || batch.size() >= kMaxBatchTensors)
-                    XT_RETURN_IF_ERROR(flush());
-            }
+        if (read.empty() || read.back().part != &part)
+            read.push_back({&part, e.offset - 4, e.offset + e.length});
+        read.back().end = e.offset + e.length;
+        Status st = rank.decode(rec, view);
+        if (!st) {
+            diag.add(codes::kDamagedRecord, part.part().path, e.offset - 4, std::int64_t(rec),
+                     st.message());
+            continue;
         }
-        XT_RETURN_IF_ERROR(flush());
-        for (std::size_t p = 0; p < summaryOf.size(); ++p)
-            if (summaryOf[p]) summaryOf[p]->releaseBehind(summaryOf[p]->recordCount(), released[p]);
+        for (std::size_t c = 0; c < view.columns.size() && c < cols.size(); ++c) {
+            if (cols[c] < 0) continue;
+            const xdl::ColumnView& col = view.columns[c];
+            const xdl::ColumnProblem problem = col.check();
+            if (problem != xdl::ColumnProblem::None) {
+                diag.add(codes::kDamagedColumn, part.part().path, e.offset - 4, std::int64_t(rec),
+                         "key '" + part.keys()[c] + "': " + columnProblemName(problem));
+                continue;
+            }
+            if (col.isEmpty()) continue;
+            batch.emplace_back(col.dtype(), col.shape, col.data);
+            pending.push_back(
+                {std::size_t(cols[c]), RecordStats{rec, e.gstep, e.lstep, e.timestamp, {}}});
+            batchBytes += col.data.size();
+            if (batchBytes >= options.batchBytes || batch.size() >= kMaxBatchTensors)
+                XT_RETURN_IF_ERROR(flush());
+        }
     }
+    XT_RETURN_IF_ERROR(flush());
+    for (std::size_t p = 0; p < summaryOf.size(); ++p)
+        if (summaryOf[p]) summaryOf[p]->releaseBehind(summaryOf[p]->recordCount(), released[p]);
+    return Status::ok();
+}
+
+} // namespace
+
+Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
+                                               const KeyStatsOptions& options, Diagnostics& diag,
+                                               const ProgressCallback& progress) {
+    const auto& ranks = run.ranks();
+    std::vector<std::vector<KeySeries>> series(ranks.size());
+    std::vector<Diagnostics> rankDiag(ranks.size());
+    std::vector<Status> failed(ranks.size());
+    // Ranks whose statistics all come from summaries, then the others, several at a time. The
+    // CPU backend may be called from several threads (its loop is a oneTBB arena); another
+    // backend is called from one.
+    std::vector<std::size_t> whole, decoded;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        if (options.rank && ranks[r].rank() != *options.rank) continue;
+        (summarisedWhole(ranks[r], options) ? whole : decoded).push_back(r);
+    }
+    ParallelLoop(whole.size() > 1 ? 0 : 1).run(whole.size(), [&](std::size_t i, unsigned) {
+        series[whole[i]] = seriesFromSummaries(ranks[whole[i]], options, rankDiag[whole[i]]);
+    });
+    const std::uint64_t totalBytes = bytesToRead(run, options);
+    std::uint64_t doneBytes = 0;
+    std::mutex progressLock;
+    std::atomic<bool> cancelled{false};
+    const auto advance = [&](std::uint64_t bytes) {
+        std::lock_guard lock(progressLock);
+        doneBytes += bytes;
+        if (!cancelled && !reportProgress(progress, doneBytes, totalBytes, "statistics"))
+            cancelled = true;
+        return !cancelled;
+    };
+    const bool together = decoded.size() > 1 && backend.kind() == BackendKind::Cpu;
+    ParallelLoop(together ? 0 : 1).run(decoded.size(), [&](std::size_t i, unsigned) {
+        const std::size_t r = decoded[i];
+        if (!cancelled)
+            failed[r] = readRank(ranks[r], backend, options, series[r], rankDiag[r], advance);
+    });
+    std::vector<KeySeries> all;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        if (!failed[r]) return failed[r];
+        for (auto& s : series[r])
+            all.push_back(std::move(s));
+        diag.merge(rankDiag[r]);
+    }
+    if (cancelled) return Status(ErrorCode::Cancelled, "cancelled");
     return all;
 }
 

@@ -10,10 +10,14 @@
 #include "core/xdl/file_series_writer.h"
 #include "temp_dir.h"
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <limits>
+#include <thread>
 #include <unistd.h>
 
 namespace xt::analysis {
@@ -138,6 +142,67 @@ TEST(Engine, KeySeriesAggregatesAndNonFinite) {
     ASSERT_EQ(byKey.size(), 1u);
     EXPECT_EQ(byKey[0].nanRank, 0);
     EXPECT_EQ(byKey[0].infRank, 1);
+}
+
+// Forwards to a one-thread CPU backend under the CUDA kind, counting the callers inside at once.
+class OneCallerProbe final : public Backend {
+public:
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    std::string description() const override { return "probe"; }
+    Status computeStats(std::span<const xdl::TensorView> batch,
+                        std::span<TensorStats> out) override {
+        const int now = ++m_inside;
+        for (int seen = m_most.load(); now > seen && !m_most.compare_exchange_weak(seen, now);) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        Status st = m_cpu.computeStats(batch, out);
+        --m_inside;
+        return st;
+    }
+    Status histogram(std::span<const xdl::TensorView> batch, const BinLayout& layout,
+                     std::span<Histogram> out) override {
+        return m_cpu.histogram(batch, layout, out);
+    }
+    int most() const { return m_most; }
+
+private:
+    CpuBackend m_cpu{1};
+    std::atomic<int> m_inside{0}, m_most{0};
+};
+
+// Ranks are read several at a time with the CPU backend (it may be called from several
+// threads); any other backend is called from one thread at a time. Both give the series of one
+// pass, in rank order.
+TEST(Engine, KeySeriesOfRanksReadTogetherEqualOneRankAtATime) {
+    TempDir dir;
+    writeRun(dir.str(), baseValue);
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    KeyStatsOptions opts;
+    opts.batchBytes = 40; // a backend call every record or two
+    CpuBackend cpu(2);
+    OneCallerProbe probe;
+    auto together = computeKeyStats(run, cpu, opts, diag);
+    auto alone = computeKeyStats(run, probe, opts, diag);
+    ASSERT_TRUE(together.isOk());
+    ASSERT_TRUE(alone.isOk());
+    EXPECT_EQ(probe.most(), 1);
+    ASSERT_EQ(together->size(), 4u);
+    ASSERT_EQ(alone->size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        const KeySeries &a = (*together)[i], &b = (*alone)[i];
+        EXPECT_EQ(a.rank, b.rank);
+        EXPECT_EQ(a.key, b.key);
+        ASSERT_EQ(a.records.size(), b.records.size());
+        for (std::size_t r = 0; r < a.records.size(); ++r) {
+            EXPECT_EQ(a.records[r].record, b.records[r].record);
+            EXPECT_EQ(a.records[r].gstep, b.records[r].gstep);
+            EXPECT_EQ(std::memcmp(&a.records[r].stats, &b.records[r].stats, sizeof(TensorStats)),
+                      0);
+        }
+    }
+    EXPECT_EQ((*together)[0].rank, 0);
+    EXPECT_EQ((*together)[2].rank, 1);
 }
 
 // Records [from, to) per rank: ranges that tile each rank give, concatenated, exactly the
