@@ -400,10 +400,15 @@ Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backen
         return !cancelled;
     };
     const bool together = decoded.size() > 1 && backend.kind() == BackendKind::Cpu;
-    ParallelLoop(together ? 0 : 1).run(decoded.size(), [&](std::size_t i, unsigned) {
+    ParallelLoop loop(together ? 0 : 1);
+    // Ranks read together share the batch's bytes: no more of the files is mapped in at once
+    // than when one rank is read at a time.
+    KeyStatsOptions each = options;
+    each.batchBytes = std::max<std::uint64_t>(1, options.batchBytes / loop.slots());
+    loop.run(decoded.size(), [&](std::size_t i, unsigned) {
         const std::size_t r = decoded[i];
         if (!cancelled)
-            failed[r] = readRank(ranks[r], backend, options, series[r], rankDiag[r], advance);
+            failed[r] = readRank(ranks[r], backend, each, series[r], rankDiag[r], advance);
     });
     std::vector<KeySeries> all;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
