@@ -357,16 +357,20 @@ TEST(RankStepHeatmap, TheGridOfALargeSeriesIsBuiltInTheBackground) {
     EXPECT_EQ(cells->data()->valueSize(), 2);
 }
 
-TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
-    app();
-    TempDir dir;
-    // one rank, 20 000 gsteps of a scalar near 1, a spike to 100 and a dip to -50
+// One rank, 20 000 gsteps of a scalar "loss" near 1, with a spike to 100 and a dip to -50.
+LoadResult loadSpikedScalarRun(const TempDir& dir) {
     writeScalarRun(dir.str(), {"loss"}, 20000, [](std::int64_t g) {
         return std::vector<float>{g == 12345 ? 100.0f
                                   : g == 777 ? -50.0f
                                              : 1.0f + float(g % 7) / 10};
     });
-    LoadResult r = load(dir.str());
+    return load(dir.str());
+}
+
+TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
+    app();
+    TempDir dir;
+    LoadResult r = loadSpikedScalarRun(dir);
     ASSERT_EQ(r.runs.size(), 1u);
     StatPlot plot;
     plot.resize(800, 500);
@@ -400,12 +404,7 @@ TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
 TEST(StatPlot, BandEdgesAreDrawnWithHalfThePointsOfALineAndKeepItsSpikes) {
     app();
     TempDir dir;
-    writeScalarRun(dir.str(), {"loss"}, 20000, [](std::int64_t g) {
-        return std::vector<float>{g == 12345 ? 100.0f
-                                  : g == 777 ? -50.0f
-                                             : 1.0f + float(g % 7) / 10};
-    });
-    LoadResult r = load(dir.str());
+    LoadResult r = loadSpikedScalarRun(dir);
     ASSERT_EQ(r.runs.size(), 1u);
     StatPlot plot;
     plot.resize(800, 500);
