@@ -164,6 +164,15 @@ RankSeries startSeries(const xdl::RankReader& rank, const KeyStatsOptions& optio
     return out;
 }
 
+// The summary options.summaries holds of each part of `rank` (null where none).
+std::vector<const summary::PartSummary*> summariesOf(const xdl::RankReader& rank,
+                                                     const KeyStatsOptions& options) {
+    std::vector<const summary::PartSummary*> out;
+    for (const auto& part : rank.parts())
+        out.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
+    return out;
+}
+
 // Whether every record of `rank` that options ask for has its statistics in a summary.
 bool summarisedWhole(const xdl::RankReader& rank, const KeyStatsOptions& options) {
     if (!options.summaries || (options.rank && rank.rank() != *options.rank)) return false;
@@ -225,9 +234,7 @@ void useTaken(const xdl::RankReader& rank,
 std::vector<KeySeries> seriesFromSummaries(const xdl::RankReader& rank,
                                            const KeyStatsOptions& options, Diagnostics& diag) {
     RankSeries out = startSeries(rank, options);
-    std::vector<const summary::PartSummary*> summaryOf;
-    for (const auto& part : rank.parts())
-        summaryOf.push_back(options.summaries->find(*part));
+    const auto summaryOf = summariesOf(rank, options);
     if (out.series.empty()) {
         dropTaken(summaryOf);
         return {};
@@ -252,38 +259,13 @@ std::vector<KeySeries> seriesFromSummaries(const xdl::RankReader& rank,
     return std::move(out.series);
 }
 
-} // namespace
-
-std::function<std::shared_ptr<summary::ColumnSink>()> takeKeyStats(std::string key) {
-    return [key = std::move(key)] { return std::make_shared<TakenStats>(key); };
-}
-
-std::size_t takenRecords(const summary::PartSummary& s) {
-    TakenStats* t = takenOf(&s);
-    return t ? t->waiting() : 0;
-}
-
-std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
-    std::uint64_t bytes = 0;
-    for (const auto& rank : run.ranks()) {
-        if (options.rank && rank.rank() != *options.rank) continue;
-        for (const auto& part : rank.parts())
-            if (!options.summaries || !options.summaries->find(*part)) bytes += part->part().size;
-    }
-    return bytes;
-}
-
-namespace {
-
 // The series `options` asks of `rank` where summaries do not give them all: records decoded and
 // their columns handed to the backend in batches, summaries taken where they cover a part.
 // `advance(bytes)` counts the bytes of records done (false: cancelled).
 Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOptions& options,
                 std::vector<KeySeries>& out, Diagnostics& diag,
                 const std::function<bool(std::uint64_t)>& advance) {
-    std::vector<const summary::PartSummary*> summaryOf;
-    for (const auto& part : rank.parts())
-        summaryOf.push_back(options.summaries ? options.summaries->find(*part) : nullptr);
+    const auto summaryOf = summariesOf(rank, options);
     dropTaken(summaryOf);
     RankSeries started = startSeries(rank, options);
     if (started.series.empty()) return Status::ok();
@@ -369,6 +351,25 @@ Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOpt
 }
 
 } // namespace
+
+std::function<std::shared_ptr<summary::ColumnSink>()> takeKeyStats(std::string key) {
+    return [key = std::move(key)] { return std::make_shared<TakenStats>(key); };
+}
+
+std::size_t takenRecords(const summary::PartSummary& s) {
+    TakenStats* t = takenOf(&s);
+    return t ? t->waiting() : 0;
+}
+
+std::uint64_t estimateWorkBytes(const xdl::RunReader& run, const KeyStatsOptions& options) {
+    std::uint64_t bytes = 0;
+    for (const auto& rank : run.ranks()) {
+        if (options.rank && rank.rank() != *options.rank) continue;
+        for (const auto& part : rank.parts())
+            if (!options.summaries || !options.summaries->find(*part)) bytes += part->part().size;
+    }
+    return bytes;
+}
 
 Result<std::vector<KeySeries>> computeKeyStats(const xdl::RunReader& run, Backend& backend,
                                                const KeyStatsOptions& options, Diagnostics& diag,

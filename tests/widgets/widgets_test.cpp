@@ -99,6 +99,13 @@ LoadResult load(const std::string& dir) {
     return r;
 }
 
+// The graph of `plot` named `name`, or null.
+QCPGraph* graphNamed(const StatPlot& plot, const QString& name) {
+    for (int i = 0; i < plot.plot()->graphCount(); ++i)
+        if (plot.plot()->graph(i)->name() == name) return plot.plot()->graph(i);
+    return nullptr;
+}
+
 QStringList collectKeys(const QAbstractItemModel& m, const QModelIndex& parent = {}) {
     QStringList out;
     for (int r = 0; r < m.rowCount(parent); ++r) {
@@ -209,10 +216,7 @@ TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
             EXPECT_EQ(hi->y[i], s.records[i].stats.max);
         }
         // What QCustomPlot draws is the same data (small series are not decimated).
-        QCPGraph* g = nullptr;
-        for (int i = 0; i < plot.plot()->graphCount(); ++i)
-            if (plot.plot()->graph(i)->name() == QStringLiteral("rank %1 mean").arg(s.rank))
-                g = plot.plot()->graph(i);
+        QCPGraph* g = graphNamed(plot, QStringLiteral("rank %1 mean").arg(s.rank));
         ASSERT_TRUE(g);
         ASSERT_EQ(g->data()->size(), int(s.records.size()));
         EXPECT_EQ(g->data()->at(3)->value, s.records[3].stats.mean);
@@ -378,10 +382,7 @@ TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
     o.minMaxBand = o.stdBand = false;
     plot.setOptions(o);
     plot.setData(r.runs[0], "loss");
-    QCPGraph* mean = nullptr;
-    for (int i = 0; i < plot.plot()->graphCount(); ++i)
-        if (plot.plot()->graph(i)->name() == QStringLiteral("rank 0 mean"))
-            mean = plot.plot()->graph(i);
+    QCPGraph* mean = graphNamed(plot, QStringLiteral("rank 0 mean"));
     ASSERT_TRUE(mean);
     EXPECT_EQ(plot.lineData(QStringLiteral("rank 0 mean"))->x.size(), 20000u);
     EXPECT_LT(mean->data()->size(), 2000); // drawn decimated
@@ -413,14 +414,9 @@ TEST(StatPlot, BandEdgesAreDrawnWithHalfThePointsOfALineAndKeepItsSpikes) {
     o.stdBand = false;
     plot.setOptions(o);
     plot.setData(r.runs[0], "loss");
-    const auto graph = [&](const QString& name) -> QCPGraph* {
-        for (int i = 0; i < plot.plot()->graphCount(); ++i)
-            if (plot.plot()->graph(i)->name() == name) return plot.plot()->graph(i);
-        return nullptr;
-    };
-    QCPGraph* mean = graph(QStringLiteral("rank 0 mean"));
-    QCPGraph* lower = graph(QStringLiteral("rank 0 min-max lower"));
-    QCPGraph* upper = graph(QStringLiteral("rank 0 min-max upper"));
+    QCPGraph* mean = graphNamed(plot, QStringLiteral("rank 0 mean"));
+    QCPGraph* lower = graphNamed(plot, QStringLiteral("rank 0 min-max lower"));
+    QCPGraph* upper = graphNamed(plot, QStringLiteral("rank 0 min-max upper"));
     ASSERT_TRUE(mean && lower && upper);
     const int buckets = std::max(200, plot.plot()->axisRect()->width());
     EXPECT_GT(mean->data()->size(), buckets); // min and max of most buckets
