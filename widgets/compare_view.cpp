@@ -445,7 +445,7 @@ CompareView::StepRecords CompareView::stepRecords(const CompareSide& side,
         if (s->rank == side.rank)
             for (const auto& r : s->records)
                 out.try_emplace(analysis::alignedStep(r.gstep, r.lstep, m_request.align, origin),
-                                &r);
+                                r);
     return out;
 }
 
@@ -492,7 +492,7 @@ void CompareView::rebuildPlots() {
     auto series = [&](const StepRecords& recs) {
         XYSeries s;
         for (const auto& [step, r] : recs)
-            if (auto v = analysis::statValue(r->stats, m_field)) {
+            if (auto v = analysis::statValue(r.stats, m_field)) {
                 s.x.push_back(double(step));
                 s.y.push_back(*v);
             }
@@ -502,8 +502,8 @@ void CompareView::rebuildPlots() {
     for (const auto& [step, ra] : m_recA) {
         auto it = m_recB.find(step);
         if (it == m_recB.end()) continue;
-        const auto va = analysis::statValue(ra->stats, m_field);
-        const auto vb = analysis::statValue(it->second->stats, m_field);
+        const auto va = analysis::statValue(ra.stats, m_field);
+        const auto vb = analysis::statValue(it->second.stats, m_field);
         if (!va || !vb) continue;
         delta.x.push_back(double(step));
         delta.y.push_back(*vb - *va);
@@ -703,7 +703,7 @@ void CompareView::startHistograms() {
     auto recordOf = [&](const StepRecords& recs) -> const analysis::RecordStats* {
         if (!m_cursor) return nullptr;
         auto it = recs.find(*m_cursor);
-        return it == recs.end() ? nullptr : it->second;
+        return it == recs.end() ? nullptr : &it->second;
     };
     const analysis::RecordStats* ra = recordOf(m_recA);
     const analysis::RecordStats* rb = recordOf(m_recB);

@@ -114,7 +114,7 @@ private:
         view::XYSeries data;
     };
     // The records of the shown key on one side, by aligned step (the first record of a step).
-    using StepRecords = std::map<std::int64_t, const analysis::RecordStats*>;
+    using StepRecords = std::map<std::int64_t, analysis::RecordStats>;
 
     void startCompare();
     void onCompared();

@@ -262,10 +262,10 @@ std::optional<std::pair<int, std::int64_t>> RankStepHeatmap::cellAt(QPointF pos)
     for (const auto* s : m_series) {
         if (s->rank != rank || s->records.empty()) continue;
         // The rank's record whose colour covers x: the last one at or before it.
-        const analysis::RecordStats* hit = &s->records.front();
+        std::int64_t hit = s->records.front().gstep;
         for (const auto& r : s->records)
-            if (r.gstep <= x && r.gstep >= hit->gstep) hit = &r;
-        return std::make_pair(rank, hit->gstep);
+            if (r.gstep <= x && r.gstep >= hit) hit = r.gstep;
+        return std::make_pair(rank, hit);
     }
     return std::nullopt;
 }

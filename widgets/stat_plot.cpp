@@ -663,13 +663,13 @@ double StatPlot::xOfGstep(std::int64_t gstep) const {
     return std::nan("");
 }
 
-const analysis::RecordStats* StatPlot::recordAtOrAfter(std::int64_t gstep) const {
-    const analysis::RecordStats* best = nullptr;
+std::optional<analysis::RecordStats> StatPlot::recordAtOrAfter(std::int64_t gstep) const {
+    std::optional<analysis::RecordStats> best;
     for (const auto* s : m_series) {
         const auto& recs = s->records;
         auto it = std::lower_bound(recs.begin(), recs.end(), gstep,
                                    [](const auto& r, std::int64_t g) { return r.gstep < g; });
-        if (it != recs.end() && (!best || it->gstep < best->gstep)) best = &*it;
+        if (it != recs.end() && (!best || it->gstep < best->gstep)) best = *it;
     }
     return best;
 }
@@ -753,7 +753,7 @@ void StatPlot::updateCursorItems() {
     }
     // A one-line summary: the steps, their distance in steps and time, and the legend's lines.
     auto timeOf = [&](std::int64_t g) -> std::optional<std::int64_t> {
-        const auto* r = recordAtOrAfter(g);
+        const auto r = recordAtOrAfter(g);
         if (r && r->gstep == g) return r->timestamp;
         return std::nullopt;
     };
@@ -802,10 +802,10 @@ QString StatPlot::cursorText() const {
         if (both) r << delta();
         rows << r.join(QLatin1Char('\t'));
     };
-    const analysis::RecordStats* recs[2] = {nullptr, nullptr};
+    std::optional<analysis::RecordStats> recs[2];
     for (int i = 0; i < 2; ++i)
         if (m_cursors[std::size_t(i)]) {
-            const auto* r = recordAtOrAfter(*m_cursors[std::size_t(i)]);
+            auto r = recordAtOrAfter(*m_cursors[std::size_t(i)]);
             if (r && r->gstep == *m_cursors[std::size_t(i)]) recs[i] = r;
         }
     row(
@@ -865,8 +865,8 @@ void StatPlot::drawNotes() {
         } else {
             const auto steps = noteSteps(n, m_series);
             if (!steps) continue;
-            const auto* a = recordAtOrAfter(steps->first);
-            const auto* b = recordAtOrAfter(steps->second);
+            const auto a = recordAtOrAfter(steps->first);
+            const auto b = recordAtOrAfter(steps->second);
             if (!a) continue;
             x0 = xMode() == XAxisMode::Gstep ? double(steps->first) : xOfRecord(*a);
             x1 = xMode() == XAxisMode::Gstep ? double(steps->second) : b ? xOfRecord(*b) : x0;

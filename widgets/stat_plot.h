@@ -162,7 +162,7 @@ private:
     void userMovedView(); // pauses following
     double xOfGstep(std::int64_t gstep) const;
     // The first record at or after `gstep` on any shown rank.
-    const analysis::RecordStats* recordAtOrAfter(std::int64_t gstep) const;
+    std::optional<analysis::RecordStats> recordAtOrAfter(std::int64_t gstep) const;
     void updateCursorItems();
     void drawNotes();
 

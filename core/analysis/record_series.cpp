@@ -1,8 +1,248 @@
 #include "core/analysis/record_series.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 namespace xt::analysis {
+
+namespace {
+
+using Field = RecordSeries::Field;
+
+bool isDouble(std::size_t c) {
+    return c >= std::size_t(Field::Min);
+}
+bool isSigned(std::size_t c) {
+    return c >= std::size_t(Field::Gstep) && c <= std::size_t(Field::Timestamp);
+}
+
+// Field c of r as its 64 bits (integers as they are, doubles as their representation).
+std::uint64_t bitsOf(const RecordStats& r, std::size_t c) {
+    const TensorStats& s = r.stats;
+    switch (Field(c)) {
+    case Field::Record:
+        return r.record;
+    case Field::Gstep:
+        return std::uint64_t(r.gstep);
+    case Field::Lstep:
+        return std::uint64_t(r.lstep);
+    case Field::Timestamp:
+        return std::uint64_t(r.timestamp);
+    case Field::Count:
+        return s.count;
+    case Field::Nan:
+        return s.nan;
+    case Field::Inf:
+        return s.inf;
+    case Field::Zeros:
+        return s.zeros;
+    case Field::Finite:
+        return s.finite;
+    case Field::Min:
+        return std::bit_cast<std::uint64_t>(s.min);
+    case Field::Max:
+        return std::bit_cast<std::uint64_t>(s.max);
+    case Field::Mean:
+        return std::bit_cast<std::uint64_t>(s.mean);
+    case Field::Std:
+        return std::bit_cast<std::uint64_t>(s.std);
+    case Field::L2:
+        return std::bit_cast<std::uint64_t>(s.l2);
+    }
+    return 0;
+}
+
+// A double whose value a float holds exactly, bit for bit (-0.0 and NaN included).
+bool fitsFloat(std::uint64_t bits) {
+    const double d = std::bit_cast<double>(bits);
+    return std::bit_cast<std::uint64_t>(double(float(d))) == bits;
+}
+
+std::uint8_t widthFor(std::uint64_t range) {
+    return range == 0 ? 0 : range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
+}
+
+} // namespace
+
+// kChunk records, column by column: column c's value of record i is base + the i-th of its
+// `width`-byte offsets (width 0: base alone), or, for doubles, the i-th float (width 4) or double
+// (width 8) read as is.
+class RecordSeries::Packed {
+public:
+    explicit Packed(std::span<const RecordStats> records);
+    RecordStats record(std::size_t i) const;
+    // Field f of records [first, first + n) as doubles.
+    void values(Field f, std::size_t first, std::size_t n, double* out) const;
+    std::size_t bytes() const { return sizeof(*this) + m_size; }
+
+private:
+    std::uint64_t bits(std::size_t c, std::size_t i) const;
+    struct Column {
+        std::uint64_t base = 0;
+        std::uint32_t offset = 0;
+        std::uint8_t width = 0;
+    };
+    Column m_cols[kFields];
+    std::unique_ptr<std::byte[]> m_bytes;
+    std::size_t m_size = 0;
+};
+
+RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
+    const std::size_t n = records.size();
+    for (std::size_t c = 0; c < kFields; ++c) {
+        Column& col = m_cols[c];
+        const std::uint64_t first = bitsOf(records[0], c);
+        bool same = true, floats = true;
+        std::uint64_t lo = first, hi = first; // as signed or unsigned, as the field is
+        for (const RecordStats& r : records) {
+            const std::uint64_t v = bitsOf(r, c);
+            same &= v == first;
+            if (isDouble(c)) {
+                floats &= fitsFloat(v);
+            } else if (isSigned(c)) {
+                lo = std::uint64_t(std::min(std::int64_t(lo), std::int64_t(v)));
+                hi = std::uint64_t(std::max(std::int64_t(hi), std::int64_t(v)));
+            } else {
+                lo = std::min(lo, v), hi = std::max(hi, v);
+            }
+        }
+        col.base = same ? first : isDouble(c) ? 0 : lo;
+        col.width = same ? 0 : isDouble(c) ? (floats ? 4 : 8) : widthFor(hi - lo);
+        col.offset = std::uint32_t(m_size);
+        m_size += (col.width * n + 7) & ~std::size_t(7); // each column 8-byte aligned
+    }
+    m_bytes = std::make_unique_for_overwrite<std::byte[]>(m_size);
+    for (std::size_t c = 0; c < kFields; ++c) {
+        const Column& col = m_cols[c];
+        std::byte* out = m_bytes.get() + col.offset;
+        for (std::size_t i = 0; i < n && col.width; ++i) {
+            const std::uint64_t v = bitsOf(records[i], c);
+            if (isDouble(c) && col.width == 4) {
+                const float f = float(std::bit_cast<double>(v));
+                std::memcpy(out + 4 * i, &f, 4);
+                continue;
+            }
+            const std::uint64_t d = v - col.base;
+            std::memcpy(out + col.width * i, &d, col.width); // little-endian: the low bytes
+        }
+    }
+}
+
+std::uint64_t RecordSeries::Packed::bits(std::size_t c, std::size_t i) const {
+    const Column& col = m_cols[c];
+    const std::byte* p = m_bytes.get() + col.offset;
+    switch (col.width) {
+    case 0:
+        return col.base;
+    case 1:
+        return col.base + std::uint8_t(p[i]);
+    case 2: {
+        std::uint16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        return col.base + v;
+    }
+    case 4: {
+        std::uint32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        if (isDouble(c)) return std::bit_cast<std::uint64_t>(double(std::bit_cast<float>(v)));
+        return col.base + v;
+    }
+    default: {
+        std::uint64_t v;
+        std::memcpy(&v, p + 8 * i, 8);
+        return isDouble(c) ? v : col.base + v;
+    }
+    }
+}
+
+RecordStats RecordSeries::Packed::record(std::size_t i) const {
+    auto b = [&](Field f) { return bits(std::size_t(f), i); };
+    auto d = [&](Field f) { return std::bit_cast<double>(bits(std::size_t(f), i)); };
+    RecordStats r;
+    r.record = b(Field::Record);
+    r.gstep = std::int64_t(b(Field::Gstep));
+    r.lstep = std::int64_t(b(Field::Lstep));
+    r.timestamp = std::int64_t(b(Field::Timestamp));
+    r.stats.count = b(Field::Count);
+    r.stats.nan = b(Field::Nan);
+    r.stats.inf = b(Field::Inf);
+    r.stats.zeros = b(Field::Zeros);
+    r.stats.finite = b(Field::Finite);
+    r.stats.min = d(Field::Min);
+    r.stats.max = d(Field::Max);
+    r.stats.mean = d(Field::Mean);
+    r.stats.std = d(Field::Std);
+    r.stats.l2 = d(Field::L2);
+    return r;
+}
+
+namespace {
+
+double asDouble(std::size_t c, std::uint64_t v) {
+    if (isDouble(c)) return std::bit_cast<double>(v);
+    return isSigned(c) ? double(std::int64_t(v)) : double(v);
+}
+
+// base + offsets[i] of n offsets of type T, as doubles of field c.
+template <class T>
+void offsetsAsDoubles(const std::byte* p, std::uint64_t base, std::size_t c, std::size_t n,
+                      double* out) {
+    for (std::size_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, p + sizeof(T) * i, sizeof(T));
+        out[i] = asDouble(c, base + v);
+    }
+}
+
+} // namespace
+
+void RecordSeries::Packed::values(Field f, std::size_t first, std::size_t n, double* out) const {
+    const std::size_t c = std::size_t(f);
+    const Column& col = m_cols[c];
+    const std::byte* p = m_bytes.get() + col.offset;
+    switch (col.width) {
+    case 0:
+        std::fill_n(out, n, asDouble(c, col.base));
+        return;
+    case 1:
+        return offsetsAsDoubles<std::uint8_t>(p + first, col.base, c, n, out);
+    case 2:
+        return offsetsAsDoubles<std::uint16_t>(p + 2 * first, col.base, c, n, out);
+    case 4:
+        if (isDouble(c)) {
+            for (std::size_t i = 0; i < n; ++i) {
+                float v;
+                std::memcpy(&v, p + 4 * (first + i), 4);
+                out[i] = v;
+            }
+            return;
+        }
+        return offsetsAsDoubles<std::uint32_t>(p + 4 * first, col.base, c, n, out);
+    default:
+        if (isDouble(c)) return void(std::memcpy(out, p + 8 * first, 8 * n));
+        return offsetsAsDoubles<std::uint64_t>(p + 8 * first, col.base, c, n, out);
+    }
+}
+
+RecordStats RecordSeries::operator[](std::size_t i) const {
+    return i / kChunk < m_chunks.size() ? m_chunks[i / kChunk]->record(i % kChunk)
+                                        : m_tail[i - m_chunks.size() * kChunk];
+}
+
+void RecordSeries::read(Field f, std::size_t first, std::size_t n, double* out) const {
+    for (std::size_t i = first, end = first + n; i < end;) {
+        const std::size_t c = i / kChunk, inChunk = i % kChunk;
+        const std::size_t take = std::min(end - i, kChunk - inChunk);
+        if (c < m_chunks.size()) {
+            m_chunks[c]->values(f, inChunk, take, out);
+        } else {
+            for (std::size_t k = 0; k < take; ++k)
+                out[k] = asDouble(std::size_t(f), bitsOf(m_tail[inChunk + k], std::size_t(f)));
+        }
+        out += take, i += take;
+    }
+}
 
 void RecordSeries::grow() {
     // A series that filled a chunk fills the next one too: no copies on the way there.
@@ -11,15 +251,21 @@ void RecordSeries::grow() {
 }
 
 void RecordSeries::seal() {
-    auto chunk = std::make_shared<std::vector<RecordStats>>();
-    chunk->swap(m_tail);
-    m_chunks.push_back(std::move(chunk));
+    m_chunks.push_back(std::make_shared<const Packed>(m_tail));
+    std::vector<RecordStats>().swap(m_tail); // one that goes on takes a whole chunk (grow)
 }
 
 std::size_t RecordSeries::sharedChunks() const {
     std::size_t n = 0;
     for (const auto& c : m_chunks)
         n += c.use_count() > 1;
+    return n;
+}
+
+std::size_t RecordSeries::heldBytes() const {
+    std::size_t n = m_tail.capacity() * sizeof(RecordStats);
+    for (const auto& c : m_chunks)
+        n += c->bytes();
     return n;
 }
 

@@ -35,17 +35,37 @@ LinePoints LinePoints::withY(std::vector<double> y) const {
 
 namespace {
 
-// get(record) of records [first, first + n) into out.
-template <class Get>
-void fill(const analysis::RecordSeries& records, std::size_t first, std::size_t n, double* out,
-          Get get) {
-    for (std::size_t i = 0; i < n;) {
-        const auto run = records.contiguousFrom(first + i);
-        const std::size_t take = std::min(n - i, run.size());
-        for (std::size_t k = 0; k < take; ++k)
-            out[i + k] = get(run[k]);
-        i += take;
+using Field = analysis::RecordSeries::Field;
+
+Field xField(XAxisMode mode) {
+    return mode == XAxisMode::Lstep      ? Field::Lstep
+           : mode == XAxisMode::WallTime ? Field::Timestamp
+                                         : Field::Gstep;
+}
+
+Field fieldOf(analysis::StatField f) {
+    using F = analysis::StatField;
+    switch (f) {
+    case F::Count:
+        return Field::Count;
+    case F::Nan:
+        return Field::Nan;
+    case F::Inf:
+        return Field::Inf;
+    case F::Zeros:
+        return Field::Zeros;
+    case F::Min:
+        return Field::Min;
+    case F::Max:
+        return Field::Max;
+    case F::Mean:
+        return Field::Mean;
+    case F::Std:
+        return Field::Std;
+    case F::L2:
+        return Field::L2;
     }
+    return Field::Mean;
 }
 
 } // namespace
@@ -55,8 +75,10 @@ void LinePoints::readX(std::size_t first, std::size_t n, double* out) const {
         std::copy_n(m_own.x.begin() + std::ptrdiff_t(first), n, out);
         return;
     }
-    fill(*m_records, first, n, out,
-         [mode = m_mode, shift = m_xShift](const auto& r) { return xOf(r, mode) - shift; });
+    m_records->read(xField(m_mode), first, n, out);
+    const double scale = m_mode == XAxisMode::WallTime ? 1000.0 : 1.0; // as xOf
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = out[i] / scale - m_xShift;
 }
 
 void LinePoints::readY(std::size_t first, std::size_t n, double* out) const {
@@ -64,38 +86,24 @@ void LinePoints::readY(std::size_t first, std::size_t n, double* out) const {
         std::copy_n(m_own.y.begin() + std::ptrdiff_t(first), n, out);
         return;
     }
-    // The choice of value made once, not per record (a line of a million records is read whole
-    // for its blocks). The values are analysis::statValue's.
-    auto fillWith = [&](auto value) {
-        fill(*m_records, first, n, out,
-             [value](const analysis::RecordStats& r) { return value(r.stats); });
-    };
-    using S = analysis::TensorStats;
-    auto finite = [&](auto value) {
-        fillWith([value](const S& s) { return s.hasFinite() ? value(s) : std::nan(""); });
-    };
-    using F = analysis::StatField;
-    if (m_value == Value::MeanMinusStd) return finite([](const S& s) { return s.mean - s.std; });
-    if (m_value == Value::MeanPlusStd) return finite([](const S& s) { return s.mean + s.std; });
-    switch (m_field) {
-    case F::Count:
-        return fillWith([](const S& s) { return double(s.count); });
-    case F::Nan:
-        return fillWith([](const S& s) { return double(s.nan); });
-    case F::Inf:
-        return fillWith([](const S& s) { return double(s.inf); });
-    case F::Zeros:
-        return fillWith([](const S& s) { return double(s.zeros); });
-    case F::Min:
-        return finite([](const S& s) { return s.min; });
-    case F::Max:
-        return finite([](const S& s) { return s.max; });
-    case F::Mean:
-        return finite([](const S& s) { return s.mean; });
-    case F::Std:
-        return finite([](const S& s) { return s.std; });
-    case F::L2:
-        return finite([](const S& s) { return s.l2; });
+    // The values are analysis::statValue's: min, max, mean, std and l2 only of a record with a
+    // finite element.
+    const bool both = m_value != Value::Stat;
+    const Field field = both ? Field::Mean : fieldOf(m_field);
+    m_records->read(field, first, n, out);
+    if (field < Field::Min) return; // a count
+    constexpr std::size_t kPiece = 256;
+    double other[kPiece], finite[kPiece];
+    for (std::size_t i = 0; i < n; i += kPiece) {
+        const std::size_t take = std::min(kPiece, n - i);
+        m_records->read(Field::Finite, first + i, take, finite);
+        if (both) m_records->read(Field::Std, first + i, take, other);
+        const double sign = m_value == Value::MeanMinusStd ? -1.0 : 1.0;
+        for (std::size_t k = 0; k < take; ++k) {
+            double& y = out[i + k];
+            if (both) y = y + sign * other[k];
+            if (finite[k] == 0) y = std::nan("");
+        }
     }
 }
 

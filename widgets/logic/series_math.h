@@ -45,7 +45,9 @@ public:
     std::size_t size() const { return m_records ? m_records->size() : m_own.x.size(); }
     bool empty() const { return size() == 0; }
     double x(std::size_t i) const {
-        return m_records ? xOf((*m_records)[i], m_mode) - m_xShift : m_own.x[i];
+        double v;
+        readX(i, 1, &v);
+        return v;
     }
     double y(std::size_t i) const {
         double v;

@@ -195,10 +195,10 @@ TEST(Engine, KeySeriesOfRanksReadTogetherEqualOneRankAtATime) {
         EXPECT_EQ(a.key, b.key);
         ASSERT_EQ(a.records.size(), b.records.size());
         for (std::size_t r = 0; r < a.records.size(); ++r) {
-            EXPECT_EQ(a.records[r].record, b.records[r].record);
-            EXPECT_EQ(a.records[r].gstep, b.records[r].gstep);
-            EXPECT_EQ(std::memcmp(&a.records[r].stats, &b.records[r].stats, sizeof(TensorStats)),
-                      0);
+            const RecordStats ra = a.records[r], rb = b.records[r];
+            EXPECT_EQ(ra.record, rb.record);
+            EXPECT_EQ(ra.gstep, rb.gstep);
+            EXPECT_EQ(std::memcmp(&ra.stats, &rb.stats, sizeof(TensorStats)), 0);
         }
     }
     EXPECT_EQ((*together)[0].rank, 0);
