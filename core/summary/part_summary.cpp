@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -10,6 +11,8 @@
 #endif
 #include <stdexcept>
 #include <type_traits>
+
+#include <unistd.h>
 
 namespace xt::summary {
 
@@ -80,6 +83,9 @@ public:
         static constexpr char kZeros[8] = {};
         bytes({kZeros, (8 - m_size % 8) % 8});
     }
+    // Counting only: `n` bytes that are not written.
+    bool counting() const { return !m_sink; }
+    void skip(std::uint64_t n) { m_size += n; }
     // Bytes so far; the CRC of those flushed; the first failure of the sink.
     std::uint64_t size() const { return m_size; }
     std::uint32_t crc() const { return m_crc; }
@@ -544,6 +550,7 @@ ColumnTable ColumnTable::mapped(std::shared_ptr<const MappedFile> file, std::siz
 }
 
 ColumnSummary ColumnTable::decode(std::size_t i, std::uint64_t recordOffset) const {
+    if (!m_file) throw std::logic_error("spilled columns are read once mapped");
     return decodeColumn(m_file->bytes().data() + m_begin + i * kColumnBytes, recordOffset);
 }
 
@@ -706,31 +713,49 @@ void writeIndex(Writer& w, const PartSummary& s) {
     w.endSection();
 }
 
+// A column's kColumnBytes, of a record at `recordOffset`.
+void putColumn(Writer& w, const ColumnSummary& c, std::uint64_t recordOffset) {
+    w.put(std::uint32_t(c.dataOffset - recordOffset));
+    w.put(std::uint32_t(c.dataLength));
+    w.put(c.wireDtype);
+    w.put(std::uint8_t(c.state));
+    w.put(c.problem);
+    w.put(std::uint16_t(0));
+    w.put(c.shape);
+    w.put(c.sketch);
+    const auto& st = c.stats;
+    w.put(st.count);
+    w.put(st.nan);
+    w.put(st.inf);
+    w.put(st.zeros);
+    w.put(st.min);
+    w.put(st.max);
+    w.put(st.mean);
+    w.put(st.std);
+    w.put(st.l2);
+}
+
 // Per column statistics, with the shapes and sketches they refer to.
 void writeColumns(Writer& w, const PartSummary& s) {
     w.beginSection(kColumns, s.columns.size());
-    for (std::size_t r = 0; r + 1 < s.columnStart.size(); ++r) {
-        const std::uint64_t recordOffset = s.records[r].offset;
-        for (const ColumnSummary& c : s.columnsOf(r)) {
-            w.put(std::uint32_t(c.dataOffset - recordOffset));
-            w.put(std::uint32_t(c.dataLength));
-            w.put(c.wireDtype);
-            w.put(std::uint8_t(c.state));
-            w.put(c.problem);
-            w.put(std::uint16_t(0));
-            w.put(c.shape);
-            w.put(c.sketch);
-            const auto& st = c.stats;
-            w.put(st.count);
-            w.put(st.nan);
-            w.put(st.inf);
-            w.put(st.zeros);
-            w.put(st.min);
-            w.put(st.max);
-            w.put(st.mean);
-            w.put(st.std);
-            w.put(st.l2);
+    if (w.counting()) {
+        w.skip(s.columns.size() * kColumnBytes);
+    } else if (s.columns.isMapped()) { // already encoded: copied as they are
+        const auto bytes = s.columns.encoded();
+        constexpr std::size_t kPiece = std::size_t(4) << 20;
+        for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+            const std::size_t n = std::min(kPiece, bytes.size() - at);
+            w.bytes({reinterpret_cast<const char*>(bytes.data() + at), n});
+            s.columns.release(at / kColumnBytes, (at + n) / kColumnBytes);
         }
+    } else {
+        std::size_t released = 0; // mapped columns' pages are given back behind
+        for (std::size_t r = 0; r + 1 < s.columnStart.size(); ++r) {
+            s.releaseBehind(r, released);
+            for (const ColumnSummary& c : s.columnsOf(r))
+                putColumn(w, c, s.records[r].offset);
+        }
+        s.releaseBehind(s.recordCount(), released);
     }
     w.endSection();
 
@@ -796,6 +821,42 @@ Status writeSummary(const PartSummary& s, const std::function<Status(std::string
     w.put(std::uint32_t(0));
     w.bytes(std::string_view(kEndMagic, 8));
     return w.flush();
+}
+
+Status PartSummary::spillColumns(int fd, std::size_t firstRecord) {
+    auto& built = columns.m_built;
+    Writer w(
+        [&](std::string_view b) {
+            for (std::size_t done = 0; done < b.size();) {
+                const ssize_t n = ::write(fd, b.data() + done, b.size() - done);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) return errnoStatus("cannot write the spilled columns", errno);
+                done += std::size_t(n);
+            }
+            return Status::ok();
+        },
+        {});
+    for (std::size_t r = firstRecord; r + 1 < columnStart.size(); ++r)
+        for (std::size_t c = columnStart[r]; c < columnStart[r + 1]; ++c)
+            putColumn(w, built[c - columns.m_count], records[r].offset);
+    XT_RETURN_IF_ERROR(w.flush());
+    columns.m_count += built.size();
+    built.clear();
+    return Status::ok();
+}
+
+Status PartSummary::mapSpilledColumns(int fd) {
+    if (!columns.m_built.empty() || columns.m_file)
+        return Status(ErrorCode::Internal, "columns left to spill");
+    if (!columns.m_count) return Status::ok();
+    auto file = MappedFile::open("/proc/self/fd/" + std::to_string(fd)); // the unlinked file
+    if (!file) return file.status();
+    if (file->size() != columns.m_count * kColumnBytes)
+        return Status(ErrorCode::Internal, "spilled columns of the wrong size");
+    file->advise(MappedFile::Access::Sequential);
+    columns.m_file = std::make_shared<const MappedFile>(std::move(*file));
+    columns.m_begin = 0;
+    return Status::ok();
 }
 
 std::string serializeSummary(const PartSummary& s) {

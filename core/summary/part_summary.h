@@ -41,6 +41,8 @@ inline constexpr std::uint64_t kSketchMinElements = 2 * kSketchBins;
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
+inline constexpr std::size_t kColumnBytes = 96; // a column's size in the file (section 5)
+
 struct ColumnSummary {
     std::uint64_t dataOffset = 0; // of the column's data in the part file
     std::uint64_t dataLength = 0;
@@ -62,16 +64,21 @@ using Sketch = std::array<std::uint32_t, kSketchBins>;
 // of small records has GBs of them, and holding them parsed doubled the memory of opening it).
 class ColumnTable {
 public:
-    std::size_t size() const { return m_file ? m_count : m_built.size(); }
+    std::size_t size() const { return m_count + m_built.size(); }
     bool isMapped() const { return m_file != nullptr; }
     // Column i, of a record at byte `recordOffset` of the part.
     ColumnSummary at(std::size_t i, std::uint64_t recordOffset) const {
-        return m_file ? decode(i, recordOffset) : m_built[i];
+        return i < m_count ? decode(i, recordOffset) : m_built[i - m_count];
     }
-    // The columns to change or add to (a mapped table throws: PartSummary::materialize).
+    // The columns to change or add to, after any spilled (PartSummary::spillColumns); a mapped
+    // table throws (PartSummary::materialize).
     std::vector<ColumnSummary>& built();
     // Gives back the mapped pages of columns [first, last) (nothing when built).
     void release(std::size_t first, std::size_t last) const;
+    // A mapped table's bytes: the payload of section 5 that holds its columns.
+    std::span<const std::uint8_t> encoded() const {
+        return m_file->bytes().subspan(m_begin, m_count * kColumnBytes);
+    }
     // `count` columns in `file` from byte `begin` on (checked by the parser).
     static ColumnTable mapped(std::shared_ptr<const MappedFile> file, std::size_t begin,
                               std::size_t count);
@@ -79,9 +86,11 @@ public:
 private:
     ColumnSummary decode(std::size_t i, std::uint64_t recordOffset) const;
 
+    friend struct PartSummary; // spills columns
     std::vector<ColumnSummary> m_built;
     std::shared_ptr<const MappedFile> m_file;
-    std::size_t m_begin = 0, m_count = 0; // byte offset and count of the columns in m_file
+    // The columns before m_built: in m_file from byte m_begin, or spilled and not mapped yet.
+    std::size_t m_begin = 0, m_count = 0;
 };
 
 // The records of a summary (the part's record index): built in memory, or, with a mapped
@@ -205,6 +214,11 @@ struct PartSummary {
     // Copies mapped records and decodes mapped columns into built ones, to be extended or
     // changed.
     void materialize();
+    // A first build of a part of small records has GBs of columns: it writes them as it goes,
+    // in the format's encoding, to `fd` (an unlinked file): every built column, those of the
+    // records from `firstRecord` to the last with columns. Once done, it maps them to read them.
+    Status spillColumns(int fd, std::size_t firstRecord);
+    Status mapSpilledColumns(int fd);
     // Adds record `record`'s columns to the totals (in record order); recountTotals starts over.
     void countColumns(std::size_t record);
     void recountTotals();
@@ -235,7 +249,6 @@ Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const s
                                  std::uint64_t* errorOffset = nullptr,
                                  std::uint64_t inPlaceAbove = kMappedColumnsAbove,
                                  const ColumnTap& tap = {});
-inline constexpr std::size_t kColumnBytes = 96; // a column's size in the file (section 5)
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
 // the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).

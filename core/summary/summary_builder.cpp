@@ -4,7 +4,12 @@
 #include "core/base/diagnostic_codes.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
 
 namespace xt::summary {
 
@@ -15,6 +20,10 @@ constexpr std::uint64_t kReleaseEvery = 32ull << 20;
 constexpr std::uint64_t kProgressEvery = 16ull << 20;
 // Index diagnostics kept in a summary (the list of a badly damaged part stays small).
 constexpr std::size_t kMaxStoredDiagnostics = 256;
+// A first build with more columns than this writes them to a file as it goes (112 B each in
+// memory: a part of 250 MB of 200 B records has ~600 MB of them), in stretches of kSpillEvery.
+constexpr std::size_t kSpillAbove = std::size_t(1) << 20;
+constexpr std::size_t kSpillEvery = std::size_t(1) << 18;
 
 Sketch sketchOf(const xdl::TensorView& t, const analysis::TensorStats& st) {
     Sketch sk{};
@@ -105,10 +114,23 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
 
 namespace {
 
-// Adds the column statistics of records from `first` on to `s`, releasing the pages read.
-// Cancelled from the callback (the caller rolls back).
+// An unlinked file in `dir` to spill columns to (PartSummary::spillColumns); -1 when none can
+// be made there.
+int spillFile(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::string name = (std::filesystem::path(dir) / ".columns-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd >= 0) ::unlink(name.c_str()); // gone with the last descriptor and mapping
+    return fd;
+}
+
+// Adds the column statistics of records from `first` on to `s`, releasing the pages read, and
+// spilling its columns to a file in spillDir on a large first build. Cancelled from the
+// callback (the caller rolls back).
 Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& file,
-                        Diagnostics& diag, const ProgressCallback& progress) {
+                        Diagnostics& diag, const ProgressCallback& progress,
+                        const std::string& spillDir) {
     const xdl::Bytes bytes = file.bytes();
     // The columns to come are known from the index: reserved at once, a first build does not
     // hold a vector and its doubled copy (records of small tensors have ~100 B of summary per
@@ -116,18 +138,30 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::size_t newColumns = 0;
     for (std::size_t r = first; r < s.records.size(); ++r)
         newColumns += s.records[r].columnCount;
+    struct Fd {
+        int fd = -1;
+        ~Fd() {
+            if (fd >= 0) ::close(fd);
+        }
+    } spill;
+    if (first == 0 && newColumns > kSpillAbove && !spillDir.empty()) spill.fd = spillFile(spillDir);
     auto reserve = [](auto& v, std::size_t n) {
         if (n > v.capacity()) v.reserve(std::max(n, v.size() + v.size() / 2));
     };
-    reserve(s.columns.built(), s.columns.size() + newColumns);
+    reserve(s.columns.built(), spill.fd >= 0 ? kSpillEvery + 256 : s.columns.size() + newColumns);
     reserve(s.columnStart, s.records.size() + 1);
     SummaryBuilder builder(s);
     std::uint64_t releasedTo =
         first ? s.records[first - 1].offset + s.records[first - 1].length : 0;
     std::uint64_t nextReport = releasedTo + kProgressEvery;
+    std::size_t spilledTo = first; // records whose columns are in the file
     for (std::size_t r = first; r < s.records.size(); ++r) {
         const xdl::RecordEntry& e = s.records[r];
         builder.add(r, bytes.subspan(e.offset, e.length), diag, file.path());
+        if (spill.fd >= 0 && s.columns.built().size() >= kSpillEvery) {
+            XT_RETURN_IF_ERROR(s.spillColumns(spill.fd, spilledTo));
+            spilledTo = r + 1;
+        }
         const std::uint64_t end = e.offset + e.length;
         if (end >= releasedTo + kReleaseEvery) {
             file.release(releasedTo, end - releasedTo);
@@ -140,6 +174,10 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         }
     }
     if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
+    if (spill.fd >= 0) {
+        XT_RETURN_IF_ERROR(s.spillColumns(spill.fd, spilledTo));
+        XT_RETURN_IF_ERROR(s.mapSpilledColumns(spill.fd));
+    }
     reportProgress(progress, bytes.size(), bytes.size(), "summarizing");
     return Status::ok();
 }
@@ -147,7 +185,7 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
 } // namespace
 
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
-                     const ProgressCallback& progress) {
+                     const ProgressCallback& progress, const std::string& spillDir) {
     const xdl::Bytes bytes = file.bytes();
     if (s.scannedTo > bytes.size() || s.columnStart.size() != s.records.size() + 1)
         return Status(ErrorCode::InvalidArgument, "summary of " + file.path() +
@@ -168,7 +206,10 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     }();
     auto rollback = [&] {
         s.records.built().resize(oldRecords);
-        s.columns.built().resize(oldColumns);
+        if (oldColumns)
+            s.columns.built().resize(oldColumns);
+        else
+            s.columns = {}; // spilled ones included
         s.columnStart.resize(oldRecords + 1);
         s.shapes.resize(oldShapes);
         s.sketches.resize(oldSketches);
@@ -221,7 +262,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     file.release(releasedTo, bytes.size() - std::min<std::uint64_t>(releasedTo, bytes.size()));
 
     // 2. Statistics and sketches of the new records' columns.
-    if (Status st = summarizeRecords(s, oldRecords, file, diag, progress); !st) {
+    if (Status st = summarizeRecords(s, oldRecords, file, diag, progress, spillDir); !st) {
         rollback();
         return st;
     }

@@ -17,10 +17,11 @@ namespace xt::summary {
 // s.scannedTo, then sets s.identity.size and fingerprints (source and mtimeNs are the
 // caller's). `final` declares the file complete (a trailing incomplete record is then reported,
 // as RecordIndex::finish does). Damaged records and columns go to diag and are kept as Damaged.
-// Releases the file's pages as it goes (MappedFile::release), so memory stays bounded.
-// Cancelled (progress said stop) leaves `s` as it was.
+// Releases the file's pages as it goes (MappedFile::release), so memory stays bounded; a first
+// build of many columns writes them to an unlinked file in `spillDir` (when given) as it goes
+// and reads them from there. Cancelled (progress said stop) leaves `s` as it was.
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
-                     const ProgressCallback& progress = {});
+                     const ProgressCallback& progress = {}, const std::string& spillDir = {});
 
 // Adds column summaries record by record, for a writer that has each record's bytes in hand
 // (the recorder): the caller appends the record's entry to summary.records, then calls add().

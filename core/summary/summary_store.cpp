@@ -339,7 +339,8 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
         XT_RETURN_IF_ERROR(part.fetcher->ensure(s.scannedTo, file->size() - s.scannedTo));
     }
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
-    XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress));
+    XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress,
+                                     options.save ? cacheDirectory(options) : std::string()));
     s.identity.source = source.empty() ? sourceOf(part) : source;
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
     auto shared = std::make_shared<const PartSummary>(std::move(s));

@@ -1233,6 +1233,84 @@ TEST(SummaryBuilder, ResidentMemoryDoesNotGrowWithThePart) {
     EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no VmHWM; 12: the peak grew by over 80 MB";
 }
 
+TEST(SummaryBuilder, AFirstBuildOfManySmallColumnsWritesThemOutAsItGoes) {
+    // 36 000 records of 36 one-element columns: 1.3 M columns, 145 MB of them in memory, and a
+    // 26 MB part. Built for the cache, they go to an unlinked file as they are made.
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    constexpr int kKeys = 36, kRecords = 36000;
+    {
+        std::vector<std::string> keys;
+        for (int k = 0; k < kKeys; ++k)
+            keys.push_back("k" + std::to_string(k));
+        std::ofstream out(path, std::ios::binary);
+        out << xt::test::frameHeader(keys);
+        std::vector<xt::test::Column> cols(kKeys);
+        for (int r = 0; r < kRecords; ++r) {
+            for (int k = 0; k < kKeys; ++k) {
+                const float v = float(r) * 0.25f - float(k);
+                cols[std::size_t(k)] = {
+                    xdl::Dtype::Float, {1}, std::string(reinterpret_cast<const char*>(&v), 4)};
+            }
+            out << xt::test::frameRecord(r, r, 1000 + r, cols);
+        }
+    }
+    Diagnostics d;
+    StoreOptions inMemory = storeIn(cache);
+    inMemory.save = false;
+    auto reference = build(path, inMemory, d);
+    ASSERT_TRUE(reference);
+    ASSERT_EQ(reference->columns.size(), std::size_t(kKeys) * kRecords);
+    EXPECT_FALSE(reference->columns.isMapped());
+
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        auto hwmKb = [] {
+            std::ifstream in("/proc/self/status");
+            std::string line;
+            while (std::getline(in, line))
+                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+            return -1L;
+        };
+        std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
+        const long before = hwmKb();
+        Diagnostics cd;
+        auto r = loadOrBuildSummary(partAt(path), storeIn(cache), cd);
+        if (!r || r->origin != SummaryOrigin::Built) ::_exit(10);
+        const long grown = hwmKb() - before;
+        ::_exit(grown < 0 ? 11 : grown > 64 * 1024 ? 12 : 0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no VmHWM; 12: the peak grew by over 64 MB";
+
+    // The summary saved is the one built in memory, byte for byte, and nothing else is left.
+    SummaryOrigin origin;
+    auto saved = build(path, storeIn(cache), d, &origin);
+    ASSERT_EQ(origin, SummaryOrigin::Loaded);
+    EXPECT_EQ(bytesOf(*saved), bytesOf(*reference));
+    std::size_t files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+        files += e.is_regular_file();
+    EXPECT_EQ(files, 1u);
+
+    // A build cancelled halfway leaves nothing behind either.
+    fs::remove(cachePath(partSource(path), storeIn(cache)));
+    Diagnostics cd;
+    auto cancelled =
+        loadOrBuildSummary(partAt(path), storeIn(cache), cd, [](const ProgressReport& r) {
+            return r.stage != "summarizing" || r.done < r.total / 2;
+        });
+    EXPECT_FALSE(cancelled.isOk());
+    files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+        files += e.is_regular_file();
+    EXPECT_EQ(files, 0u);
+    EXPECT_TRUE(d.empty());
+}
+
 // A run written by an independent writer (Python protobuf, tests/tools/write_xdl_reference.py).
 TEST(RunSummaries, ReferenceWriterRunMatchesAFreshComputation) {
     TempDir dir, cache;
