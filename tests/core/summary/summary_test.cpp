@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -63,6 +64,39 @@ const Diagnostic* firstOf(const Diagnostics& d, const std::string& code) {
 void setMtime(const std::string& path, std::int64_t sec, long nsec) {
     timespec t[2] = {{sec, nsec}, {sec, nsec}};
     ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), t, 0), 0);
+}
+
+// Runs `work` in a child process and says what went wrong there: "" when it returned true and
+// the child's peak RSS grew by at most maxKb while it ran.
+std::string peakGrowthInChild(long maxKb, const std::function<bool()>& work) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return "no fork";
+    if (pid == 0) {
+        auto hwmKb = [] {
+            std::ifstream in("/proc/self/status");
+            std::string line;
+            while (std::getline(in, line))
+                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+            return -1L;
+        };
+        std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
+        const long before = hwmKb();
+        if (!work()) ::_exit(10);
+        const long grown = hwmKb() - before;
+        ::_exit(grown < 0 ? 11 : grown > maxKb ? 12 : 0);
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return "the child did not exit";
+    switch (WEXITSTATUS(status)) {
+    case 0:
+        return "";
+    case 10:
+        return "the work failed";
+    case 11:
+        return "no VmHWM";
+    default:
+        return "the peak grew by over " + std::to_string(maxKb / 1024) + " MB";
+    }
 }
 
 std::string bytesOf(const PartSummary& s) {
@@ -1207,30 +1241,16 @@ TEST(SummaryBuilder, ResidentMemoryDoesNotGrowWithThePart) {
                   std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4)}});
         }
     }
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        auto hwmKb = [] {
-            std::ifstream in("/proc/self/status");
-            std::string line;
-            while (std::getline(in, line))
-                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-            return -1L;
-        };
-        std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
-        const long before = hwmKb();
-        Diagnostics d;
-        StoreOptions o = storeIn(cache);
-        o.save = false;
-        auto r = loadOrBuildSummary(partAt(path), o, d);
-        if (!r || r->summary->recordCount() != 192) ::_exit(10);
-        const long grown = hwmKb() - before;
-        ::_exit(grown < 0 ? 11 : grown > 80 * 1024 ? 12 : 0); // a 192 MB part, < 80 MB peak
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no VmHWM; 12: the peak grew by over 80 MB";
+    // A 192 MB part, < 80 MB peak.
+    EXPECT_EQ(peakGrowthInChild(80 * 1024,
+                                [&] {
+                                    Diagnostics d;
+                                    StoreOptions o = storeIn(cache);
+                                    o.save = false;
+                                    auto r = loadOrBuildSummary(partAt(path), o, d);
+                                    return r && r->summary->recordCount() == 192;
+                                }),
+              "");
 }
 
 TEST(SummaryBuilder, AFirstBuildOfManySmallColumnsWritesThemOutAsItGoes) {
@@ -1263,28 +1283,13 @@ TEST(SummaryBuilder, AFirstBuildOfManySmallColumnsWritesThemOutAsItGoes) {
     ASSERT_EQ(reference->columns.size(), std::size_t(kKeys) * kRecords);
     EXPECT_FALSE(reference->columns.isMapped());
 
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        auto hwmKb = [] {
-            std::ifstream in("/proc/self/status");
-            std::string line;
-            while (std::getline(in, line))
-                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-            return -1L;
-        };
-        std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
-        const long before = hwmKb();
-        Diagnostics cd;
-        auto r = loadOrBuildSummary(partAt(path), storeIn(cache), cd);
-        if (!r || r->origin != SummaryOrigin::Built) ::_exit(10);
-        const long grown = hwmKb() - before;
-        ::_exit(grown < 0 ? 11 : grown > 64 * 1024 ? 12 : 0);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no VmHWM; 12: the peak grew by over 64 MB";
+    EXPECT_EQ(peakGrowthInChild(64 * 1024,
+                                [&] {
+                                    Diagnostics cd;
+                                    auto r = loadOrBuildSummary(partAt(path), storeIn(cache), cd);
+                                    return r && r->origin == SummaryOrigin::Built;
+                                }),
+              "");
 
     // The summary saved is the one built in memory, byte for byte, and nothing else is left.
     SummaryOrigin origin;
