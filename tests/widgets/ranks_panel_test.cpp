@@ -116,7 +116,8 @@ TEST_F(RanksPanelTest, FourRanksOneTabWithTheRanksPanel) {
     RanksPanel* panel = openRanks(&page, files);
     QSignalSpy ready(panel, &RanksPanel::analysisReady);
     ASSERT_TRUE(ready.wait(120000));
-    ASSERT_FALSE(page.isBusy());
+    // The view may still be indexing its slices, or the page finishing a job, under load.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !page.isBusy(); }, 120000));
 
     // One layer per rank, in rank order, each a collapsible group.
     TimelineView* view = page.view();

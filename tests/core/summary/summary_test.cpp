@@ -1283,13 +1283,16 @@ TEST(SummaryBuilder, AFirstBuildOfManySmallColumnsWritesThemOutAsItGoes) {
     ASSERT_EQ(reference->columns.size(), std::size_t(kKeys) * kRecords);
     EXPECT_FALSE(reference->columns.isMapped());
 
-    EXPECT_EQ(peakGrowthInChild(64 * 1024,
-                                [&] {
-                                    Diagnostics cd;
-                                    auto r = loadOrBuildSummary(partAt(path), storeIn(cache), cd);
-                                    return r && r->origin == SummaryOrigin::Built;
-                                }),
-              "");
+    const auto spilled = [&] {
+        Diagnostics cd;
+        auto r = loadOrBuildSummary(partAt(path), storeIn(cache), cd);
+        return r && r->origin == SummaryOrigin::Built;
+    };
+#if defined(__SANITIZE_ADDRESS__) // freed memory stays in its quarantine: no peak to check
+    EXPECT_TRUE(spilled());
+#else
+    EXPECT_EQ(peakGrowthInChild(64 * 1024, spilled), "");
+#endif
 
     // The summary saved is the one built in memory, byte for byte, and nothing else is left.
     SummaryOrigin origin;
