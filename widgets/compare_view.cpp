@@ -565,10 +565,14 @@ void CompareView::drawNotes() {
         const std::int64_t origin = side == &m_request.a ? m_originA : m_originB;
         // The aligned step of the side's first record at or after `gstep`.
         auto aligned = [&](std::int64_t gstep) -> std::optional<double> {
-            for (const auto& r : series.front()->records)
-                if (r.gstep >= gstep)
-                    return double(analysis::alignedStep(r.gstep, r.lstep, m_request.align, origin));
-            return std::nullopt;
+            const auto& records = series.front()->records;
+            std::optional<std::size_t> at;
+            records.scan(analysis::RecordSeries::Field::Gstep, [&](std::size_t i, double g) {
+                return g >= double(gstep) ? (at = i, false) : true;
+            });
+            if (!at) return std::nullopt;
+            const analysis::RecordStats r = records[*at];
+            return double(analysis::alignedStep(r.gstep, r.lstep, m_request.align, origin));
         };
         for (const Note& n : *notes) {
             const auto steps = noteSteps(n, series);

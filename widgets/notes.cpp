@@ -146,13 +146,17 @@ noteSteps(const Note& note, const std::vector<const analysis::KeySeries*>& serie
     if (note.kind != Note::Kind::TimeRange) return std::make_pair(note.begin, note.end);
     // The first record at or after each end, over every rank.
     auto stepAt = [&](qint64 ms) -> std::optional<std::int64_t> {
-        std::optional<std::pair<std::int64_t, std::int64_t>> best; // (timestamp, gstep)
-        for (const auto* s : series)
-            for (const auto& r : s->records)
-                if (r.timestamp >= ms && (!best || r.timestamp < best->first))
-                    best = std::make_pair(r.timestamp, r.gstep);
-        if (best) return best->second;
-        return std::nullopt;
+        std::optional<std::int64_t> best; // the gstep of the earliest such record so far
+        double bestTime = 0;
+        for (const auto* s : series) {
+            std::optional<std::size_t> at; // the record of this series that is the earliest
+            s->records.scan(analysis::RecordSeries::Field::Timestamp, [&](std::size_t i, double t) {
+                if (t >= double(ms) && (!(best || at) || t < bestTime)) at = i, bestTime = t;
+                return true;
+            });
+            if (at) best = s->records[*at].gstep;
+        }
+        return best;
     };
     const auto a = stepAt(note.begin);
     if (!a) return std::nullopt;

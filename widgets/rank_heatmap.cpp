@@ -262,10 +262,12 @@ std::optional<std::pair<int, std::int64_t>> RankStepHeatmap::cellAt(QPointF pos)
     for (const auto* s : m_series) {
         if (s->rank != rank || s->records.empty()) continue;
         // The rank's record whose colour covers x: the last one at or before it.
-        std::int64_t hit = s->records.front().gstep;
-        for (const auto& r : s->records)
-            if (r.gstep <= x && r.gstep >= hit) hit = r.gstep;
-        return std::make_pair(rank, hit);
+        double hit = double(s->records.front().gstep);
+        s->records.scan(analysis::RecordSeries::Field::Gstep, [&](std::size_t, double g) {
+            if (g <= double(x) && g >= hit) hit = g;
+            return true;
+        });
+        return std::make_pair(rank, std::int64_t(hit));
     }
     return std::nullopt;
 }

@@ -24,6 +24,7 @@ using view::emaDebiased;
 using view::XAxisMode;
 using view::xOf;
 using view::XYSeries;
+using Field = analysis::RecordSeries::Field;
 
 namespace {
 
@@ -233,11 +234,12 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
     bool anyRecord = false;
     if (m_options.logX && xMode() == XAxisMode::WallTime)
         for (const auto* s : m_series)
-            for (const auto& r : s->records) {
-                const double t = xOf(r, XAxisMode::WallTime);
+            s->records.scan(Field::Timestamp, [&](std::size_t, double ms) {
+                const double t = ms / 1000.0; // as xOf
                 if (!anyRecord || t < m_timeOrigin) m_timeOrigin = t;
                 anyRecord = true;
-            }
+                return true;
+            });
     const quint64 generation = ++m_buildGeneration; // a build in flight is superseded
     m_extendAfterBuild = nullptr;
     if (records < kBackgroundBuildRecords) {
@@ -658,8 +660,8 @@ void StatPlot::resetZoom() {
 double StatPlot::xOfGstep(std::int64_t gstep) const {
     if (xMode() == XAxisMode::Gstep) return double(gstep);
     for (const auto* s : m_series)
-        for (const auto& r : s->records)
-            if (r.gstep == gstep) return xOfRecord(r);
+        if (auto i = s->records.find(Field::Gstep, double(gstep)); i < s->records.size())
+            return xOfRecord(s->records[i]);
     return std::nan("");
 }
 
@@ -906,30 +908,28 @@ void StatPlot::onMouseMove(QMouseEvent* e) {
     }
     int listed = 0, more = 0;
     for (const auto* s : m_series) {
-        for (const auto& r : s->records) {
-            if (r.gstep != *g) continue;
-            if (listed == kLegendRanks) {
-                ++more;
-                break;
-            }
-            ++listed;
-            const auto& st = r.stats;
-            text += tr("<br><b>rank %1</b> lstep %2, %3")
-                        .arg(s->rank)
-                        .arg(r.lstep)
-                        .arg(formatTimestampMs(r.timestamp));
-            if (st.hasFinite())
-                text += tr("<br>&nbsp; mean %1 &nbsp; std %2<br>&nbsp; min %3 &nbsp; max %4 &nbsp; "
-                           "l2 %5")
-                            .arg(formatValue(st.mean), formatValue(st.std), formatValue(st.min),
-                                 formatValue(st.max), formatValue(st.l2));
-            text += tr("<br>&nbsp; count %1, zeros %2").arg(st.count).arg(st.zeros);
-            if (st.nan || st.inf)
-                text += tr(" <span style='color:#d02020'>NaN %1, Inf %2</span>")
-                            .arg(st.nan)
-                            .arg(st.inf);
-            break;
+        const std::size_t at = s->records.find(Field::Gstep, double(*g));
+        if (at == s->records.size()) continue;
+        if (listed == kLegendRanks) {
+            ++more;
+            continue;
         }
+        ++listed;
+        const analysis::RecordStats r = s->records[at];
+        const auto& st = r.stats;
+        text += tr("<br><b>rank %1</b> lstep %2, %3")
+                    .arg(s->rank)
+                    .arg(r.lstep)
+                    .arg(formatTimestampMs(r.timestamp));
+        if (st.hasFinite())
+            text += tr("<br>&nbsp; mean %1 &nbsp; std %2<br>&nbsp; min %3 &nbsp; max %4 &nbsp; "
+                       "l2 %5")
+                        .arg(formatValue(st.mean), formatValue(st.std), formatValue(st.min),
+                             formatValue(st.max), formatValue(st.l2));
+        text += tr("<br>&nbsp; count %1, zeros %2").arg(st.count).arg(st.zeros);
+        if (st.nan || st.inf)
+            text +=
+                tr(" <span style='color:#d02020'>NaN %1, Inf %2</span>").arg(st.nan).arg(st.inf);
     }
     if (more) text += tr("<br>... and %n more rank(s)", nullptr, more);
     QToolTip::showText(e->globalPosition().toPoint(), text, m_plot);
@@ -1020,17 +1020,18 @@ void StatPlot::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_BracketRight:
         if (m_cursorStep && !m_series.empty()) {
             // Step the cursor to the previous / next recorded gstep.
-            std::vector<std::int64_t> steps;
-            for (const auto& r : m_series.front()->records)
-                steps.push_back(r.gstep);
+            const auto& records = m_series.front()->records;
+            std::vector<double> steps(records.size());
+            records.read(Field::Gstep, 0, steps.size(), steps.data());
             auto it = std::lower_bound(steps.begin(), steps.end(), *m_cursorStep);
             if (e->key() == Qt::Key_BracketRight && it != steps.end() && *it == *m_cursorStep)
                 ++it;
             else if (e->key() == Qt::Key_BracketLeft)
                 it = it == steps.begin() ? it : it - 1;
             if (it != steps.end()) {
-                setStepCursor(*it);
-                emit stepSelected(*it);
+                const auto step = std::int64_t(*it);
+                setStepCursor(step);
+                emit stepSelected(step);
             }
         }
         return;

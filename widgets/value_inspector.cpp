@@ -104,12 +104,11 @@ void ValueInspector::refresh() {
     if (m_gstep) {
         // Several records may share a gstep; take the first one that holds this key.
         for (const auto* s : m_run->seriesOf(key))
-            if (s->rank == rank)
-                for (const auto& r : s->records)
-                    if (r.gstep == *m_gstep) {
-                        record = r.record;
-                        break;
-                    }
+            if (s->rank == rank) {
+                using Field = analysis::RecordSeries::Field;
+                const std::size_t at = s->records.find(Field::Gstep, double(*m_gstep));
+                if (at < s->records.size()) record = s->records[at].record;
+            }
     } else {
         for (const auto* s : m_run->seriesOf(key))
             if (s->rank == rank && !s->records.empty()) record = s->records.back().record;

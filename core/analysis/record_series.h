@@ -9,6 +9,7 @@
 
 #include "core/analysis/tensor_stats.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -104,6 +105,25 @@ public:
     // One field of records [first, first + n) as doubles (integers converted), into out: a line
     // of a million records reads only what it draws.
     void read(Field f, std::size_t first, std::size_t n, double* out) const;
+    // Calls fn(i, field f of record i) for i = first, first + 1, ... until fn returns false,
+    // decoding a block at a time (one field of a million records: ~2 ms, the whole records: 30).
+    template <class Fn> void scan(Field f, Fn fn, std::size_t first = 0) const {
+        constexpr std::size_t kBlock = 256;
+        double v[kBlock];
+        for (std::size_t i = first; i < size(); i += kBlock) {
+            const std::size_t n = std::min(kBlock, size() - i);
+            read(f, i, n, v);
+            for (std::size_t k = 0; k < n; ++k)
+                if (!fn(i + k, v[k])) return;
+        }
+    }
+    // The first record from `first` on whose field f is `value`, or size().
+    std::size_t find(Field f, double value, std::size_t first = 0) const {
+        std::size_t at = size();
+        scan(
+            f, [&](std::size_t i, double v) { return v == value ? (at = i, false) : true; }, first);
+        return at;
+    }
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, size()}; }
 

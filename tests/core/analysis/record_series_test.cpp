@@ -212,3 +212,36 @@ TEST(RecordSeries, ATypicalKeyTakesUnderHalfOfItsRecordsSize) {
     EXPECT_GT(s.heldBytes(), n * 40);
     EXPECT_EQ(s[n - 1].stats.max, double(float((n - 1) % 1000) / 3.0f));
 }
+
+TEST(RecordSeries, ScanAndFindReadOneFieldAcrossChunksAndStopWhenAsked) {
+    const std::size_t n = 3 * RecordSeries::kChunk + 40; // packed chunks and a tail
+    RecordSeries s;
+    for (std::size_t i = 0; i < n; ++i) {
+        RecordStats r = rec(i);
+        r.gstep = std::int64_t(i / 2); // each gstep twice
+        s.push_back(r);
+    }
+    using Field = RecordSeries::Field;
+    std::size_t calls = 0;
+    double sum = 0;
+    s.scan(Field::Gstep, [&](std::size_t i, double g) {
+        EXPECT_EQ(g, double(i / 2)) << i;
+        sum += g;
+        return ++calls < n - 3; // stops itself three records before the end
+    });
+    EXPECT_EQ(calls, n - 3);
+    s.scan(
+        Field::Count, [&](std::size_t i, double c) { return c == double(i + 1); }, n - 5);
+    const std::int64_t last = std::int64_t((n - 1) / 2);
+    ASSERT_EQ(n % 2, 0u);
+    EXPECT_EQ(s.find(Field::Gstep, double(last)), n - 2); // its first record, in the tail
+    double expected = 0;                                  // all but the last three
+    for (std::size_t i = 0; i < n - 3; ++i)
+        expected += double(i / 2);
+    EXPECT_EQ(sum, expected);
+    EXPECT_EQ(s.find(Field::Gstep, 700.0), 1400u);
+    EXPECT_EQ(s.find(Field::Gstep, 700.0, 1401), 1401u);
+    EXPECT_EQ(s.find(Field::Gstep, 700.0, 1402), n);
+    EXPECT_EQ(s.find(Field::Gstep, -1.0), n);
+    EXPECT_EQ(s.find(Field::Record, double(RecordSeries::kChunk)), RecordSeries::kChunk);
+}
