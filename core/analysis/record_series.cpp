@@ -1,10 +1,8 @@
 #include "core/analysis/record_series.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstring>
-#include <vector>
 
 namespace xt::analysis {
 
@@ -19,23 +17,40 @@ bool isSigned(std::size_t c) {
     return c >= std::size_t(Field::Gstep) && c <= std::size_t(Field::Timestamp);
 }
 
-// The fields of r, in Field's order, as their 64 bits (doubles as their representation).
-std::array<std::uint64_t, RecordSeries::kFields> fieldsOf(const RecordStats& r) {
+// Field c of r as its 64 bits (integers as they are, doubles as their representation).
+std::uint64_t bitsOf(const RecordStats& r, std::size_t c) {
     const TensorStats& s = r.stats;
-    return {r.record,
-            std::uint64_t(r.gstep),
-            std::uint64_t(r.lstep),
-            std::uint64_t(r.timestamp),
-            s.count,
-            s.nan,
-            s.inf,
-            s.zeros,
-            s.finite,
-            std::bit_cast<std::uint64_t>(s.min),
-            std::bit_cast<std::uint64_t>(s.max),
-            std::bit_cast<std::uint64_t>(s.mean),
-            std::bit_cast<std::uint64_t>(s.std),
-            std::bit_cast<std::uint64_t>(s.l2)};
+    switch (Field(c)) {
+    case Field::Record:
+        return r.record;
+    case Field::Gstep:
+        return std::uint64_t(r.gstep);
+    case Field::Lstep:
+        return std::uint64_t(r.lstep);
+    case Field::Timestamp:
+        return std::uint64_t(r.timestamp);
+    case Field::Count:
+        return s.count;
+    case Field::Nan:
+        return s.nan;
+    case Field::Inf:
+        return s.inf;
+    case Field::Zeros:
+        return s.zeros;
+    case Field::Finite:
+        return s.finite;
+    case Field::Min:
+        return std::bit_cast<std::uint64_t>(s.min);
+    case Field::Max:
+        return std::bit_cast<std::uint64_t>(s.max);
+    case Field::Mean:
+        return std::bit_cast<std::uint64_t>(s.mean);
+    case Field::Std:
+        return std::bit_cast<std::uint64_t>(s.std);
+    case Field::L2:
+        return std::bit_cast<std::uint64_t>(s.l2);
+    }
+    return 0;
 }
 
 // A double whose value a float holds exactly, bit for bit (-0.0 and NaN included).
@@ -75,63 +90,41 @@ private:
 
 RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
     const std::size_t n = records.size();
-    // The records turned into columns first: the passes below then run over plain arrays.
-    std::vector<std::uint64_t> bits(kFields * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto row = fieldsOf(records[i]);
-        for (std::size_t c = 0; c < kFields; ++c)
-            bits[c * n + i] = row[c];
-    }
     for (std::size_t c = 0; c < kFields; ++c) {
         Column& col = m_cols[c];
-        const std::uint64_t* v = bits.data() + c * n;
+        const std::uint64_t first = bitsOf(records[0], c);
         bool same = true, floats = true;
-        std::uint64_t lo = v[0], hi = v[0]; // as signed or unsigned, as the field is
-        for (std::size_t i = 0; i < n; ++i)
-            same &= v[i] == v[0];
-        if (same) {
-            col.base = v[0];
-        } else if (isDouble(c)) {
-            for (std::size_t i = 0; i < n && floats; ++i)
-                floats = fitsFloat(v[i]);
-            col.width = floats ? 4 : 8;
-        } else if (isSigned(c)) {
-            for (std::size_t i = 0; i < n; ++i) {
-                lo = std::uint64_t(std::min(std::int64_t(lo), std::int64_t(v[i])));
-                hi = std::uint64_t(std::max(std::int64_t(hi), std::int64_t(v[i])));
+        std::uint64_t lo = first, hi = first; // as signed or unsigned, as the field is
+        for (const RecordStats& r : records) {
+            const std::uint64_t v = bitsOf(r, c);
+            same &= v == first;
+            if (isDouble(c)) {
+                floats &= fitsFloat(v);
+            } else if (isSigned(c)) {
+                lo = std::uint64_t(std::min(std::int64_t(lo), std::int64_t(v)));
+                hi = std::uint64_t(std::max(std::int64_t(hi), std::int64_t(v)));
+            } else {
+                lo = std::min(lo, v), hi = std::max(hi, v);
             }
-        } else {
-            for (std::size_t i = 0; i < n; ++i)
-                lo = std::min(lo, v[i]), hi = std::max(hi, v[i]);
         }
-        if (!same && !isDouble(c)) col.base = lo, col.width = widthFor(hi - lo);
+        col.base = same ? first : isDouble(c) ? 0 : lo;
+        col.width = same ? 0 : isDouble(c) ? (floats ? 4 : 8) : widthFor(hi - lo);
         col.offset = std::uint32_t(m_size);
         m_size += (col.width * n + 7) & ~std::size_t(7); // each column 8-byte aligned
     }
     m_bytes = std::make_unique_for_overwrite<std::byte[]>(m_size);
     for (std::size_t c = 0; c < kFields; ++c) {
         const Column& col = m_cols[c];
-        const std::uint64_t* v = bits.data() + c * n;
         std::byte* out = m_bytes.get() + col.offset;
-        auto put = [&]<class T>(T) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const T d = T(v[i] - col.base); // the low bytes
-                std::memcpy(out + sizeof(T) * i, &d, sizeof(T));
-            }
-        };
-        if (isDouble(c) && col.width == 4) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const float f = float(std::bit_cast<double>(v[i]));
+        for (std::size_t i = 0; i < n && col.width; ++i) {
+            const std::uint64_t v = bitsOf(records[i], c);
+            if (isDouble(c) && col.width == 4) {
+                const float f = float(std::bit_cast<double>(v));
                 std::memcpy(out + 4 * i, &f, 4);
+                continue;
             }
-        } else if (col.width == 1) {
-            put(std::uint8_t());
-        } else if (col.width == 2) {
-            put(std::uint16_t());
-        } else if (col.width == 4) {
-            put(std::uint32_t());
-        } else if (col.width == 8) {
-            put(std::uint64_t()); // base is 0 for doubles
+            const std::uint64_t d = v - col.base;
+            std::memcpy(out + col.width * i, &d, col.width); // little-endian: the low bytes
         }
     }
 }
@@ -245,7 +238,7 @@ void RecordSeries::read(Field f, std::size_t first, std::size_t n, double* out) 
             m_chunks[c]->values(f, inChunk, take, out);
         } else {
             for (std::size_t k = 0; k < take; ++k)
-                out[k] = asDouble(std::size_t(f), fieldsOf(m_tail[inChunk + k])[std::size_t(f)]);
+                out[k] = asDouble(std::size_t(f), bitsOf(m_tail[inChunk + k], std::size_t(f)));
         }
         out += take, i += take;
     }
