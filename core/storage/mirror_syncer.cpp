@@ -1,5 +1,6 @@
 #include "core/storage/mirror_syncer.h"
 
+#include "core/base/fd_io.h"
 #include "core/storage/sparse_fetcher.h"
 #include "core/xdl/run_discovery.h"
 
@@ -21,30 +22,6 @@ namespace {
 
 constexpr std::size_t kOverlap = 4096; // old tail bytes re-read to prove a file only grew
 
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
-
-Status writeAll(int fd, const char* d, std::size_t n, const std::string& path) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, d, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errnoStatus("write " + path, errno);
-        }
-        d += w, n -= static_cast<std::size_t>(w);
-    }
-    return Status::ok();
-}
-
 std::optional<std::uint64_t> localSize(const std::string& path) {
     struct stat sb {};
     if (::stat(path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return std::nullopt;
@@ -59,7 +36,7 @@ void setMtime(int fd, std::int64_t ms) {
 }
 
 void setMtime(const std::string& path, std::int64_t ms) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() >= 0) setMtime(fd.get(), ms);
 }
 
@@ -181,7 +158,7 @@ Status MirrorSyncer::createSparse(const MirrorFile& rf, const std::string& local
     std::string tmp = fmt::format("{}/.tmp/{}.{}", m_cacheDir, ::getpid(), std::random_device{}());
     struct stat st {};
     {
-        Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
         if (fd.get() < 0) return errnoStatus("create " + tmp, errno);
         if (::ftruncate(fd.get(), static_cast<off_t>(rf.st.length)) != 0 ||
             ::fstat(fd.get(), &st) != 0) {
@@ -206,7 +183,7 @@ Status MirrorSyncer::growSparse(const MirrorFile& rf, const std::string& local, 
                                 bool wasSparse) {
     auto map = LockedRangeMap::open(rangeMapPath(m_cacheDir, rf.rel));
     if (!map) return map.status();
-    Fd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
+    UniqueFd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
     struct stat st {};
     if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return errnoStatus("open " + local, errno);
     if (!wasSparse) {
@@ -233,7 +210,7 @@ Status MirrorSyncer::checkTail(const MirrorFile& rf, const std::string& local, s
     }
     std::string tail(overlap, '\0'), remote;
     {
-        Fd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
+        UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
         if (fd.get() < 0 ||
             ::pread(fd.get(), tail.data(), overlap, static_cast<off_t>(size - overlap)) !=
                 static_cast<ssize_t>(overlap))
@@ -261,7 +238,7 @@ Status MirrorSyncer::fetchAppended(const MirrorFile& rf, const std::string& loca
     std::size_t overlap = static_cast<std::size_t>(std::min<std::uint64_t>(size, kOverlap));
     if (overlap == 0 && rf.st.length == size) return Status::ok();
     std::string tail(overlap, '\0');
-    Fd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
+    UniqueFd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) return errnoStatus("open " + local, errno);
     if (overlap && ::pread(fd.get(), tail.data(), overlap, static_cast<off_t>(size - overlap)) !=
                        static_cast<ssize_t>(overlap))
@@ -278,7 +255,7 @@ Status MirrorSyncer::fetchAppended(const MirrorFile& rf, const std::string& loca
         compared += c;
         m_out.bytesFetched += n - c;
         m_done += n - c;
-        return writeAll(fd.get(), d + c, n - c, local);
+        return writeFully(fd.get(), d + c, n - c, "write " + local);
     };
     Status s =
         m_client.read(rf.url, size - overlap, rf.st.length - size + overlap, sink, progress());
@@ -293,13 +270,13 @@ Status MirrorSyncer::fetchWhole(const MirrorFile& rf, const std::string& local) 
     std::string tmp = fmt::format("{}/.tmp/{}.{}", m_cacheDir, ::getpid(), std::random_device{}());
     Status s;
     {
-        Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
         if (fd.get() < 0) return errnoStatus("create " + tmp, errno);
         if (rf.st.length > 0) {
             ByteSink sink = [&](const char* d, std::size_t n) -> Status {
                 m_out.bytesFetched += n;
                 m_done += n;
-                return writeAll(fd.get(), d, n, tmp);
+                return writeFully(fd.get(), d, n, "write " + tmp);
             };
             s = m_client.read(rf.url, 0, rf.st.length, sink, progress());
         }

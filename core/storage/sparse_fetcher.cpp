@@ -1,5 +1,7 @@
 #include "core/storage/sparse_fetcher.h"
 
+#include "core/base/fd_io.h"
+
 #include <cerrno>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -57,20 +59,6 @@ bool FetchContext::report(std::uint64_t done, std::uint64_t total) {
 
 // ---- SparseFetcher ----
 
-namespace {
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
-} // namespace
-
 SparseFetcher::SparseFetcher(std::shared_ptr<FetchContext> context, HdfsUrl url,
                              std::string localPath, std::string mapPath, std::uint64_t inode)
     : m_context(std::move(context)), m_url(std::move(url)), m_localPath(std::move(localPath)),
@@ -115,7 +103,7 @@ Status SparseFetcher::ensure(std::uint64_t offset, std::uint64_t length) {
                                   "trimmed); open the run again",
                                   m_url.toString(), m_localPath));
     };
-    Fd fd(::open(m_localPath.c_str(), O_RDWR | O_CLOEXEC));
+    UniqueFd fd(::open(m_localPath.c_str(), O_RDWR | O_CLOEXEC));
     struct stat st {};
     if (fd.get() < 0 && errno == ENOENT) return replaced();
     if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0)

@@ -1,8 +1,9 @@
 #include "core/summary/part_summary.h"
 
+#include "core/base/fd_io.h"
+
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -11,8 +12,6 @@
 #endif
 #include <stdexcept>
 #include <type_traits>
-
-#include <unistd.h>
 
 namespace xt::summary {
 
@@ -827,13 +826,7 @@ Status PartSummary::spillColumns(int fd, std::size_t firstRecord) {
     auto& built = columns.m_built;
     Writer w(
         [&](std::string_view b) {
-            for (std::size_t done = 0; done < b.size();) {
-                const ssize_t n = ::write(fd, b.data() + done, b.size() - done);
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) return errnoStatus("cannot write the spilled columns", errno);
-                done += std::size_t(n);
-            }
-            return Status::ok();
+            return writeFully(fd, b.data(), b.size(), "cannot write the spilled columns");
         },
         {});
     for (std::size_t r = firstRecord; r + 1 < columnStart.size(); ++r)

@@ -2,6 +2,7 @@
 
 #include "core/analysis/tensor_kernels.h"
 #include "core/base/diagnostic_codes.h"
+#include "core/base/fd_io.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -138,17 +139,13 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::size_t newColumns = 0;
     for (std::size_t r = first; r < s.records.size(); ++r)
         newColumns += s.records[r].columnCount;
-    struct Fd {
-        int fd = -1;
-        ~Fd() {
-            if (fd >= 0) ::close(fd);
-        }
-    } spill;
-    if (first == 0 && newColumns > kSpillAbove && !spillDir.empty()) spill.fd = spillFile(spillDir);
+    const UniqueFd spill(
+        first == 0 && newColumns > kSpillAbove && !spillDir.empty() ? spillFile(spillDir) : -1);
     auto reserve = [](auto& v, std::size_t n) {
         if (n > v.capacity()) v.reserve(std::max(n, v.size() + v.size() / 2));
     };
-    reserve(s.columns.built(), spill.fd >= 0 ? kSpillEvery + 256 : s.columns.size() + newColumns);
+    reserve(s.columns.built(),
+            spill.get() >= 0 ? kSpillEvery + 256 : s.columns.size() + newColumns);
     reserve(s.columnStart, s.records.size() + 1);
     SummaryBuilder builder(s);
     std::uint64_t releasedTo =
@@ -158,8 +155,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     for (std::size_t r = first; r < s.records.size(); ++r) {
         const xdl::RecordEntry& e = s.records[r];
         builder.add(r, bytes.subspan(e.offset, e.length), diag, file.path());
-        if (spill.fd >= 0 && s.columns.built().size() >= kSpillEvery) {
-            XT_RETURN_IF_ERROR(s.spillColumns(spill.fd, spilledTo));
+        if (spill.get() >= 0 && s.columns.built().size() >= kSpillEvery) {
+            XT_RETURN_IF_ERROR(s.spillColumns(spill.get(), spilledTo));
             spilledTo = r + 1;
         }
         const std::uint64_t end = e.offset + e.length;
@@ -174,9 +171,9 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         }
     }
     if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
-    if (spill.fd >= 0) {
-        XT_RETURN_IF_ERROR(s.spillColumns(spill.fd, spilledTo));
-        XT_RETURN_IF_ERROR(s.mapSpilledColumns(spill.fd));
+    if (spill.get() >= 0) {
+        XT_RETURN_IF_ERROR(s.spillColumns(spill.get(), spilledTo));
+        XT_RETURN_IF_ERROR(s.mapSpilledColumns(spill.get()));
     }
     reportProgress(progress, bytes.size(), bytes.size(), "summarizing");
     return Status::ok();

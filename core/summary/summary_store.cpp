@@ -1,6 +1,7 @@
 #include "core/summary/summary_store.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/base/fd_io.h"
 #include "core/base/mapped_file.h"
 #include "core/summary/summary_builder.h"
 
@@ -276,13 +277,7 @@ Status saveSummary(const PartSummary& s, const std::string& path) {
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return errnoStatus("cannot create " + tmp.string(), errno);
     Status st = writeSummary(s, [&](std::string_view bytes) {
-        for (std::size_t done = 0; done < bytes.size();) {
-            const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return errnoStatus("cannot write " + tmp.string(), errno);
-            done += std::size_t(w);
-        }
-        return Status::ok();
+        return writeFully(fd, bytes.data(), bytes.size(), "cannot write " + tmp.string());
     });
     if (::close(fd) != 0 && st) st = errnoStatus("cannot close " + tmp.string(), errno);
     if (st && ::rename(tmp.c_str(), path.c_str()) != 0)

@@ -1,5 +1,6 @@
 #include "core/xdl/file_series_writer.h"
 
+#include "core/base/fd_io.h"
 #include "core/xdl/run_discovery.h"
 
 #include <cerrno>
@@ -12,27 +13,13 @@ namespace xt::xdl {
 
 namespace {
 
-Status writeFully(int fd, const std::uint8_t* p, std::size_t n, const std::string& path) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errnoStatus("cannot write " + path, errno);
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-    return Status::ok();
-}
-
 // Replaces `path` with `content` through a temporary file and a rename, so a reader sees the
 // old or the new content, never a partial one.
 Status writeFileAtomically(const std::string& path, const std::string& content) {
     std::string tmp = path + ".tmp";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return errnoStatus("cannot create " + tmp, errno);
-    Status st =
-        writeFully(fd, reinterpret_cast<const std::uint8_t*>(content.data()), content.size(), tmp);
+    Status st = writeFully(fd, content.data(), content.size(), "cannot write " + tmp);
     if (::close(fd) != 0 && st) st = errnoStatus("cannot close " + tmp, errno);
     if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
         st = errnoStatus("cannot rename " + tmp + " to " + path, errno);
@@ -93,7 +80,7 @@ Status FileSeriesWriter::finishPart() {
 }
 
 Status FileSeriesWriter::writeAll(Bytes bytes) {
-    Status st = writeFully(m_fd, bytes.data(), bytes.size(), m_path);
+    Status st = writeFully(m_fd, bytes.data(), bytes.size(), "cannot write " + m_path);
     if (!st) {
         // Roll back a partial write so the file still ends on a complete record.
         if (::ftruncate(m_fd, static_cast<off_t>(m_bytesInPart)) == 0)

@@ -1,0 +1,24 @@
+#include "core/base/fd_io.h"
+
+#include <cerrno>
+
+#include <unistd.h>
+
+namespace xt {
+
+UniqueFd::~UniqueFd() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+Status writeFully(int fd, const void* p, std::size_t n, const std::string& what) {
+    const char* d = static_cast<const char*>(p);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, d, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errnoStatus(what, errno);
+        d += w, n -= std::size_t(w);
+    }
+    return Status::ok();
+}
+
+} // namespace xt
