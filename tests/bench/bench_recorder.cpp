@@ -13,6 +13,7 @@
 // BM_SummarizeRecord1MB the writer thread's extra work per 1 MB record with summaries on
 //                       (statistics and sketch of its column, SummaryBuilder::add).
 // BM_PlainWrite         the same bytes with a plain write() loop into one file.
+// BM_CopyThenWrite      a copy on the caller's thread, the write on another (8 buffers).
 // BM_FollowLatency      a record every 20 ms; counters p50_ms/p95_ms/max_ms from commitStep to
 //                       the follower's update that includes it.
 #include "core/recorder/recorder.h"
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <mutex>
@@ -200,6 +202,58 @@ void BM_PlainWrite(benchmark::State& state) {
                             static_cast<std::int64_t>(kFloats * 4));
 }
 BENCHMARK(BM_PlainWrite)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+// The least an asynchronous recorder can do: the caller copies each record into one of 8
+// recycled buffers (its tensor may change once trace() returns) and a second thread writes them.
+// No encoding, no parts, no metas: the reference for how close BM_RecorderWrite comes.
+void BM_CopyThenWrite(benchmark::State& state) {
+    constexpr std::size_t kBuffers = 8;
+    const std::vector<char> src(kFloats * 4 + 40, 1);
+    std::vector<std::vector<char>> bufs(kBuffers, std::vector<char>(src.size()));
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::string dir = benchDir("copy");
+        state.ResumeTiming();
+        int fd = ::open((dir + "/plain").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        std::mutex m;
+        std::condition_variable cv;
+        int filled = 0, written = 0; // records copied, records written
+        bool failed = false;
+        std::thread writer([&] {
+            for (int s = 0; s < kRecords; ++s) {
+                {
+                    std::unique_lock lock(m);
+                    cv.wait(lock, [&] { return filled > s; });
+                }
+                const auto& b = bufs[std::size_t(s) % kBuffers];
+                if (::write(fd, b.data(), b.size()) != static_cast<ssize_t>(b.size()))
+                    failed = true;
+                std::lock_guard lock(m);
+                ++written;
+                cv.notify_all();
+            }
+        });
+        for (int s = 0; s < kRecords; ++s) {
+            {
+                std::unique_lock lock(m);
+                cv.wait(lock, [&] { return s - written < int(kBuffers); });
+            }
+            std::memcpy(bufs[std::size_t(s) % kBuffers].data(), src.data(), src.size());
+            std::lock_guard lock(m);
+            ++filled;
+            cv.notify_all();
+        }
+        writer.join();
+        ::close(fd);
+        if (failed) state.SkipWithError("write failed");
+        state.PauseTiming();
+        std::filesystem::remove_all(dir);
+        state.ResumeTiming();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kRecords *
+                            static_cast<std::int64_t>(kFloats * 4));
+}
+BENCHMARK(BM_CopyThenWrite)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 void BM_FollowLatency(benchmark::State& state) {
     using Clock = std::chrono::steady_clock;
