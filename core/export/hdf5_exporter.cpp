@@ -334,7 +334,8 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
 
 // Pass 2's rows in record order, in batches whose statistics (all keys of a range of records)
 // are computed in one backend call, in the background while the previous batch is written,
-// whose bytes the statistics have just brought into cache.
+// whose bytes the statistics have just brought into cache. A batch holds 8 MiB or 4096 rows: a
+// batch of one 1 MiB row started a thread per row, and took 1.7x as long in all.
 class RowBatcher {
 public:
     explicit RowBatcher(analysis::Backend* backend) : m_backend(backend) {}
@@ -344,7 +345,7 @@ public:
         b.rows.emplace_back(w, &e);
         b.views.push_back(t);
         b.bytes += t.bytes().size();
-        return b.bytes >= (1u << 20) || b.views.size() >= 4096 ? start() : Status::ok();
+        return b.bytes >= (8u << 20) || b.views.size() >= 4096 ? start() : Status::ok();
     }
     // Writes every row added.
     Status finish() {
