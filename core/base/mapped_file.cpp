@@ -17,9 +17,18 @@ MappedFile::~MappedFile() {
     if (m_fd >= 0) ::close(m_fd);
 }
 
+namespace {
+
+std::int64_t mtimeNsOf(const struct stat& st) {
+    return std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+} // namespace
+
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_path(std::move(other.m_path)), m_fd(std::exchange(other.m_fd, -1)),
-      m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)) {}
+      m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)),
+      m_mtimeNs(other.m_mtimeNs) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
@@ -29,6 +38,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
         m_fd = std::exchange(other.m_fd, -1);
         m_data = std::exchange(other.m_data, nullptr);
         m_size = std::exchange(other.m_size, 0);
+        m_mtimeNs = other.m_mtimeNs;
     }
     return *this;
 }
@@ -58,6 +68,7 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
     if (::fstat(f.m_fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);
     if (!S_ISREG(st.st_mode)) return Status(ErrorCode::InvalidArgument, path + " is not a file");
     XT_RETURN_IF_ERROR(f.map(static_cast<std::uint64_t>(st.st_size)));
+    f.m_mtimeNs = mtimeNsOf(st);
     return f;
 }
 
@@ -66,6 +77,7 @@ Result<bool> MappedFile::refresh() {
     if (::fstat(m_fd, &st) != 0) return errnoStatus("cannot stat " + m_path, errno);
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size == m_size) return false;
+    m_mtimeNs = mtimeNsOf(st);
     if (size < m_size)
         return Status(ErrorCode::Corrupt, m_path + " shrank from " + std::to_string(m_size) +
                                               " to " + std::to_string(size) + " bytes");

@@ -28,6 +28,8 @@ public:
 
     const std::string& path() const { return m_path; }
     std::uint64_t size() const { return m_size; }
+    // The file's modification time (ns since the epoch) when it was mapped at size().
+    std::int64_t mtimeNs() const { return m_mtimeNs; }
     std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
 
     enum class Access {
@@ -49,6 +51,7 @@ private:
     int m_fd = -1;
     const std::uint8_t* m_data = nullptr;
     std::uint64_t m_size = 0;
+    std::int64_t m_mtimeNs = 0;
 };
 
 // What MappedFile::release does, for `size` bytes at `data` of any read-only file mapping (the

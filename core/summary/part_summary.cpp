@@ -554,7 +554,7 @@ ColumnSummary ColumnTable::decode(std::size_t i, std::uint64_t recordOffset) con
 }
 
 std::vector<xdl::RecordEntry>& RecordTable::built() {
-    if (m_file) throw std::logic_error("a mapped summary's records are read-only");
+    if (inPlace()) throw std::logic_error("a mapped summary's records are read-only");
     return m_built;
 }
 
@@ -573,8 +573,15 @@ RecordTable RecordTable::mapped(std::shared_ptr<const MappedFile> file,
     return t;
 }
 
+RecordTable RecordTable::borrowed(std::span<const xdl::RecordEntry> records) {
+    RecordTable t;
+    t.m_mapped = records;
+    t.m_borrowed = true;
+    return t;
+}
+
 void PartSummary::materialize() {
-    if (records.file()) {
+    if (records.inPlace()) {
         RecordTable built;
         built.built().assign(records.begin(), records.end());
         records = std::move(built);

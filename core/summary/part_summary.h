@@ -96,10 +96,11 @@ private:
 // The records of a summary (the part's record index): built in memory, or, with a mapped
 // ColumnTable, left in the summary's record section, whose 40-byte entries are RecordEntry's
 // layout. A part reader opened from the summary reads the same entries (IndexState::mapped).
+// While a summary is built from a reader's index, they are that index's (borrowed).
 class RecordTable {
 public:
     std::span<const xdl::RecordEntry> view() const {
-        return m_file ? m_mapped : std::span<const xdl::RecordEntry>(m_built);
+        return m_file || m_borrowed ? m_mapped : std::span<const xdl::RecordEntry>(m_built);
     }
     std::size_t size() const { return view().size(); }
     bool empty() const { return view().empty(); }
@@ -108,18 +109,22 @@ public:
     const xdl::RecordEntry& back() const { return view().back(); }
     auto begin() const { return view().begin(); }
     auto end() const { return view().end(); }
-    // The records to change or add to (a mapped table throws: PartSummary::materialize).
+    // The records to change or add to (a mapped or borrowed table throws: materialize).
     std::vector<xdl::RecordEntry>& built();
+    bool inPlace() const { return m_file || m_borrowed; } // mapped or borrowed
     const std::shared_ptr<const MappedFile>& file() const { return m_file; }
     // Gives back the mapped pages of records [first, last) (nothing when built).
     void release(std::size_t first, std::size_t last) const;
     static RecordTable mapped(std::shared_ptr<const MappedFile> file,
                               std::span<const xdl::RecordEntry> records);
+    // Records that stay where they are, and must outlive the table (or its materialize()).
+    static RecordTable borrowed(std::span<const xdl::RecordEntry> records);
 
 private:
     std::vector<xdl::RecordEntry> m_built;
     std::shared_ptr<const MappedFile> m_file;
-    std::span<const xdl::RecordEntry> m_mapped;
+    std::span<const xdl::RecordEntry> m_mapped; // in m_file, or borrowed
+    bool m_borrowed = false;
 };
 
 // The columns of one record: a range of ColumnSummary values.
@@ -211,8 +216,8 @@ struct PartSummary {
     RecordColumns columnsOf(std::size_t record) const {
         return {columns, columnStart[record], columnStart[record + 1], records[record].offset};
     }
-    // Copies mapped records and decodes mapped columns into built ones, to be extended or
-    // changed.
+    // Copies mapped or borrowed records and decodes mapped columns into built ones, to be
+    // extended or changed.
     void materialize();
     // A first build of a part of small records has GBs of columns: it writes them as it goes,
     // in the format's encoding, to `fd` (an unlinked file): every built column, those of the

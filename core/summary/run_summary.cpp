@@ -138,7 +138,7 @@ Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOpt
             std::lock_guard lock(progressLock);
             return reportProgress(progress, done + r.done / 2, total, "summarizing");
         };
-        auto loaded = loadOrBuildSummary(part.part(), store, diags[i], partProgress);
+        auto loaded = loadOrBuildSummary(part.part(), store, diags[i], partProgress, &part);
         std::lock_guard lock(progressLock);
         done += part.part().size;
         if (!loaded) {

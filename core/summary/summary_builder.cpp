@@ -182,7 +182,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
 } // namespace
 
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
-                     const ProgressCallback& progress, const std::string& spillDir) {
+                     const ProgressCallback& progress, const std::string& spillDir,
+                     const xdl::IndexState* readerIndex) {
     const xdl::Bytes bytes = file.bytes();
     if (s.scannedTo > bytes.size() || s.columnStart.size() != s.records.size() + 1)
         return Status(ErrorCode::InvalidArgument, "summary of " + file.path() +
@@ -202,7 +203,10 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         return h;
     }();
     auto rollback = [&] {
-        s.records.built().resize(oldRecords);
+        if (s.records.inPlace())
+            s.records = {}; // borrowed: a new summary
+        else
+            s.records.built().resize(oldRecords);
         if (oldColumns)
             s.columns.built().resize(oldColumns);
         else
@@ -218,15 +222,21 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         s.scannedTo = oldHead.scannedTo, s.keys = oldHead.keys;
     };
 
-    // 1. The record index, continued from the summary's state over the new bytes.
+    // 1. The record index, continued from the summary's state (or the given index, for a new
+    // one) over the new bytes.
     xdl::IndexState seed;
-    seed.records = std::move(s.records.built());
-    seed.keys = s.keys;
-    seed.hasHeader = s.hasHeader;
-    seed.startChecked = s.startChecked;
-    seed.tailReported = s.tailReported;
-    seed.headerLength = s.headerLength;
-    seed.scannedTo = s.scannedTo;
+    if (readerIndex && oldRecords == 0 && s.scannedTo == 0 &&
+        readerIndex->scannedTo <= bytes.size()) {
+        seed = *readerIndex;
+    } else {
+        seed.records = std::move(s.records.built());
+        seed.keys = s.keys;
+        seed.hasHeader = s.hasHeader;
+        seed.startChecked = s.startChecked;
+        seed.tailReported = s.tailReported;
+        seed.headerLength = s.headerLength;
+        seed.scannedTo = s.scannedTo;
+    }
     xdl::RecordIndex index = xdl::RecordIndex::restore(file.path(), std::move(seed));
     std::uint64_t releasedTo = s.scannedTo;
     const ProgressCallback indexing = [&](const ProgressReport& r) {
@@ -245,7 +255,10 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     if (indexed && final) index.finish(bytes, diag);
     xdl::IndexState state = index.takeState();
     if (state.scannedTo == scanned) state.tailReported = scanReported;
-    s.records.built() = std::move(state.records);
+    if (!state.mapped.empty())
+        s.records = RecordTable::borrowed(state.mapped); // nothing was added to them
+    else
+        s.records.built() = std::move(state.records);
     if (!indexed) {
         rollback();
         return indexed;

@@ -20,8 +20,12 @@ namespace xt::summary {
 // Releases the file's pages as it goes (MappedFile::release), so memory stays bounded; a first
 // build of many columns writes them to an unlinked file in `spillDir` (when given) as it goes
 // and reads them from there. Cancelled (progress said stop) leaves `s` as it was.
+// A new summary can start from `readerIndex`, an index of the same bytes that reported nothing
+// (xdl::PartReader::cleanScan): its records are not copied (RecordTable::borrowed), so it must
+// outlive `s` or s.materialize().
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
-                     const ProgressCallback& progress = {}, const std::string& spillDir = {});
+                     const ProgressCallback& progress = {}, const std::string& spillDir = {},
+                     const xdl::IndexState* readerIndex = nullptr);
 
 // Adds column summaries record by record, for a writer that has each record's bytes in hand
 // (the recorder): the caller appends the record's entry to summary.records, then calls add().

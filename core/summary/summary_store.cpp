@@ -4,6 +4,7 @@
 #include "core/base/fd_io.h"
 #include "core/base/mapped_file.h"
 #include "core/summary/summary_builder.h"
+#include "core/xdl/trace_reader.h"
 
 #include <atomic>
 #include <cctype>
@@ -300,7 +301,8 @@ std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFil
 }
 
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
-                                         Diagnostics& diag, const ProgressCallback& progress) {
+                                         Diagnostics& diag, const ProgressCallback& progress,
+                                         const xdl::PartReader* indexedBy) {
     const auto before = statPart(part.path);
     if (!before) return errnoStatus("cannot stat " + part.path, errno);
     std::string source;
@@ -333,12 +335,19 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
             part.fetcher->ensure(0, std::min(file->size(), PartIdentity::kPrintBytes)));
         XT_RETURN_IF_ERROR(part.fetcher->ensure(s.scannedTo, file->size() - s.scannedTo));
     }
+    // The reader's index, where the file has not changed since it was mapped and scanned.
+    std::optional<xdl::IndexState> readerIndex;
+    if (indexedBy && !found.prefix.summary && !part.fetcher && indexedBy->cleanScan() && after &&
+        indexedBy->file().size() == after->size && indexedBy->file().mtimeNs() == after->mtimeNs &&
+        after->size == file->size() && after->mtimeNs == before->mtimeNs)
+        readerIndex = indexedBy->index().view();
     const bool final = !options.live || part.metaState == xdl::MetaState::Finalised;
     XT_RETURN_IF_ERROR(extendSummary(s, *file, final, diag, progress,
-                                     options.save ? cacheDirectory(options) : std::string()));
+                                     options.save ? cacheDirectory(options) : std::string(),
+                                     readerIndex ? &*readerIndex : nullptr));
     s.identity.source = source.empty() ? sourceOf(part) : source;
     s.identity.mtimeNs = after && after->size == file->size() ? after->mtimeNs : before->mtimeNs;
-    auto shared = std::make_shared<const PartSummary>(std::move(s));
+    auto shared = std::make_shared<PartSummary>(std::move(s));
     if (options.save) out.savedTo = saveWhere(*shared, part, options, found.prefix.beside, diag);
     // A large summary saved is read back from its file, where its columns stay (ColumnTable):
     // the built ones (112 B each) are let go.
@@ -346,8 +355,13 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
         if (auto file = MappedFile::open(out.savedTo)) {
             auto back =
                 parseSummary(std::make_shared<const MappedFile>(std::move(*file)), out.savedTo);
-            if (back) shared = std::make_shared<const PartSummary>(std::move(*back));
+            if (back) shared = std::make_shared<PartSummary>(std::move(*back));
         }
+    }
+    if (shared->records.inPlace() && !shared->records.file()) { // the reader's: copied
+        std::vector<xdl::RecordEntry> own(shared->records.begin(), shared->records.end());
+        shared->records = {};
+        shared->records.built() = std::move(own);
     }
     out.summary = std::move(shared);
     return out;

@@ -18,6 +18,10 @@
 #include <memory>
 #include <optional>
 
+namespace xt::xdl {
+class PartReader;
+}
+
 namespace xt::summary {
 
 enum class SummaryOrigin {
@@ -58,9 +62,12 @@ std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFil
                                                               Diagnostics& diag,
                                                               const ColumnTap& tap = {});
 // A valid summary of `part`: loaded, extended or built (and saved per options). A summary that
-// cannot be saved is a diagnostic ("summary-not-saved"), not an error.
+// cannot be saved is a diagnostic ("summary-not-saved"), not an error. A new one of a local part
+// starts from the index of `indexedBy`, a reader of the part, where that index is its own clean
+// scan of the same bytes (the part is not scanned twice, its records are not held twice).
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
-                                         Diagnostics& diag, const ProgressCallback& progress = {});
+                                         Diagnostics& diag, const ProgressCallback& progress = {},
+                                         const xdl::PartReader* indexedBy = nullptr);
 
 // Whether the summary of a remote part (PartFile::source set) still has to be uploaded beside
 // it on the server: false when it was loaded, valid, from the copy of the one already there.

@@ -66,6 +66,18 @@ IndexState RecordIndex::state() const {
     return copy.takeState();
 }
 
+IndexState RecordIndex::view() const {
+    IndexState s;
+    s.mapped = records();
+    s.keys = m_keys;
+    s.hasHeader = m_hasHeader;
+    s.startChecked = m_startChecked;
+    s.tailReported = tailReported();
+    s.headerLength = m_headerLength;
+    s.scannedTo = m_pos;
+    return s;
+}
+
 void RecordIndex::releaseRecords(std::size_t passed, std::size_t& releasedTo) const {
     releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), releasedTo * sizeof(RecordEntry),
                        (passed - releasedTo) * sizeof(RecordEntry));

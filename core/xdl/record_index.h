@@ -63,6 +63,9 @@ public:
     IndexState takeState();
     // A copy of the state (to seed the index of a newer view of the same, grown file).
     IndexState state() const;
+    // The state with the records left in this index (IndexState::mapped, nothing kept, never
+    // given back): valid while this index lives unchanged.
+    IndexState view() const;
 
     // Indexes the complete messages in fileBytes[scannedTo(), end). Call again with a longer
     // span when the file has grown. Returns Cancelled when progress asks to stop (the index
@@ -83,7 +86,7 @@ public:
     // records at a time or at the end, and moves *releasedTo. A pass over millions of them then
     // does not keep them in; they are read again on demand. Nothing for records the index holds.
     void releaseBehind(std::size_t passed, std::size_t& releasedTo) const {
-        if (!m_mapped.empty() && passed > releasedTo &&
+        if (!m_mapped.empty() && m_keep && passed > releasedTo &&
             (passed - releasedTo >= kReleaseRecords || passed >= m_mapped.size()))
             releaseRecords(std::min(passed, m_mapped.size()), releasedTo);
     }

@@ -79,12 +79,14 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
         }
         return reportProgress(progress, r.done, r.total, r.stage);
     };
+    const std::uint64_t reportedBefore = diag.total();
     XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, scanProgress));
     reader->m_file.release(releasedTo,
                            reader->m_part.size - std::min(releasedTo, reader->m_part.size));
     if (sparse) reader->m_file.advise(MappedFile::Access::Sequential); // tensors are read whole
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
     reader->finishIfComplete(diag);
+    reader->m_cleanScan = from == 0 && diag.total() == reportedBefore;
     return reader;
 }
 
@@ -133,6 +135,7 @@ Status PartReader::ensure(std::uint64_t offset, std::uint64_t length) const {
 
 Result<bool> PartReader::refresh(Diagnostics& diag) {
     XT_ASSIGN_OR_RETURN(const bool grown, m_file.refresh());
+    m_cleanScan = false; // what it reports goes to the caller only
     if (grown) XT_RETURN_IF_ERROR(ensure(m_index.scannedTo(), m_file.size() - m_index.scannedTo()));
     MetaState before = m_part.metaState;
     Diagnostics metaDiag; // a damaged meta is reported when its state changes, not every poll

@@ -48,6 +48,10 @@ public:
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
+    // Its index is its own scan of the part from the start, which reported nothing: a summary
+    // build of the file unchanged since (file().mtimeNs()) can start from it (RecordIndex::view)
+    // instead of scanning it again.
+    bool cleanScan() const { return m_cleanScan; }
     // Makes bytes [offset, offset + length) readable: the part's fetcher (a remote part) brings
     // them in; nothing to do for a local file. Every read of the part's bytes is preceded by it
     // (open and refresh for what they index, RankReader::decode for a record).
@@ -78,6 +82,7 @@ private:
     std::unordered_map<std::string, int> m_columnOf;
     bool m_metaChecked = false;
     bool m_idle = false; // finishIdle was called
+    bool m_cleanScan = false;
 };
 
 class RankReader {

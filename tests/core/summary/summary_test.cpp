@@ -731,6 +731,97 @@ TEST(SummaryStore, AGrownPartIsExtendedToWhatAFullBuildGives) {
     }
 }
 
+TEST(SummaryBuilder, ANewSummaryBorrowsAReadersCleanIndexAndEqualsAFreshBuild) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(12, 8));
+    Diagnostics d;
+    auto reader = xdl::PartReader::open(partAt(path), d);
+    ASSERT_TRUE(reader.isOk());
+    ASSERT_TRUE((*reader)->cleanScan());
+    auto file = MappedFile::open(path);
+    ASSERT_TRUE(file.isOk());
+    PartSummary fresh, seeded;
+    ASSERT_TRUE(extendSummary(fresh, *file, true, d));
+    const xdl::IndexState index = (*reader)->index().view();
+    ASSERT_TRUE(extendSummary(seeded, *file, true, d, {}, {}, &index));
+    EXPECT_TRUE(d.empty());
+    // The reader's records themselves: neither scanned again nor copied.
+    EXPECT_TRUE(seeded.records.inPlace());
+    EXPECT_EQ(seeded.records.view().data(), (*reader)->index().records().data());
+    EXPECT_EQ(bytesOf(seeded), bytesOf(fresh));
+    EXPECT_FALSE(fresh.records.inPlace());
+    seeded.materialize(); // no longer the reader's
+    EXPECT_FALSE(seeded.records.inPlace());
+    reader->reset();
+    EXPECT_EQ(bytesOf(seeded), bytesOf(fresh));
+}
+
+TEST(SummaryStore, ASummaryBuiltFromAReadersIndexIsTheOneOfTheBytesNowThere) {
+    TempDir dir, cache;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string five = xt::test::allDtypesPart(5, 8), full = xt::test::allDtypesPart(12, 8);
+    std::string damaged = full;
+    damaged.insert(xt::test::allDtypesPart(2, 8).size(), "\xff\xff\xff\x7f garbage", 12);
+    struct Case {
+        const char* what;
+        std::string read, built; // the bytes the reader indexed, those there when summarised
+        bool clean;
+    };
+    const Case cases[] = {
+        {"the same bytes", full, full, true},
+        {"grown since", five, full, true},
+        {"replaced since", five, xt::test::allDtypesPart(9, 3, 7), true},
+        {"damaged", damaged, damaged, false},
+    };
+    for (const Case& c : cases) {
+        for (bool save : {false, true}) {
+            fs::remove_all(cache.file("cache"));
+            StoreOptions o = storeIn(cache);
+            o.save = save;
+            xt::test::writeBytes(path, c.read);
+            Diagnostics readDiag;
+            auto reader = xdl::PartReader::open(partAt(path), readDiag);
+            ASSERT_TRUE(reader.isOk());
+            EXPECT_EQ((*reader)->cleanScan(), c.clean) << c.what;
+            xt::test::writeBytes(path, c.built);
+            Diagnostics withDiag, freshDiag;
+            auto with = loadOrBuildSummary(partAt(path), o, withDiag, {}, reader->get());
+            ASSERT_TRUE(with.isOk()) << c.what;
+            reader->reset(); // the summary does not depend on the reader
+            fs::remove_all(cache.file("cache"));
+            auto fresh = loadOrBuildSummary(partAt(path), o, freshDiag);
+            ASSERT_TRUE(fresh.isOk());
+            EXPECT_EQ(bytesOf(*with->summary), bytesOf(*fresh->summary)) << c.what << save;
+            EXPECT_EQ(withDiag.countsByCode(), freshDiag.countsByCode()) << c.what;
+            EXPECT_EQ(with->summary->indexDiagnostics.size(), c.clean ? 0u : 1u) << c.what;
+        }
+    }
+    // What tells the file unchanged is its size and mtime: records 0 and 1 swapped, with both
+    // kept, leave the build with the reader's records (the sign that it did not scan again).
+    const std::size_t r0 = xt::test::allDtypesPart(1, 8).size();
+    const std::size_t r1 = xt::test::allDtypesPart(2, 8).size();
+    const std::size_t h = xt::test::frameHeader(xt::test::allDtypesKeys()).size();
+    const std::string swapped =
+        full.substr(0, h) + full.substr(r0, r1 - r0) + full.substr(h, r0 - h) + full.substr(r1);
+    ASSERT_EQ(swapped.size(), full.size());
+    xt::test::writeBytes(path, full);
+    Diagnostics d;
+    auto reader = xdl::PartReader::open(partAt(path), d);
+    ASSERT_TRUE(reader.isOk());
+    const std::int64_t mtime = (*reader)->file().mtimeNs();
+    xt::test::writeBytes(path, swapped);
+    setMtime(path, mtime / 1000000000, long(mtime % 1000000000));
+    StoreOptions o = storeIn(cache);
+    o.save = false;
+    auto with = loadOrBuildSummary(partAt(path), o, d, {}, reader->get());
+    auto fresh = loadOrBuildSummary(partAt(path), o, d);
+    ASSERT_TRUE(with.isOk() && fresh.isOk());
+    EXPECT_EQ(with->summary->records[0].offset, (*reader)->index().records()[0].offset);
+    EXPECT_EQ(fresh->summary->records[0].gstep, 1);
+    EXPECT_EQ(with->summary->records[0].gstep, 0);
+}
+
 TEST(SummaryStore, ALargeSummaryIsReadInPlaceWithTheValuesOfAFreshBuild) {
     TempDir dir, cache;
     const std::string path = dir.file("train.trace.0.1");
