@@ -24,7 +24,7 @@ constexpr std::size_t kMaxStoredDiagnostics = 256;
 // A first build with more columns than this writes them to a file as it goes (112 B each in
 // memory: a part of 250 MB of 200 B records has ~600 MB of them), in stretches of kSpillEvery.
 constexpr std::size_t kSpillAbove = std::size_t(1) << 20;
-constexpr std::size_t kSpillEvery = std::size_t(1) << 18;
+constexpr std::size_t kSpillEvery = std::size_t(1) << 16; // 7 MB at a time
 
 Sketch sketchOf(const xdl::TensorView& t, const analysis::TensorStats& st) {
     Sketch sk{};
