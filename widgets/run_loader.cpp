@@ -91,6 +91,19 @@ Result<std::vector<analysis::KeySeries>> statistics(const LoadedRun& run,
     return analysis::computeKeyStats(*run.reader, *sel.backend, options, diag, progress);
 }
 
+// The run's series in computeKeyStats's order: by rank, then in the rank's key order.
+void sortSeries(LoadedRun& run) {
+    std::map<int, const std::vector<std::string>*> keysOf;
+    for (const auto& r : run.reader->ranks())
+        keysOf[r.rank()] = &r.keys();
+    const auto place = [&](const analysis::KeySeries& s) {
+        const auto& keys = *keysOf.at(s.rank);
+        return std::pair(s.rank, std::find(keys.begin(), keys.end(), s.key) - keys.begin());
+    };
+    std::stable_sort(run.series.begin(), run.series.end(),
+                     [&](const auto& a, const auto& b) { return place(a) < place(b); });
+}
+
 void setNonFinite(LoadedRun& run) {
     run.nonFinite.clear();
     const auto found = run.seriesOnDemand
@@ -325,8 +338,10 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
                 next->series.push_back(std::move(s));
         }
         if (!staged || coversEveryRecord(*next->reader, next->partialUntil)) {
-            next->partialKey.clear();
-            next->partialUntil.clear();
+            if (staged) { // another key read whole leaves the staged one staged
+                next->partialKey.clear();
+                next->partialUntil.clear();
+            }
             next->computedKeys.push_back(key);
         }
         if (next->seriesOnDemand) { // only the keys on screen keep their series
@@ -358,21 +373,48 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         auto next = std::make_shared<LoadedRun>(*run);
         next->summaries = summaries;
         next->seriesOnDemand = onDemand(*next);
-        analysis::KeyStatsOptions options;
-        if (next->seriesOnDemand) { // the keys that had series keep them, whole
-            if (!next->partialKey.empty()) next->computedKeys.push_back(next->partialKey);
-            const auto keys = next->computedKeys;
-            options.keyFilter = [keys](std::string_view k) { return contains(keys, k); };
-        } else {
-            next->computedKeys.clear();
-        }
+        // Whole series are kept as they are (their chunks shared, not read again), the partial
+        // key's goes on from where it stopped, and the keys wanted without one are read.
+        const std::string partial = run->partialKey;
+        std::vector<std::string> whole = run->computedKeys;
+        if (run->complete && !run->seriesOnDemand)
+            for (const auto& s : run->series)
+                if (!contains(whole, s.key)) whole.push_back(s.key);
+        std::vector<std::string> wanted = run->computedKeys; // on demand: the keys shown
+        if (!partial.empty()) wanted.push_back(partial);
+        if (next->seriesOnDemand)
+            std::erase_if(next->series, [&](const auto& s) { return !contains(wanted, s.key); });
         std::string backend;
-        auto series = statistics(*next, options, backend, result.diagnostics, progress);
-        if (!series.isOk()) {
-            result.status = series.status();
-            return result;
+        auto add = [&](analysis::KeyStatsOptions options) {
+            auto series =
+                statistics(*next, std::move(options), backend, result.diagnostics, progress);
+            if (!series.isOk()) return series.status();
+            appendSeries(next->series, std::move(series.value()));
+            return Status::ok();
+        };
+        if (!partial.empty()) {
+            analysis::KeyStatsOptions options;
+            options.keyFilter = [&partial](std::string_view k) { return k == partial; };
+            options.fromRecord = run->partialUntil;
+            if (Status st = add(std::move(options)); !st) {
+                result.status = st;
+                return result;
+            }
         }
-        next->series = std::move(series.value());
+        const bool onDemand = next->seriesOnDemand;
+        const auto missing = [&](std::string_view k) {
+            return k != partial && !contains(whole, k) && (!onDemand || contains(wanted, k));
+        };
+        if (!onDemand || std::any_of(wanted.begin(), wanted.end(), missing)) {
+            analysis::KeyStatsOptions options;
+            options.keyFilter = missing;
+            if (Status st = add(std::move(options)); !st) {
+                result.status = st;
+                return result;
+            }
+        }
+        sortSeries(*next);
+        next->computedKeys = onDemand ? wanted : std::vector<std::string>{};
         next->complete = true;
         next->partialKey.clear();
         next->partialUntil.clear();

@@ -877,6 +877,63 @@ TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
     }
 }
 
+// Summarising a run in the background keeps the series already read whole (their chunks
+// shared, not read again) and goes on with the key read in stages from where it stopped: the
+// result is a run read whole, series for series, in the same order.
+TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 1500); // 2 full chunks of records per rank
+    LoadOptions options;
+    options.lazyAboveBytes = 0;
+    options.firstKey = "layer/b";
+    options.firstStageBytes = 280'000; // about 1100 records of each rank
+    options.store.cacheDir = dir.file("cache");
+    LoadResult r = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    RunSnapshot run = r.runs[0];
+    ASSERT_EQ(run->partialKey, "layer/b");
+    const auto staged = seriesSizes(run, "layer/b");
+    ASSERT_EQ(staged.size(), 2u);
+    EXPECT_GT(staged[0], 2 * analysis::RecordSeries::kChunk);
+    EXPECT_LT(staged[0], 1500u);
+    CompleteResult l = addKeySeries(run, "loss", {});
+    ASSERT_TRUE(l.after) << l.status.toString();
+    run = l.after;
+    ASSERT_EQ(seriesSizes(run, "loss"), (std::vector<std::size_t>{1500, 1500}));
+
+    CompleteResult done = completeRun(run, options.store, {});
+    ASSERT_TRUE(done.after) << done.status.toString();
+    const RunSnapshot after = done.after;
+    EXPECT_TRUE(after->complete);
+    EXPECT_TRUE(after->partialKey.empty());
+    for (const std::string key : {"loss", "layer/b"})
+        for (std::size_t i = 0; i < 2; ++i) // rank i's series shares the chunks read before
+            EXPECT_EQ(after->seriesOf(key)[i]->records.sharedChunks(),
+                      run->seriesOf(key)[i]->records.size() / analysis::RecordSeries::kChunk)
+                << key;
+
+    options.lazyAboveBytes = UINT64_MAX;
+    LoadResult whole = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(whole.status.isOk());
+    const RunSnapshot full = whole.runs[0];
+    ASSERT_EQ(after->series.size(), full->series.size());
+    for (std::size_t i = 0; i < full->series.size(); ++i) {
+        const auto &a = after->series[i], &b = full->series[i];
+        EXPECT_EQ(a.rank, b.rank);
+        EXPECT_EQ(a.key, b.key);
+        ASSERT_EQ(a.records.size(), b.records.size()) << a.key << " " << a.rank;
+        for (std::size_t k = 0; k < a.records.size(); ++k) {
+            const auto x = a.records[k], y = b.records[k];
+            ASSERT_EQ(x.record, y.record);
+            ASSERT_EQ(x.gstep, y.gstep);
+            ASSERT_EQ(x.stats.mean, y.stats.mean);
+            ASSERT_EQ(x.stats.max, y.stats.max);
+            ASSERT_EQ(x.stats.nan, y.stats.nan);
+        }
+    }
+}
+
 // A summarised run with more key records than LoadOptions::seriesOnDemandAbove holds the series
 // of the keys shown only; what it shows (series, NaN/Inf, the statistics CSV) is what a run
 // holding every key's series shows.
