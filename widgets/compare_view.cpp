@@ -4,6 +4,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_export.h"
 #include "widgets/plot_palette.h"
+#include "widgets/plot_widget.h"
 #include "widgets/run_browser_model.h"
 #include "widgets/table_columns.h"
 #include "widgets/text_format.h"
@@ -100,7 +101,7 @@ CompareView::CompareView(QWidget* parent)
       m_table(new QTableView(this)), m_sides(new QLabel(this)), m_status(new QLabel(this)),
       m_stat(new QComboBox(this)), m_align(new QComboBox(this)), m_atol(new QLineEdit(this)),
       m_rtol(new QLineEdit(this)), m_progress(new QProgressBar(this)),
-      m_cancel(new QToolButton(this)), m_plot(new QCustomPlot(this)) {
+      m_cancel(new QToolButton(this)), m_plot(new PlotWidget(this)) {
     // Tool bar: the two sides, the statistic, the alignment, the tolerance, progress.
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);

@@ -4,6 +4,7 @@
 #include "widgets/app_backend.h"
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_palette.h"
+#include "widgets/plot_widget.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -82,7 +83,7 @@ struct HistogramJobResult {
 HistogramView::HistogramView(QWidget* parent)
     : QWidget(parent), m_jobs(new JobTracker(this)), m_rank(new QComboBox(this)),
       m_bins(new QSpinBox(this)), m_scale(new QComboBox(this)), m_info(new QLabel(this)),
-      m_heatmap(new QCustomPlot(this)), m_stepPlot(new QCustomPlot(this)) {
+      m_heatmap(new PlotWidget(this)), m_stepPlot(new PlotWidget(this)) {
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
     bar->addWidget(new QLabel(tr("Histograms of rank"), this));

@@ -1,6 +1,7 @@
 #include "widgets/rank_heatmap.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/plot_widget.h"
 #include "widgets/stat_plot.h"
 
 #include <QComboBox>
@@ -25,7 +26,7 @@ const analysis::StatField kFields[] = {analysis::StatField::Mean, analysis::Stat
 
 RankStepHeatmap::RankStepHeatmap(QWidget* parent)
     : QWidget(parent), m_jobs(new JobTracker(this)), m_fieldBox(new QComboBox(this)),
-      m_modeBox(new QComboBox(this)), m_info(new QLabel(this)), m_plot(new QCustomPlot(this)) {
+      m_modeBox(new QComboBox(this)), m_info(new QLabel(this)), m_plot(new PlotWidget(this)) {
     for (auto f : kFields)
         m_fieldBox->addItem(QString::fromUtf8(analysis::statFieldName(f)), int(f));
     m_modeBox->addItem(tr("value"));

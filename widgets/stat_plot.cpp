@@ -2,6 +2,7 @@
 
 #include "widgets/axis_ticks.h"
 #include "widgets/plot_palette.h"
+#include "widgets/plot_widget.h"
 #include "widgets/text_format.h"
 
 #include <QApplication>
@@ -73,7 +74,7 @@ double valueAt(const view::LinePoints& line, double x) {
 } // namespace
 
 StatPlot::StatPlot(QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this)) {
+    : QWidget(parent), m_plot(new PlotWidget(this)), m_readout(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);

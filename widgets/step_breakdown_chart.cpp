@@ -1,6 +1,7 @@
 #include "widgets/step_breakdown_chart.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/plot_widget.h"
 #include "widgets/trace_time_format.h"
 
 #include <QHBoxLayout>
@@ -85,7 +86,7 @@ QString StepBreakdownChart::categoryLabel(StepCategory c) {
 
 StepBreakdownChart::StepBreakdownChart(QWidget* parent)
     : QWidget(parent), m_prefix(new QLineEdit(QStringLiteral("ProfilerStep#"), this)),
-      m_stack(new QStackedWidget(this)), m_plot(new QCustomPlot), m_table(new QTableWidget),
+      m_stack(new QStackedWidget(this)), m_plot(new PlotWidget), m_table(new QTableWidget),
       m_message(new QLabel), m_status(new QLabel(this)), m_jobs(new JobTracker(this)) {
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Step marker prefix:"), this));

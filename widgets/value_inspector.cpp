@@ -2,6 +2,7 @@
 
 #include "widgets/axis_ticks.h"
 #include "widgets/job_tracker.h"
+#include "widgets/plot_widget.h"
 #include "widgets/text_format.h"
 
 #include <QComboBox>
@@ -24,7 +25,7 @@ constexpr int kMaxHeatmapSide = 1024; // larger matrices show their top-left cor
 
 ValueInspector::ValueInspector(QWidget* parent)
     : QWidget(parent), m_rank(new QComboBox(this)), m_info(new QLabel(this)),
-      m_tabs(new QTabWidget(this)), m_table(new QTableView(this)), m_heatmap(new QCustomPlot(this)),
+      m_tabs(new QTabWidget(this)), m_table(new QTableView(this)), m_heatmap(new PlotWidget(this)),
       m_model(new ValueTableModel(this)) {
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);

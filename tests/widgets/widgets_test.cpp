@@ -14,6 +14,7 @@
 #include "widgets/main_window.h"
 #include "widgets/meta_summary_model.h"
 #include "widgets/plot_export.h"
+#include "widgets/plot_widget.h"
 #include "widgets/rank_heatmap.h"
 #include "widgets/run_browser_model.h"
 #include "widgets/stat_plot.h"
@@ -183,6 +184,32 @@ TEST(Models, PassTheModelTesterAndShowTheKeys) {
     EXPECT_EQ(values.columnCount(), 4);
     EXPECT_EQ(values.index(1, 1).data().toString(), "nan");
     EXPECT_FLOAT_EQ(values.index(0, 2).data(ValueTableModel::ValueRole).toFloat(), 1.32f);
+}
+
+// A resize while a replot is queued (new data and a layout change in the same turn of the event
+// loop) draws once, at the new size; a resize alone draws at once, as QCustomPlot does.
+TEST(PlotWidget, AResizeWithAReplotQueuedDrawsOnce) {
+    app();
+    PlotWidget plot;
+    plot.resize(400, 300);
+    plot.addGraph()->setData({0, 1, 2}, {1, 3, 2});
+    plot.show();
+    QCoreApplication::processEvents();
+    int replots = 0;
+    QObject::connect(&plot, &QCustomPlot::afterReplot, [&] { ++replots; });
+    plot.resize(400, 320);
+    EXPECT_EQ(replots, 1);
+    EXPECT_EQ(plot.viewport().height(), 320);
+
+    plot.graph(0)->setData({0, 1, 2}, {2, 1, 3});
+    plot.replot(QCustomPlot::rpQueuedReplot);
+    plot.resize(400, 340);
+    EXPECT_EQ(replots, 1); // not yet: the queued replot draws
+    QCoreApplication::processEvents();
+    EXPECT_EQ(replots, 2);
+    EXPECT_EQ(plot.viewport().height(), 340);
+    EXPECT_EQ(plot.axisRect()->outerRect().height(), 340);
+    EXPECT_EQ(plot.toPixmap().height(), 340);
 }
 
 TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {

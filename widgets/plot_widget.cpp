@@ -1,0 +1,12 @@
+#include "widgets/plot_widget.h"
+
+namespace xt::widgets {
+
+void PlotWidget::resizeEvent(QResizeEvent* event) {
+    // The queued replot was posted before the paint this resize asks for: it runs first, with
+    // the new size.
+    if (!mReplotQueued) return QCustomPlot::resizeEvent(event);
+    setViewport(rect());
+}
+
+} // namespace xt::widgets
