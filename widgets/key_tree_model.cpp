@@ -117,6 +117,7 @@ QVariant KeyTreeModel::data(const QModelIndex& index, int role) const {
         }
         if (s->emptyRecords) tip += tr("\n%1 empty records (trace_once)").arg(s->emptyRecords);
         if (s->damagedRecords) tip += tr("\n%1 damaged records").arg(s->damagedRecords);
+        if (!m_run->keysCounted) tip += tr("\nrecords: counted once the run is read");
         return tip;
     }
     if (role != Qt::DisplayRole) return {};
@@ -132,7 +133,9 @@ QVariant KeyTreeModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(s->shape.toString()) +
                (s->varyingShape ? QStringLiteral("*") : QString());
     case RecordsColumn:
-        return s ? QVariant(qulonglong(s->records)) : QVariant();
+        if (!s) return {};
+        return m_run->keysCounted ? QVariant(qulonglong(s->records))
+                                  : QVariant(QStringLiteral("\u2026"));
     case IssuesColumn: {
         if (n->nonFinite) {
             QStringList b;

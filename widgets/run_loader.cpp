@@ -164,6 +164,9 @@ std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
     return out;
 }
 
+// The records of each rank whose keys a large run without summaries counts on opening.
+constexpr std::size_t kKeysPrefixRecords = 4096;
+
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
@@ -178,14 +181,6 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     run->partExtents = partExtents(*run->reader);
     auto summaries = std::make_shared<summary::RunSummaries>(std::move(opened->summaries));
     run->summaries = summaries;
-    auto keys = summary::summarizeKeys(*run->reader, *summaries, diag, progress);
-    if (!keys.isOk()) {
-        if (isCancelled(keys.status())) return keys.status();
-        diag.add(codes::kSummaryFailed, files.label(), Diagnostic::kNoOffset, -1,
-                 keys.status().toString());
-    } else {
-        run->keys = std::move(keys.value());
-    }
     // With every part summarised, every key's statistics cost no tensor byte; a large run
     // without summaries gets only the key asked for now.
     std::uint64_t unsummarised = 0;
@@ -198,6 +193,21 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     // A live run gets every key now: its snapshots are extended record by record (extendRun),
     // which a summarising job in the background would keep starting over.
     run->complete = run->live || unsummarised <= options.lazyAboveBytes;
+    // The keys of a run still to be summarised are counted with it (completeRun).
+    run->keysCounted = run->complete;
+    std::map<int, std::size_t> keysPrefix;
+    if (!run->keysCounted)
+        for (const auto& rank : run->reader->ranks())
+            keysPrefix[rank.rank()] = kKeysPrefixRecords;
+    auto keys = run->keysCounted ? summary::summarizeKeys(*run->reader, *summaries, diag, progress)
+                                 : xdl::summarizeKeyPrefix(*run->reader, keysPrefix, diag);
+    if (!keys.isOk()) {
+        if (isCancelled(keys.status())) return keys.status();
+        diag.add(codes::kSummaryFailed, files.label(), Diagnostic::kNoOffset, -1,
+                 keys.status().toString());
+    } else {
+        run->keys = std::move(keys.value());
+    }
     run->onDemandAbove = options.seriesOnDemandAbove;
     run->seriesOnDemand = onDemand(*run);
     analysis::KeyStatsOptions stats;
@@ -373,6 +383,16 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         auto next = std::make_shared<LoadedRun>(*run);
         next->summaries = summaries;
         next->seriesOnDemand = onDemand(*next);
+        if (!next->keysCounted) {
+            Diagnostics again; // the damage met was reported by the summaries' builds
+            auto keys = summary::summarizeKeys(*next->reader, *summaries, again, progress);
+            if (!keys.isOk()) {
+                result.status = keys.status();
+                return result;
+            }
+            next->keys = std::move(keys.value());
+            next->keysCounted = true;
+        }
         // Whole series are kept as they are (their chunks shared, not read again), the partial
         // key's goes on from where it stopped, and the keys wanted without one are read.
         const std::string partial = run->partialKey;

@@ -56,6 +56,10 @@ struct LoadedRun {
     std::shared_ptr<const xdl::RunReader> reader; // keeps the files mapped
     std::shared_ptr<const summary::RunSummaries> summaries;
     std::vector<xdl::KeySummary> keys;
+    // False while `keys` count the first records of each rank only (a large run opened without
+    // summaries: counting every record first took half the time to its first plot); their
+    // dtypes and shapes are those of the records counted. completeRun() counts them all.
+    bool keysCounted = true;
     std::vector<analysis::KeySeries> series;                   // by rank, then key
     std::vector<PartExtent> partExtents;                       // every part, rank by rank
     std::map<std::string, analysis::NonFiniteByKey> nonFinite; // keys with a NaN or an Inf

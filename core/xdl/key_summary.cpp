@@ -86,12 +86,14 @@ struct Stretch {
     Diagnostics diag;
 };
 
-// Counts the records of `run` from fromRecord[rank] on into `out` (keys missing are appended).
+// Counts the records of `run` from fromRecord[rank] to toRecord[rank] into `out` (keys missing
+// are appended; ranks not listed: from the first record, to the last).
 // Parts are counted in stretches of 256 Ki records on every core (a first open of 5 M records
 // of ~200 B decodes each one), then merged in record order: the same summaries, diagnostics in
 // the same order, as one pass front to back.
 Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
-                  const std::map<int, std::size_t>& fromRecord, Diagnostics& diag,
+                  const std::map<int, std::size_t>& fromRecord,
+                  const std::map<int, std::size_t>& toRecord, Diagnostics& diag,
                   const ProgressCallback& progress, const ColumnFactsSource& factsSource,
                   const PartKeysSource& partKeys) {
     std::unordered_map<std::string, std::size_t> slot;
@@ -103,6 +105,10 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
         auto it = fromRecord.find(rank.rank());
         return it == fromRecord.end() ? std::size_t(0) : std::min(it->second, rank.recordCount());
     };
+    auto endOf = [&](const RankReader& rank) {
+        auto it = toRecord.find(rank.rank());
+        return it == toRecord.end() ? rank.recordCount() : std::min(it->second, rank.recordCount());
+    };
     constexpr std::size_t kStretch = std::size_t(1) << 18;
     std::vector<Stretch> stretches;
     std::uint64_t total = 0;
@@ -110,7 +116,7 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
         for (std::size_t p = 0; p < rank.parts().size(); ++p) {
             const PartReader& part = *rank.parts()[p];
             const std::size_t begin = std::max(rank.partStart(p), firstOf(rank));
-            const std::size_t end = rank.partStart(p + 1);
+            const std::size_t end = std::min(rank.partStart(p + 1), endOf(rank));
             if (begin >= end) continue;
             const auto add = [&](std::size_t first, std::size_t last) -> Stretch& {
                 Stretch& st = stretches.emplace_back();
@@ -120,8 +126,9 @@ Status accumulate(std::vector<KeySummary>& out, const RunReader& run,
                 st.last = last;
                 return st;
             };
-            if (std::vector<KeySummary> columns;
-                partKeys && begin == rank.partStart(p) && partKeys(part, columns)) {
+            if (std::vector<KeySummary> columns; partKeys && begin == rank.partStart(p) &&
+                                                 end == rank.partStart(p + 1) &&
+                                                 partKeys(part, columns)) {
                 Stretch& st = add(begin, end);
                 st.whole = true;
                 st.columns = std::move(columns);
@@ -190,13 +197,21 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                                               const ColumnFactsSource& factsSource,
                                               const PartKeysSource& parts) {
     std::vector<KeySummary> out;
-    XT_RETURN_IF_ERROR(accumulate(out, run, {}, diag, progress, factsSource, parts));
+    XT_RETURN_IF_ERROR(accumulate(out, run, {}, {}, diag, progress, factsSource, parts));
+    return out;
+}
+
+Result<std::vector<KeySummary>> summarizeKeyPrefix(const RunReader& run,
+                                                   const std::map<int, std::size_t>& toRecord,
+                                                   Diagnostics& diag) {
+    std::vector<KeySummary> out;
+    XT_RETURN_IF_ERROR(accumulate(out, run, {}, toRecord, diag, {}, {}, {}));
     return out;
 }
 
 Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,
                           const std::map<int, std::size_t>& fromRecord, Diagnostics& diag) {
-    return accumulate(keys, run, fromRecord, diag, {}, {}, {});
+    return accumulate(keys, run, fromRecord, {}, diag, {}, {}, {});
 }
 
 } // namespace xt::xdl

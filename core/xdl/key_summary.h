@@ -47,6 +47,11 @@ Result<std::vector<KeySummary>> summarizeKeys(const RunReader& run, Diagnostics&
                                               const ProgressCallback& progress = {},
                                               const ColumnFactsSource& facts = {},
                                               const PartKeysSource& parts = {});
+// The same over the first records of each rank only, up to toRecord[rank] (ranks not listed: all
+// of them): the keys' dtypes and shapes at once, their counts of those records only.
+Result<std::vector<KeySummary>> summarizeKeyPrefix(const RunReader& run,
+                                                   const std::map<int, std::size_t>& toRecord,
+                                                   Diagnostics& diag);
 // Extends `keys` (summarizeKeys of an earlier, shorter state of a growing run) with the records
 // of `run` from fromRecord[rank] on (ranks not listed: from 0). Keys first seen are appended.
 Status extendKeySummaries(std::vector<KeySummary>& keys, const RunReader& run,

@@ -905,8 +905,8 @@ TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
 }
 
 // Summarising a run in the background keeps the series already read whole (their chunks
-// shared, not read again) and goes on with the key read in stages from where it stopped: the
-// result is a run read whole, series for series, in the same order.
+// shared, not read again), goes on with the key read in stages from where it stopped and counts
+// the keys: the result is a run read whole, series for series, in the same order.
 TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) {
     app();
     TempDir dir;
@@ -920,6 +920,18 @@ TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) 
     ASSERT_TRUE(r.status.isOk()) << r.status.toString();
     RunSnapshot run = r.runs[0];
     ASSERT_EQ(run->partialKey, "layer/b");
+    // Its keys are counted with the summaries: their dtypes and shapes are there, their counts not.
+    EXPECT_FALSE(run->keysCounted);
+    KeyTreeModel model;
+    model.setRun(run);
+    const QModelIndex w = model.indexOfKey(QStringLiteral("layer/w"));
+    ASSERT_TRUE(w.isValid());
+    EXPECT_EQ(model.index(w.row(), KeyTreeModel::DtypeColumn, w.parent()).data().toString(),
+              QStringLiteral("float32"));
+    EXPECT_EQ(model.index(w.row(), KeyTreeModel::ShapeColumn, w.parent()).data().toString(),
+              QStringLiteral("[4, 4]"));
+    EXPECT_EQ(model.index(w.row(), KeyTreeModel::RecordsColumn, w.parent()).data().toString(),
+              QStringLiteral("\u2026"));
     const auto staged = seriesSizes(run, "layer/b");
     ASSERT_EQ(staged.size(), 2u);
     EXPECT_GT(staged[0], 2 * analysis::RecordSeries::kChunk);
@@ -944,6 +956,20 @@ TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) 
     LoadResult whole = loadRuns({dir.str()}, {}, options);
     ASSERT_TRUE(whole.status.isOk());
     const RunSnapshot full = whole.runs[0];
+    EXPECT_TRUE(after->keysCounted);
+    ASSERT_EQ(after->keys.size(), full->keys.size());
+    for (std::size_t k = 0; k < full->keys.size(); ++k) {
+        EXPECT_EQ(after->keys[k].key, full->keys[k].key);
+        EXPECT_EQ(after->keys[k].records, full->keys[k].records);
+        EXPECT_EQ(after->keys[k].records, 3000u);
+        EXPECT_EQ(after->keys[k].dtype, full->keys[k].dtype);
+    }
+    model.setRun(after);
+    const QModelIndex counted = model.indexOfKey(QStringLiteral("layer/w"));
+    EXPECT_EQ(model.index(counted.row(), KeyTreeModel::RecordsColumn, counted.parent())
+                  .data()
+                  .toULongLong(),
+              3000u);
     ASSERT_EQ(after->series.size(), full->series.size());
     for (std::size_t i = 0; i < full->series.size(); ++i) {
         const auto &a = after->series[i], &b = full->series[i];

@@ -1136,6 +1136,32 @@ TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
         EXPECT_EQ(x.record, y.record) << i;
         EXPECT_EQ(x.message, y.message) << i;
     }
+
+    // The first records of each rank only (none of ranks 0 and 1), then the rest: the whole.
+    const std::map<int, std::size_t> prefix{{0, 0}, {1, 0}, {2, 11}, {3, 13}};
+    Diagnostics first;
+    auto p = xdl::summarizeKeyPrefix(*run, prefix, first);
+    ASSERT_TRUE(p.isOk());
+    const auto key = [&](const std::string& k) {
+        return *std::find_if(p->begin(), p->end(), [&](const auto& s) { return s.key == k; });
+    };
+    EXPECT_EQ(key("float").damagedRecords, 4u); // records 2 and 9 of rank 2, 3 and 10 of rank 3
+    EXPECT_EQ(key("float").records, 20u);
+    EXPECT_TRUE(key("int8").mixedDtypes); // record 12 of rank 3
+    EXPECT_EQ(first.total(), 4u); // each damaged column met, once
+    ASSERT_TRUE(xdl::extendKeySummaries(*p, *run, prefix, first));
+    ASSERT_EQ(p->size(), a->size());
+    for (std::size_t k = 0; k < a->size(); ++k) {
+        const auto &x = (*a)[k], &y = (*p)[k];
+        EXPECT_EQ(x.key, y.key);
+        EXPECT_EQ(x.dtype, y.dtype) << x.key;
+        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes) << x.key;
+        EXPECT_TRUE(x.shape == y.shape) << x.key;
+        EXPECT_EQ(x.varyingShape, y.varyingShape) << x.key;
+        EXPECT_EQ(x.records, y.records) << x.key;
+        EXPECT_EQ(x.emptyRecords, y.emptyRecords) << x.key;
+        EXPECT_EQ(x.damagedRecords, y.damagedRecords) << x.key;
+    }
 }
 
 // Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
