@@ -1148,7 +1148,7 @@ TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
     EXPECT_EQ(key("float").damagedRecords, 4u); // records 2 and 9 of rank 2, 3 and 10 of rank 3
     EXPECT_EQ(key("float").records, 20u);
     EXPECT_TRUE(key("int8").mixedDtypes); // record 12 of rank 3
-    EXPECT_EQ(first.total(), 4u); // each damaged column met, once
+    EXPECT_EQ(first.total(), 4u);         // each damaged column met, once
     ASSERT_TRUE(xdl::extendKeySummaries(*p, *run, prefix, first));
     ASSERT_EQ(p->size(), a->size());
     for (std::size_t k = 0; k < a->size(); ++k) {
