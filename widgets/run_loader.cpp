@@ -164,16 +164,20 @@ std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
     return out;
 }
 
+xdl::ReaderOptions readerOptions() {
+    xdl::ReaderOptions o;
+    o.live = true; // an unfinalised part may still grow: its tail is awaited
+    return o;
+}
+
 // The records of each rank whose keys a large run without summaries counts on opening.
 constexpr std::size_t kKeysPrefixRecords = 4096;
 
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
-    xdl::ReaderOptions readerOptions;
-    readerOptions.live = true; // an unfinalised part may still grow: its tail is awaited
     // The first key's statistics are taken as the summaries are read, not in a second pass.
-    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions,
+    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions(),
                                    analysis::takeKeyStats(options.firstKey));
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
@@ -383,6 +387,10 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         auto next = std::make_shared<LoadedRun>(*run);
         next->summaries = summaries;
         next->seriesOnDemand = onDemand(*next);
+        // Its parts read their records from the summaries' files, as on a re-open: the index
+        // each part's first scan built goes with the snapshots that still hold `run`.
+        if (auto reread = summary::rereadFromSummaries(*run->reader, *summaries, readerOptions()))
+            next->reader = std::make_shared<const xdl::RunReader>(std::move(*reread));
         if (!next->keysCounted) {
             Diagnostics again; // the damage met was reported by the summaries' builds
             auto keys = summary::summarizeKeys(*next->reader, *summaries, again, progress);

@@ -159,6 +159,33 @@ Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOpt
     return Status::ok();
 }
 
+std::optional<xdl::RunReader> rereadFromSummaries(const xdl::RunReader& run,
+                                                  const RunSummaries& summaries,
+                                                  const xdl::ReaderOptions& options) {
+    bool inFiles = false;
+    for (const auto& rank : run.ranks())
+        for (const auto& part : rank.parts())
+            if (const PartSummary* s = summaries.find(*part); s && s->records.file())
+                inFiles = true;
+    if (!inFiles) return std::nullopt;
+    Diagnostics again; // reported when `run` was opened
+    std::vector<xdl::RankReader> ranks;
+    for (const auto& rank : run.ranks()) {
+        std::vector<std::unique_ptr<xdl::PartReader>> parts;
+        for (const auto& part : rank.parts()) {
+            const PartSummary* s = summaries.find(*part);
+            auto reader = xdl::PartReader::open(
+                part->part(), s && s->records.file() ? s->indexState() : part->index().state(),
+                again, {}, options);
+            if (!reader || (*reader)->index().records().size() != part->index().records().size())
+                return std::nullopt;
+            parts.push_back(std::move(*reader));
+        }
+        ranks.emplace_back(rank.rank(), std::move(parts), again);
+    }
+    return xdl::RunReader::fromRanks(run.files(), std::move(ranks));
+}
+
 Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                                                    const RunSummaries& summaries, Diagnostics& diag,
                                                    const ProgressCallback& progress) {

@@ -43,6 +43,14 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
 Status summarizeRun(const xdl::RunReader& run, RunSummaries& out, const StoreOptions& store,
                     Diagnostics& diag, const ProgressCallback& progress = {}, int threads = 0);
 
+// `run` read as a run opened from its summaries is: each part whose summary keeps its records in
+// its file (RecordTable::file) reads them there, the others a copy of their index. Nullopt when
+// no part has such a summary, or a part's file no longer has the records `run` has (it grew).
+// After a first open, the readers' own indexes then go with the snapshots that hold `run`.
+std::optional<xdl::RunReader> rereadFromSummaries(const xdl::RunReader& run,
+                                                  const RunSummaries& summaries,
+                                                  const xdl::ReaderOptions& options);
+
 // xdl::summarizeKeys, from the summaries where they cover a part (header bytes otherwise).
 Result<std::vector<xdl::KeySummary>> summarizeKeys(const xdl::RunReader& run,
                                                    const RunSummaries& summaries, Diagnostics& diag,

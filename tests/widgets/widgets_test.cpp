@@ -987,6 +987,44 @@ TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) 
     }
 }
 
+// Once summarised, a run opened without summaries reads its records from the summaries' files,
+// as a re-open does: the index its first scan built goes with the snapshot before.
+TEST(RunLoader, ACompletedRunReadsItsRecordsFromTheSummaryFiles) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 4000); // 12 000 columns a part: its summary keeps them in its file
+    LoadOptions options;
+    options.lazyAboveBytes = 0;
+    options.firstKey = "layer/b";
+    options.store.cacheDir = dir.file("cache");
+    LoadResult r = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    const RunSnapshot run = r.runs[0];
+    ASSERT_FALSE(run->complete);
+    CompleteResult done = completeRun(run, options.store, {});
+    ASSERT_TRUE(done.after) << done.status.toString();
+    const RunSnapshot after = done.after;
+    EXPECT_NE(after->reader, run->reader);
+    ASSERT_EQ(after->reader->ranks().size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto &now = after->reader->ranks()[i], &was = run->reader->ranks()[i];
+        ASSERT_EQ(now.parts().size(), was.parts().size());
+        ASSERT_EQ(now.recordCount(), 4000u);
+        const auto& part = *now.parts()[0];
+        const summary::PartSummary* s = after->summaries->find(part);
+        ASSERT_TRUE(s && s->records.file());
+        EXPECT_EQ(part.index().records().data(), s->records.view().data());
+        EXPECT_NE(was.parts()[0]->index().records().data(), s->records.view().data());
+        for (std::size_t k = 0; k < now.recordCount(); k += 97) {
+            EXPECT_EQ(now.entry(k).offset, was.entry(k).offset);
+            EXPECT_EQ(now.entry(k).gstep, was.entry(k).gstep);
+        }
+        EXPECT_EQ(now.keys(), was.keys());
+    }
+    EXPECT_EQ(seriesSizes(after, "layer/b"), (std::vector<std::size_t>{4000, 4000}));
+    EXPECT_EQ(after->seriesOf("layer/b")[1]->records[3999].gstep, 3999);
+}
+
 // A summarised run with more key records than LoadOptions::seriesOnDemandAbove holds the series
 // of the keys shown only; what it shows (series, NaN/Inf, the statistics CSV) is what a run
 // holding every key's series shows.
