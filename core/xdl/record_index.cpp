@@ -46,17 +46,22 @@ RecordIndex RecordIndex::restore(std::string file, IndexState state, IndexOption
     return index;
 }
 
-IndexState RecordIndex::takeState() {
+IndexState RecordIndex::scanState() const {
     IndexState s;
-    s.records = std::move(m_records);
-    s.mapped = m_mapped;
-    s.keep = std::move(m_keep);
-    s.keys = std::move(m_keys);
+    s.keys = m_keys;
     s.hasHeader = m_hasHeader;
     s.startChecked = m_startChecked;
     s.tailReported = tailReported();
     s.headerLength = m_headerLength;
     s.scannedTo = m_pos;
+    return s;
+}
+
+IndexState RecordIndex::takeState() {
+    IndexState s = scanState();
+    s.records = std::move(m_records);
+    s.mapped = m_mapped;
+    s.keep = std::move(m_keep);
     *this = RecordIndex(std::move(m_file), m_options);
     return s;
 }
@@ -67,14 +72,8 @@ IndexState RecordIndex::state() const {
 }
 
 IndexState RecordIndex::view() const {
-    IndexState s;
+    IndexState s = scanState();
     s.mapped = records();
-    s.keys = m_keys;
-    s.hasHeader = m_hasHeader;
-    s.startChecked = m_startChecked;
-    s.tailReported = tailReported();
-    s.headerLength = m_headerLength;
-    s.scannedTo = m_pos;
     return s;
 }
 

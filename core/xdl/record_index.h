@@ -96,6 +96,7 @@ public:
     bool tailReported() const { return m_reportedTailAt == m_pos; }
 
 private:
+    IndexState scanState() const; // everything but the records
     // Scans from scannedTo() while the next record starts before stopAt.
     Status scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
                 const ProgressCallback& progress);

@@ -1077,6 +1077,26 @@ TEST(RunSummaries, AKeysStatisticsTakenAsTheSummariesAreReadEqualAPassOverTheTen
 // Key summaries decoded on every core, a stretch of records each, are a pass front to back's:
 // the same summaries (dtypes that change, shapes that vary, empty and damaged columns, across
 // parts and ranks) and the same diagnostics in the same order.
+namespace {
+
+void expectSameKeySummaries(const std::vector<xdl::KeySummary>& a,
+                            const std::vector<xdl::KeySummary>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const auto &x = a[k], &y = b[k];
+        EXPECT_EQ(x.key, y.key);
+        EXPECT_EQ(x.dtype, y.dtype) << x.key;
+        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes) << x.key;
+        EXPECT_TRUE(x.shape == y.shape) << x.key;
+        EXPECT_EQ(x.varyingShape, y.varyingShape) << x.key;
+        EXPECT_EQ(x.records, y.records) << x.key;
+        EXPECT_EQ(x.emptyRecords, y.emptyRecords) << x.key;
+        EXPECT_EQ(x.damagedRecords, y.damagedRecords) << x.key;
+    }
+}
+
+} // namespace
+
 TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
     TempDir dir;
     xt::test::writeRun(dir.str(), 2, 40);
@@ -1109,18 +1129,9 @@ TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
         [](const xdl::PartReader&, std::size_t, std::vector<xdl::ColumnFacts>&) { return false; });
     ASSERT_TRUE(a.isOk());
     ASSERT_TRUE(b.isOk());
-    ASSERT_EQ(a->size(), b->size());
+    expectSameKeySummaries(*a, *b);
     bool mixed = false, varying = false;
-    for (std::size_t k = 0; k < a->size(); ++k) {
-        const auto &x = (*a)[k], &y = (*b)[k];
-        EXPECT_EQ(x.key, y.key);
-        EXPECT_EQ(x.dtype, y.dtype) << x.key;
-        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes) << x.key;
-        EXPECT_TRUE(x.shape == y.shape) << x.key;
-        EXPECT_EQ(x.varyingShape, y.varyingShape) << x.key;
-        EXPECT_EQ(x.records, y.records) << x.key;
-        EXPECT_EQ(x.emptyRecords, y.emptyRecords) << x.key;
-        EXPECT_EQ(x.damagedRecords, y.damagedRecords) << x.key;
+    for (const auto& x : *a) {
         mixed |= x.mixedDtypes;
         varying |= x.varyingShape;
     }
@@ -1150,18 +1161,7 @@ TEST(RunSummaries, KeySummariesDecodedOnEveryCoreEqualAPassFrontToBack) {
     EXPECT_TRUE(key("int8").mixedDtypes); // record 12 of rank 3
     EXPECT_EQ(first.total(), 4u);         // each damaged column met, once
     ASSERT_TRUE(xdl::extendKeySummaries(*p, *run, prefix, first));
-    ASSERT_EQ(p->size(), a->size());
-    for (std::size_t k = 0; k < a->size(); ++k) {
-        const auto &x = (*a)[k], &y = (*p)[k];
-        EXPECT_EQ(x.key, y.key);
-        EXPECT_EQ(x.dtype, y.dtype) << x.key;
-        EXPECT_EQ(x.mixedDtypes, y.mixedDtypes) << x.key;
-        EXPECT_TRUE(x.shape == y.shape) << x.key;
-        EXPECT_EQ(x.varyingShape, y.varyingShape) << x.key;
-        EXPECT_EQ(x.records, y.records) << x.key;
-        EXPECT_EQ(x.emptyRecords, y.emptyRecords) << x.key;
-        EXPECT_EQ(x.damagedRecords, y.damagedRecords) << x.key;
-    }
+    expectSameKeySummaries(*a, *p);
 }
 
 // Key summaries and NaN/Inf come from totals counted per part as summaries are built or read:
