@@ -580,12 +580,15 @@ RecordTable RecordTable::borrowed(std::span<const xdl::RecordEntry> records) {
     return t;
 }
 
+void RecordTable::own() {
+    if (!inPlace()) return;
+    RecordTable built;
+    built.m_built.assign(begin(), end());
+    *this = std::move(built);
+}
+
 void PartSummary::materialize() {
-    if (records.inPlace()) {
-        RecordTable built;
-        built.built().assign(records.begin(), records.end());
-        records = std::move(built);
-    }
+    records.own();
     if (!columns.isMapped()) return;
     ColumnTable built;
     built.built().reserve(columns.size());

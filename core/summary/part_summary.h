@@ -112,6 +112,8 @@ public:
     // The records to change or add to (a mapped or borrowed table throws: materialize).
     std::vector<xdl::RecordEntry>& built();
     bool inPlace() const { return m_file || m_borrowed; } // mapped or borrowed
+    // Copies records held in place into the table (nothing to do for built ones).
+    void own();
     const std::shared_ptr<const MappedFile>& file() const { return m_file; }
     // Gives back the mapped pages of records [first, last) (nothing when built).
     void release(std::size_t first, std::size_t last) const;

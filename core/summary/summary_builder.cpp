@@ -229,13 +229,10 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         readerIndex->scannedTo <= bytes.size()) {
         seed = *readerIndex;
     } else {
-        seed.records = std::move(s.records.built());
-        seed.keys = s.keys;
-        seed.hasHeader = s.hasHeader;
-        seed.startChecked = s.startChecked;
-        seed.tailReported = s.tailReported;
-        seed.headerLength = s.headerLength;
-        seed.scannedTo = s.scannedTo;
+        std::vector<xdl::RecordEntry> records = std::move(s.records.built());
+        s.records.built().clear();
+        seed = s.indexState(); // the scan state, without the records taken out
+        seed.records = std::move(records);
     }
     xdl::RecordIndex index = xdl::RecordIndex::restore(file.path(), std::move(seed));
     std::uint64_t releasedTo = s.scannedTo;

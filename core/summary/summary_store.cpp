@@ -358,11 +358,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
             if (back) shared = std::make_shared<PartSummary>(std::move(*back));
         }
     }
-    if (shared->records.inPlace() && !shared->records.file()) { // the reader's: copied
-        std::vector<xdl::RecordEntry> own(shared->records.begin(), shared->records.end());
-        shared->records = {};
-        shared->records.built() = std::move(own);
-    }
+    if (!shared->records.file()) shared->records.own(); // a reader's borrowed records: copied
     out.summary = std::move(shared);
     return out;
 }
