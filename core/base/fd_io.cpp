@@ -1,6 +1,8 @@
 #include "core/base/fd_io.h"
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 
 #include <unistd.h>
 
@@ -19,6 +21,15 @@ Status writeFully(int fd, const void* p, std::size_t n, const std::string& what)
         d += w, n -= std::size_t(w);
     }
     return Status::ok();
+}
+
+int openUnlinkedFile(const std::string& dir, const std::string& namePrefix) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::string name = (std::filesystem::path(dir) / (namePrefix + "-XXXXXX")).string();
+    const int fd = ::mkstemp(name.data());
+    if (fd >= 0) ::unlink(name.c_str());
+    return fd;
 }
 
 } // namespace xt

@@ -1,5 +1,6 @@
 #pragma once
-// A file descriptor closed with its owner, and writing all of a buffer to one.
+// A file descriptor closed with its owner, writing all of a buffer to one, and an unlinked
+// scratch file.
 
 #include "core/base/status.h"
 
@@ -22,5 +23,10 @@ private:
 
 // Writes n bytes at p to fd, through short writes and EINTR; a failure is errnoStatus(what).
 Status writeFully(int fd, const void* p, std::size_t n, const std::string& what);
+
+// A new file in `dir` (created if missing), already unlinked: its space goes with the last
+// descriptor and mapping. For data too large to keep in memory (spilled summary columns, a large
+// index's records). -1 when none can be made there.
+int openUnlinkedFile(const std::string& dir, const std::string& namePrefix);
 
 } // namespace xt

@@ -6,11 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-
-#include <unistd.h>
 
 namespace xt::summary {
 
@@ -115,17 +111,6 @@ void SummaryBuilder::add(std::size_t record, xdl::Bytes message, Diagnostics& di
 
 namespace {
 
-// An unlinked file in `dir` to spill columns to (PartSummary::spillColumns); -1 when none can
-// be made there.
-int spillFile(const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    std::string name = (std::filesystem::path(dir) / ".columns-XXXXXX").string();
-    const int fd = ::mkstemp(name.data());
-    if (fd >= 0) ::unlink(name.c_str()); // gone with the last descriptor and mapping
-    return fd;
-}
-
 // Adds the column statistics of records from `first` on to `s`, releasing the pages read, and
 // spilling its columns to a file in spillDir on a large first build. Cancelled from the
 // callback (the caller rolls back).
@@ -139,8 +124,9 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::size_t newColumns = 0;
     for (std::size_t r = first; r < s.records.size(); ++r)
         newColumns += s.records[r].columnCount;
-    const UniqueFd spill(
-        first == 0 && newColumns > kSpillAbove && !spillDir.empty() ? spillFile(spillDir) : -1);
+    const UniqueFd spill(first == 0 && newColumns > kSpillAbove && !spillDir.empty()
+                             ? openUnlinkedFile(spillDir, ".columns")
+                             : -1);
     auto reserve = [](auto& v, std::size_t n) {
         if (n > v.capacity()) v.reserve(std::max(n, v.size() + v.size() / 2));
     };

@@ -1,13 +1,17 @@
 #include "core/xdl/record_index.h"
 
 #include "core/base/diagnostic_codes.h"
+#include "core/base/fd_io.h"
 #include "core/base/mapped_file.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 #include <system_error>
 #include <thread>
+
+#include <sys/mman.h>
 
 namespace xt::xdl {
 
@@ -25,7 +29,29 @@ constexpr std::uint64_t kResyncWindow = 64u << 10;
 bool isRecordStartByte(std::uint8_t b) {
     return b == 0x08 || b == 0x10 || b == 0x1a || b == 0x20;
 }
+
+// A spill file's mapping, reserved past the records written so far so that it covers later ones
+// without being made again (records() ends at the last record written: no page past the file's
+// end is read). Snapshots of the index keep it while they read it.
+struct SpillMapping {
+    void* data = MAP_FAILED;
+    std::size_t length = 0;
+    SpillMapping() = default;
+    SpillMapping(const SpillMapping&) = delete;
+    SpillMapping& operator=(const SpillMapping&) = delete;
+    ~SpillMapping() {
+        if (data != MAP_FAILED) ::munmap(data, length);
+    }
+};
+constexpr std::size_t kSpillReserveBytes = std::size_t(64) << 20; // the least mapping
 } // namespace
+
+struct RecordIndex::Spill {
+    explicit Spill(int fd) : fd(fd) {}
+    UniqueFd fd;
+    std::size_t written = 0; // records in the file
+    std::shared_ptr<const SpillMapping> mapping;
+};
 
 RecordIndex::RecordIndex(std::string file, IndexOptions options)
     : m_file(std::move(file)), m_options(options) {}
@@ -74,6 +100,7 @@ IndexState RecordIndex::state() const {
 IndexState RecordIndex::view() const {
     IndexState s = scanState();
     s.mapped = records();
+    if (!m_mapped.empty()) s.keep = m_keep;
     return s;
 }
 
@@ -117,9 +144,9 @@ std::uint64_t RecordIndex::resync(Bytes bytes, std::uint64_t from) const {
 
 void RecordIndex::flushZeroRun(Diagnostics& diag) {
     if (m_zeroRunCount == 0) return;
-    diag.add(
-        codes::kZeroLength, m_file, m_zeroRunStart, static_cast<std::int64_t>(records().size()),
-        std::to_string(m_zeroRunCount) + " zero-length record(s) skipped (a zero-filled region?)");
+    diag.add(codes::kZeroLength, m_file, m_zeroRunStart, static_cast<std::int64_t>(recordCount()),
+             std::to_string(m_zeroRunCount) +
+                 " zero-length record(s) skipped (a zero-filled region?)");
     m_zeroRunCount = 0;
 }
 
@@ -147,7 +174,7 @@ std::optional<std::uint64_t> RecordIndex::skipBadLength(Bytes bytes, std::uint64
     std::uint64_t q = resync(bytes, pos + 1);
     if (q >= size && m_reportedTailAt == pos) return std::nullopt; // reported on an earlier call
     if (q >= size) m_reportedTailAt = pos;
-    diag.add(codes::kBadLength, m_file, pos, static_cast<std::int64_t>(records().size()),
+    diag.add(codes::kBadLength, m_file, pos, static_cast<std::int64_t>(recordCount()),
              "length prefix " + std::to_string(len) + " exceeds the " +
                  std::to_string(m_options.maxRecordBytes) + "-byte record limit; " +
                  (q < size ? "skipped " + std::to_string(q - pos) + " bytes to the next record"
@@ -159,7 +186,7 @@ std::optional<std::uint64_t> RecordIndex::skipBadLength(Bytes bytes, std::uint64
 std::uint64_t RecordIndex::skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
                                        Diagnostics& diag) {
     const std::uint64_t size = bytes.size();
-    const auto recordNo = static_cast<std::int64_t>(records().size());
+    const auto recordNo = static_cast<std::int64_t>(recordCount());
     const std::uint64_t next = pos + 4 + msg.size();
     std::vector<std::string> strayKeys;
     if (looksLikeHeader(msg) && decodeHeader(msg, strayKeys).isOk()) {
@@ -193,16 +220,97 @@ struct RecordIndex::SplitScan {
     double firstShare = 0.5;
 };
 
+std::size_t RecordIndex::recordCount() const {
+    return (m_spill.get() ? m_spill.get()->written : m_mapped.size()) + m_records.size();
+}
+
 void RecordIndex::ownRecords() {
-    if (m_mapped.empty()) return;
-    m_records.assign(m_mapped.begin(), m_mapped.end());
+    if (m_mapped.empty() || m_spill.get()) return; // a spill file is appended to
+    const std::span<const RecordEntry> from = m_mapped;
+    const std::shared_ptr<const void> keep = std::move(m_keep);
+    m_mapped = {};
+    if (!m_options.spillDir.empty() && from.size() >= kSpillRecords && startSpill()) {
+        for (std::size_t i = 0; i < from.size(); i += kSpillRecords) {
+            const auto some = from.subspan(i, std::min(kSpillRecords, from.size() - i));
+            if (!writeSpill(some)) {
+                m_records.assign(some.begin(), from.end());
+                return unspill();
+            }
+            if (keep) // in a file mapping (IndexState::keep): read once
+                releaseMappedPages(from.data(), from.size_bytes(), i * sizeof(RecordEntry),
+                                   some.size_bytes());
+        }
+        return;
+    }
+    m_records.assign(from.begin(), from.end());
+}
+
+bool RecordIndex::startSpill() {
+    const int fd = openUnlinkedFile(m_options.spillDir, ".records");
+    if (fd < 0) {
+        m_options.spillDir.clear(); // in memory, as without a folder
+        return false;
+    }
+    m_spill.spill = std::make_shared<Spill>(fd);
+    return true;
+}
+
+bool RecordIndex::writeSpill(std::span<const RecordEntry> records) {
+    Spill& spill = *m_spill.get();
+    if (!writeFully(spill.fd.get(), records.data(), records.size_bytes(), "").isOk()) return false;
+    spill.written += records.size();
+    return true;
+}
+
+bool RecordIndex::mapSpill() {
+    Spill& spill = *m_spill.get();
+    const std::size_t bytes = spill.written * sizeof(RecordEntry);
+    if (!spill.mapping || spill.mapping->length < bytes) {
+        auto mapping = std::make_shared<SpillMapping>();
+        mapping->length = std::max(bytes + bytes / 2, kSpillReserveBytes);
+        mapping->data = ::mmap(nullptr, mapping->length, PROT_READ, MAP_SHARED, spill.fd.get(), 0);
+        if (mapping->data == MAP_FAILED) return false;
+        spill.mapping = std::move(mapping);
+    }
+    m_mapped = {static_cast<const RecordEntry*>(spill.mapping->data), spill.written};
+    m_keep = spill.mapping;
+    return true;
+}
+
+void RecordIndex::spillRecords(bool map) {
+    if (m_options.spillDir.empty() || (!m_spill.get() && m_records.size() < kSpillRecords)) return;
+    if (!m_spill.get() && !startSpill()) return;
+    if (!m_records.empty()) {
+        if (!writeSpill(m_records)) return unspill();
+        m_records.clear();
+    }
+    if (map && !mapSpill()) unspill();
+}
+
+void RecordIndex::unspill() {
+    std::vector<RecordEntry> staged = std::move(m_records);
+    m_records.clear();
+    if (m_spill.get()->written > 0) {
+        if (!mapSpill()) throw std::bad_alloc(); // no address space left for the records
+        m_records.reserve(m_mapped.size() + staged.size());
+        m_records.assign(m_mapped.begin(), m_mapped.end());
+    }
+    m_records.insert(m_records.end(), staged.begin(), staged.end());
     m_mapped = {};
     m_keep.reset();
+    m_spill.spill.reset();
+    m_options.spillDir.clear(); // in memory from here on
 }
 
 Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
+    if (bytes.size() > m_pos) ownRecords(); // records will be added
+    const Status scanned = scanAll(bytes, diag, progress);
+    spillRecords(true);
+    return scanned;
+}
+
+Status RecordIndex::scanAll(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress) {
     const std::uint64_t size = bytes.size();
-    if (size > m_pos) ownRecords(); // records will be added
     // The start (header) and the first records are scanned on this thread: then the records'
     // mean size says whether a second thread pays.
     const std::uint64_t step = m_options.splitBytes;
@@ -210,7 +318,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
     XT_RETURN_IF_ERROR(scan(bytes, stopAt, diag, progress));
     bool stopped = m_pos < stopAt; // at the end, at damage or at an incomplete record
     SplitScan split;
-    while (!stopped && worthSplitting(size, m_records.size() + split.pending.size())) {
+    while (!stopped && worthSplitting(size, recordCount() + split.pending.size())) {
         const std::uint64_t stepEnd = std::min(size, m_pos + 2 * step);
         scanStepInTwo(bytes, stepEnd, diag, split);
         stopped = m_pos < stepEnd;
@@ -237,6 +345,7 @@ bool RecordIndex::worthSplitting(std::uint64_t size, std::size_t records) const 
 void RecordIndex::appendPending(SplitScan& split) {
     m_records.insert(m_records.end(), split.pending.begin(), split.pending.end());
     split.pending.clear();
+    if (m_records.size() >= kSpillRecords) spillRecords(false);
 }
 
 void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& diag,
@@ -260,9 +369,11 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
         from.startChecked = true;
         from.headerLength = m_headerLength;
         from.scannedTo = q;
-        second = restore(m_file, std::move(from), m_options);
+        IndexOptions options = m_options;
+        options.spillDir.clear(); // its records go to this index
+        second = restore(m_file, std::move(from), options);
         second.m_reserveAhead = false;
-        const std::size_t records = m_records.size() + split.pending.size();
+        const std::size_t records = recordCount() + split.pending.size();
         const std::uint64_t mean = (m_pos - m_headerLength) / records + 1;
         second.m_records = std::move(split.spare);
         second.m_records.clear();
@@ -357,17 +468,21 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
         }
         if (m_hasHeader && head.columnCount != m_keys.size())
             diag.add(codes::kColumnCountMismatch, m_file, pos,
-                     static_cast<std::int64_t>(records().size()),
+                     static_cast<std::int64_t>(recordCount()),
                      std::to_string(head.columnCount) + " columns for " +
                          std::to_string(m_keys.size()) + " keys");
         if (m_reserveAhead && m_records.size() == 64 && m_records.capacity() < size / 64) {
-            // Reserve for the whole file from the average record size seen so far.
+            // Reserve for the whole file from the average record size seen so far (for what is
+            // kept in memory before it is spilled, with a spill folder).
             std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
-            m_records.reserve(static_cast<std::size_t>(size / avg + size / avg / 16 + 64));
+            std::uint64_t n = size / avg + size / avg / 16 + 64;
+            if (!m_options.spillDir.empty()) n = std::min<std::uint64_t>(n, kSpillRecords + 64);
+            m_records.reserve(static_cast<std::size_t>(n));
             adviseHugePages(m_records.data(), m_records.capacity() * sizeof(RecordEntry));
         }
         m_records.push_back(
             RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep, head.timestamp});
+        if (m_records.size() >= kSpillRecords && !m_options.spillDir.empty()) spillRecords(false);
         pos += 4 + len;
     }
     m_pos = pos;
@@ -379,7 +494,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
     if (m_pos >= bytes.size() || m_reportedTailAt == m_pos) return;
     m_reportedTailAt = m_pos;
     std::uint64_t tail = bytes.size() - m_pos;
-    const auto recordNo = static_cast<std::int64_t>(records().size());
+    const auto recordNo = static_cast<std::int64_t>(recordCount());
     if (tail < 4) {
         diag.add(codes::kTruncatedRecord, m_file, m_pos, recordNo,
                  "file ends inside a length prefix (" + std::to_string(tail) +

@@ -36,6 +36,11 @@ struct IndexOptions {
     // records are kept only when the first thread's scan arrives exactly there (the result is
     // the one-thread scan's, damage included). 0 scans on one thread.
     std::uint64_t splitBytes = 16ull << 20;
+    // Where the records of a large index go (empty: memory). Past 64 Ki records they are
+    // written, as the scan goes, to an unlinked file in this folder and read through a mapping
+    // of it (records() is then IndexState::mapped, kept by the mapping): the index of a large
+    // run takes page cache, which the system can write out and drop, not this process's memory.
+    std::string spillDir;
 };
 
 // Everything an index knows after scanning bytes [0, scannedTo): enough to continue the scan
@@ -43,7 +48,9 @@ struct IndexOptions {
 struct IndexState {
     std::vector<RecordEntry> records;
     // Or, instead of `records`, records that stay where they are (a mapped summary's record
-    // section), kept readable by `keep`: a run of millions of small records is not copied.
+    // section, a spilled index), kept readable by `keep`: a run of millions of small records is
+    // not copied. Records with a `keep` are in a read-only file mapping, whose pages may be
+    // given back (releaseMappedPages).
     std::span<const RecordEntry> mapped;
     std::shared_ptr<const void> keep;
     std::vector<std::string> keys;
@@ -63,8 +70,8 @@ public:
     IndexState takeState();
     // A copy of the state (to seed the index of a newer view of the same, grown file).
     IndexState state() const;
-    // The state with the records left in this index (IndexState::mapped, nothing kept, never
-    // given back): valid while this index lives unchanged.
+    // The state with the records left in this index (IndexState::mapped): valid while this
+    // index lives unchanged, or, when they are mapped (a `keep` is given), while that is held.
     IndexState view() const;
 
     // Indexes the complete messages in fileBytes[scannedTo(), end). Call again with a longer
@@ -78,6 +85,8 @@ public:
     bool hasHeader() const { return m_hasHeader; }
     const std::vector<std::string>& keys() const { return m_keys; }
     std::uint64_t headerLength() const { return m_headerLength; }
+    // Whether the records are in a file written by this index (IndexOptions::spillDir).
+    bool spilled() const { return m_spill.get() != nullptr; }
     std::span<const RecordEntry> records() const {
         return m_mapped.empty() ? std::span<const RecordEntry>(m_records) : m_mapped;
     }
@@ -117,8 +126,23 @@ private:
     std::uint64_t skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg, const Status& why,
                               Diagnostics& diag);
 
-    // Records in place (IndexState::mapped) become m_records when the scan goes on.
+    // Records in place (IndexState::mapped) become m_records, or go to a spill file, when the
+    // scan goes on.
     void ownRecords();
+    std::size_t recordCount() const; // mapped or spilled, and in m_records
+    // extend() but for the spill at its end.
+    Status scanAll(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress);
+    // IndexOptions::spillDir: m_records are written to the spill file (started when there is
+    // none) once there are kSpillRecords of them, and at the end of extend(), where the mapping
+    // then covers them all (m_mapped, m_keep). A file that cannot be made or written leaves the
+    // records in memory (unspill).
+    struct Spill;
+    static constexpr std::size_t kSpillRecords = std::size_t(1) << 16;
+    void spillRecords(bool map);
+    bool startSpill();
+    bool writeSpill(std::span<const RecordEntry> records);
+    bool mapSpill();
+    void unspill();
     static constexpr std::size_t kReleaseRecords = std::size_t(1) << 16;
     void releaseRecords(std::size_t passed, std::size_t& releasedTo) const;
 
@@ -127,6 +151,17 @@ private:
     std::vector<RecordEntry> m_records;
     std::span<const RecordEntry> m_mapped;
     std::shared_ptr<const void> m_keep;
+    // Owned by this index alone: a copy reads the same mapping but writes no file of its own
+    // until it is extended.
+    struct SpillRef {
+        std::shared_ptr<Spill> spill;
+        SpillRef() = default;
+        SpillRef(const SpillRef&) {}
+        SpillRef& operator=(const SpillRef&) { return spill.reset(), *this; }
+        SpillRef(SpillRef&&) = default;
+        SpillRef& operator=(SpillRef&&) = default;
+        Spill* get() const { return spill.get(); }
+    } m_spill;
     std::vector<std::string> m_keys;
     bool m_hasHeader = false;
     bool m_startChecked = false;

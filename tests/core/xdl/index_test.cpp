@@ -5,9 +5,11 @@
 #include "xdl_test_util.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <random>
 
 using namespace xt;
 using namespace xt::xdl;
@@ -232,10 +234,12 @@ struct Scan {
     std::uint64_t scannedTo = 0;
     bool tailReported = false;
 };
-Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces) {
+Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces,
+            const std::string& spillDir = {}) {
     IndexOptions options;
     options.splitBytes = split;
     options.maxRecordBytes = 1u << 20;
+    options.spillDir = spillDir;
     RecordIndex index("f", options);
     Diagnostics diag;
     for (int i = 1; i <= pieces; ++i)
@@ -344,4 +348,97 @@ TEST(RecordIndex, TwoThreadScanOfDamagedFilesEqualsTheOneThreadScan) {
         expectSameScan(scanIn(file, 2048, 1), one);
         expectSameScan(scanIn(file, 2048, 4), scanIn(file, 0, 4));
     }
+}
+
+namespace {
+// A file of `records` small records with damage of three kinds in it, and a cut-off end.
+std::string damagedSmallRecords(int records, std::mt19937& rng) {
+    std::string file = smallRecordsWithDecoys(records, rng);
+    file.replace(file.size() / 3, 0, std::string(4 * 100, '\0'));         // zeros
+    file.replace(file.size() / 2, 4, std::string("\xff\xff\xff\x7f", 4)); // a huge length
+    for (std::size_t i = 0; i < 30; ++i)                                  // garbage
+        file[file.size() * 3 / 4 + i] = static_cast<char>(rng());
+    file.resize(file.size() - 7);
+    return file;
+}
+std::size_t filesIn(const std::string& dir) {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir),
+                                                  std::filesystem::directory_iterator()));
+}
+} // namespace
+
+TEST(RecordIndex, SpilledScanEqualsTheScanInMemory) {
+    // Over 64 Ki records go to an unlinked file in the spill folder as the scan goes: records,
+    // diagnostics and the end of the scan are those of the scan in memory, scanned whole or as
+    // the file grows, on one thread or two.
+    std::mt19937 rng(5);
+    const std::string file = damagedSmallRecords(150000, rng);
+    TempDir dir;
+    const Scan memory = scanIn(file, 0, 1);
+    ASSERT_GT(memory.records.size(), 140000u);
+    ASSERT_GE(memory.diagnostics.size(), 3u);
+    for (std::uint64_t split : {0ull, 65536ull})
+        for (int pieces : {1, 7}) {
+            SCOPED_TRACE("split " + std::to_string(split) + ", pieces " + std::to_string(pieces));
+            expectSameScan(scanIn(file, split, pieces, dir.str()), scanIn(file, split, pieces));
+        }
+    EXPECT_EQ(filesIn(dir.str()), 0u); // nothing left behind, nothing to clean up
+
+    // Where no file can be made (the folder is a file), the records stay in memory.
+    const std::string notADir = dir.file("plain");
+    xt::test::writeFile(notADir, "x");
+    expectSameScan(scanIn(file, 65536, 3, notADir + "/spill"), scanIn(file, 65536, 3));
+}
+
+TEST(RecordIndex, ASpilledIndexIsMappedSharedAndGivenBackBehind) {
+    std::mt19937 rng(9);
+    const std::string file = smallRecordsWithDecoys(200000, rng);
+    TempDir dir;
+    IndexOptions options;
+    options.spillDir = dir.str();
+    RecordIndex index("f", options);
+    Diagnostics diag;
+    ASSERT_TRUE(index.extend(asBytes(file).first(file.size() / 2), diag).isOk());
+    ASSERT_TRUE(index.spilled());
+    const std::size_t half = index.records().size();
+    const IndexState early = index.state(); // shares the mapping: no copy of the records
+    EXPECT_EQ(early.mapped.data(), index.records().data());
+    EXPECT_TRUE(early.records.empty());
+    ASSERT_TRUE(index.extend(asBytes(file), diag).isOk());
+    index.finish(asBytes(file), diag);
+    EXPECT_TRUE(diag.empty());
+    const Scan memory = scanIn(file, 0, 1);
+    const auto records = index.records();
+    ASSERT_EQ(records.size(), memory.records.size());
+    ASSERT_EQ(records.size(), 200000u);
+    // Not in this process's memory: a file mapping, read in as it is passed and given back.
+    EXPECT_EQ(xt::test::smapsKbAt(records.data(), "Anonymous"), 0u);
+    std::size_t released = 0;
+    std::uint64_t most = 0;
+    for (std::size_t r = 0; r < records.size(); ++r) {
+        ASSERT_EQ(records[r].offset, memory.records[r].offset) << r;
+        ASSERT_EQ(records[r].gstep, memory.records[r].gstep) << r;
+        index.releaseBehind(r, released);
+        if (r % 4096 == 0)
+            most = std::max(most, xt::test::residentKbIn(records.data(), records.size_bytes()));
+    }
+    index.releaseBehind(records.size(), released);
+    EXPECT_LT(most, 6u << 10); // 64 Ki records are 2.5 MiB
+    EXPECT_GT(most, 0u);
+    EXPECT_LT(xt::test::residentKbIn(records.data(), records.size_bytes()), 64u);
+    EXPECT_EQ(records.back().offset, memory.records.back().offset); // read in again
+
+    // The early state outlives the index, and an index restored from it scans on into a spill
+    // of its own: the same records as one scan.
+    index = RecordIndex("g");
+    ASSERT_EQ(early.mapped.size(), half);
+    EXPECT_EQ(early.mapped[half - 1].offset, memory.records[half - 1].offset);
+    RecordIndex restored = RecordIndex::restore("f", early, options);
+    ASSERT_TRUE(restored.extend(asBytes(file), diag).isOk());
+    EXPECT_TRUE(restored.spilled());
+    ASSERT_EQ(restored.records().size(), memory.records.size());
+    EXPECT_NE(restored.records().data(), early.mapped.data());
+    for (std::size_t r = 0; r < memory.records.size(); r += 997)
+        ASSERT_EQ(restored.records()[r].timestamp, memory.records[r].timestamp) << r;
+    EXPECT_EQ(filesIn(dir.str()), 0u);
 }
