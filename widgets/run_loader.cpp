@@ -39,8 +39,7 @@ std::map<int, std::size_t> stageEnd(const xdl::RunReader& run,
     };
     std::uint64_t done = 0;
     for (const auto& rank : run.ranks())
-        for (std::size_t rec = 0; rec < start(rank); ++rec)
-            done += rank.entry(rec).length + 4;
+        done += rank.recordBytes(0, start(rank));
     const std::uint64_t share = std::max<std::uint64_t>(
         1, std::max(minBytes, done) / std::max<std::size_t>(1, run.ranks().size()));
     std::map<int, std::size_t> to;
@@ -164,9 +163,11 @@ std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
     return out;
 }
 
-xdl::ReaderOptions readerOptions() {
+xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
     xdl::ReaderOptions o;
     o.live = true; // an unfinalised part may still grow: its tail is awaited
+    // A large part's index is kept where its summary's columns are built, not in memory.
+    if (store.save) o.index.spillDir = summary::cacheDirectory(store);
     return o;
 }
 
@@ -177,8 +178,9 @@ constexpr std::size_t kKeysPrefixRecords = 4096;
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
     // The first key's statistics are taken as the summaries are read, not in a second pass.
-    auto opened = summary::openRun(files, options.store, diag, progress, readerOptions(),
-                                   analysis::takeKeyStats(options.firstKey));
+    auto opened =
+        summary::openRun(files, options.store, diag, progress, readerOptions(options.store),
+                         analysis::takeKeyStats(options.firstKey));
     if (!opened.isOk()) return opened.status();
     auto run = std::make_shared<LoadedRun>();
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));
@@ -389,7 +391,8 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
         next->seriesOnDemand = onDemand(*next);
         // Its parts read their records from the summaries' files, as on a re-open: the index
         // each part's first scan built goes with the snapshots that still hold `run`.
-        if (auto reread = summary::rereadFromSummaries(*run->reader, *summaries, readerOptions()))
+        if (auto reread =
+                summary::rereadFromSummaries(*run->reader, *summaries, readerOptions(store)))
             next->reader = std::make_shared<const xdl::RunReader>(std::move(*reread));
         if (!next->keysCounted) {
             Diagnostics again; // the damage met was reported by the summaries' builds

@@ -62,8 +62,7 @@ std::uint64_t bytesToRead(const xdl::RunReader& run, const KeyStatsOptions& opti
             for (const auto& part : rank.parts())
                 total += part->part().size;
         } else {
-            for (std::size_t rec = from; rec < to; ++rec)
-                total += rank.entry(rec).length + 4;
+            total += rank.recordBytes(from, to);
         }
     }
     return total;
@@ -302,6 +301,9 @@ Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOpt
     };
 
     std::vector<std::size_t> released(rank.parts().size()); // summary pages given back
+    // The records passed in each part, and how far their index's pages are given back (where
+    // it is in a mapping: a spilled index, a summary's records).
+    std::vector<std::size_t> passed(rank.parts().size()), indexReleased(rank.parts().size());
     xdl::RecordView view;
     const auto [from, to] = recordRange(rank, options);
     for (std::size_t rec = from; rec < to; ++rec) {
@@ -311,6 +313,8 @@ Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOpt
         const auto& cols = colSeries[partIdx];
         doneBytes += e.length + 4;
         const std::size_t inPart = std::size_t(&e - part.index().records().data());
+        part.index().releaseBehind(inPart, indexReleased[partIdx]);
+        passed[partIdx] = inPart + 1;
         if (const summary::PartSummary* s = summaryOf[partIdx]; s && !s->isDamaged(inPart)) {
             XT_RETURN_IF_ERROR(flush()); // earlier records first: series stay in order
             s->releaseBehind(inPart, released[partIdx]);
@@ -345,8 +349,10 @@ Status readRank(const xdl::RankReader& rank, Backend& backend, const KeyStatsOpt
         }
     }
     XT_RETURN_IF_ERROR(flush());
-    for (std::size_t p = 0; p < summaryOf.size(); ++p)
+    for (std::size_t p = 0; p < summaryOf.size(); ++p) {
         if (summaryOf[p]) summaryOf[p]->releaseBehind(summaryOf[p]->recordCount(), released[p]);
+        rank.parts()[p]->index().releaseBehind(passed[p], indexReleased[p]);
+    }
     return Status::ok();
 }
 

@@ -559,7 +559,11 @@ std::vector<xdl::RecordEntry>& RecordTable::built() {
 }
 
 void RecordTable::release(std::size_t first, std::size_t last) const {
-    if (!m_file || first >= last) return;
+    if (first >= last) return;
+    if (m_keep)
+        releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), first * sizeof(xdl::RecordEntry),
+                           (last - first) * sizeof(xdl::RecordEntry));
+    if (!m_file) return;
     const auto* base = m_file->bytes().data();
     const auto* from = reinterpret_cast<const std::uint8_t*>(m_mapped.data() + first);
     m_file->release(std::uint64_t(from - base), (last - first) * sizeof(xdl::RecordEntry));
@@ -573,9 +577,11 @@ RecordTable RecordTable::mapped(std::shared_ptr<const MappedFile> file,
     return t;
 }
 
-RecordTable RecordTable::borrowed(std::span<const xdl::RecordEntry> records) {
+RecordTable RecordTable::borrowed(std::span<const xdl::RecordEntry> records,
+                                  std::shared_ptr<const void> keep) {
     RecordTable t;
     t.m_mapped = records;
+    t.m_keep = std::move(keep);
     t.m_borrowed = true;
     return t;
 }
@@ -659,9 +665,9 @@ const xdl::Shape& PartSummary::shapeOf(const ColumnSummary& c) const {
 
 xdl::IndexState PartSummary::indexState() const {
     xdl::IndexState s;
-    if (records.file()) {
+    if (auto keep = records.keep()) {
         s.mapped = records.view();
-        s.keep = records.file();
+        s.keep = std::move(keep);
     } else {
         s.records.assign(records.begin(), records.end());
     }
@@ -706,13 +712,22 @@ void writeIndex(Writer& w, const PartSummary& s) {
     w.endSection();
 
     w.beginSection(kRecords, s.records.size());
-    for (const auto& e : s.records) {
-        w.put(e.offset);
-        w.put(e.length);
-        w.put(e.columnCount);
-        w.put(e.gstep);
-        w.put(e.lstep);
-        w.put(e.timestamp);
+    if (w.counting()) {
+        w.skip(s.records.size() * kRecordBytes);
+    } else {
+        constexpr std::size_t kReleaseRecords = std::size_t(1) << 16;
+        for (std::size_t r = 0; r < s.records.size(); ++r) {
+            const xdl::RecordEntry& e = s.records[r];
+            w.put(e.offset);
+            w.put(e.length);
+            w.put(e.columnCount);
+            w.put(e.gstep);
+            w.put(e.lstep);
+            w.put(e.timestamp);
+            if ((r + 1) % kReleaseRecords == 0) // records in place: read once
+                s.records.release(r + 1 - kReleaseRecords, r + 1);
+        }
+        s.records.release(s.records.size() / kReleaseRecords * kReleaseRecords, s.records.size());
     }
     w.endSection();
 

@@ -115,16 +115,25 @@ public:
     // Copies records held in place into the table (nothing to do for built ones).
     void own();
     const std::shared_ptr<const MappedFile>& file() const { return m_file; }
-    // Gives back the mapped pages of records [first, last) (nothing when built).
+    // What keeps records in place readable (their file, or a borrowed table's keep); null when
+    // built, or borrowed without a keep.
+    std::shared_ptr<const void> keep() const {
+        return m_file ? std::shared_ptr<const void>(m_file) : m_keep;
+    }
+    // Gives back the mapped pages of records [first, last) (nothing when built, or borrowed
+    // without a keep).
     void release(std::size_t first, std::size_t last) const;
     static RecordTable mapped(std::shared_ptr<const MappedFile> file,
                               std::span<const xdl::RecordEntry> records);
-    // Records that stay where they are, and must outlive the table (or its materialize()).
-    static RecordTable borrowed(std::span<const xdl::RecordEntry> records);
+    // Records that stay where they are: in a file mapping held by `keep` (IndexState::keep), or,
+    // without one, records that must outlive the table (or its materialize()).
+    static RecordTable borrowed(std::span<const xdl::RecordEntry> records,
+                                std::shared_ptr<const void> keep = {});
 
 private:
     std::vector<xdl::RecordEntry> m_built;
     std::shared_ptr<const MappedFile> m_file;
+    std::shared_ptr<const void> m_keep;         // of borrowed records
     std::span<const xdl::RecordEntry> m_mapped; // in m_file, or borrowed
     bool m_borrowed = false;
 };

@@ -124,6 +124,7 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::size_t newColumns = 0;
     for (std::size_t r = first; r < s.records.size(); ++r)
         newColumns += s.records[r].columnCount;
+    s.records.release(first, s.records.size()); // in place: read again as the build passes
     const UniqueFd spill(first == 0 && newColumns > kSpillAbove && !spillDir.empty()
                              ? openUnlinkedFile(spillDir, ".columns")
                              : -1);
@@ -137,7 +138,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::uint64_t releasedTo =
         first ? s.records[first - 1].offset + s.records[first - 1].length : 0;
     std::uint64_t nextReport = releasedTo + kProgressEvery;
-    std::size_t spilledTo = first; // records whose columns are in the file
+    std::size_t spilledTo = first;         // records whose columns are in the file
+    std::size_t recordsReleasedTo = first; // records in place (a spilled index) read for now
     for (std::size_t r = first; r < s.records.size(); ++r) {
         const xdl::RecordEntry& e = s.records[r];
         builder.add(r, bytes.subspan(e.offset, e.length), diag, file.path());
@@ -149,6 +151,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         if (end >= releasedTo + kReleaseEvery) {
             file.release(releasedTo, end - releasedTo);
             releasedTo = end;
+            s.records.release(recordsReleasedTo, r + 1);
+            recordsReleasedTo = r + 1;
         }
         if (end >= nextReport) {
             nextReport = end + kProgressEvery;
@@ -157,6 +161,7 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         }
     }
     if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
+    s.records.release(recordsReleasedTo, s.records.size());
     if (spill.get() >= 0) {
         XT_RETURN_IF_ERROR(s.spillColumns(spill.get(), spilledTo));
         XT_RETURN_IF_ERROR(s.mapSpilledColumns(spill.get()));
@@ -189,10 +194,8 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         return h;
     }();
     auto rollback = [&] {
-        if (s.records.inPlace())
-            s.records = {}; // borrowed: a new summary
-        else
-            s.records.built().resize(oldRecords);
+        s.records.own(); // borrowed (a reader's records, a spilled index): copied
+        s.records.built().resize(oldRecords);
         if (oldColumns)
             s.columns.built().resize(oldColumns);
         else
@@ -220,7 +223,9 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         seed = s.indexState(); // the scan state, without the records taken out
         seed.records = std::move(records);
     }
-    xdl::RecordIndex index = xdl::RecordIndex::restore(file.path(), std::move(seed));
+    xdl::IndexOptions indexOptions;
+    indexOptions.spillDir = spillDir; // a new part's records, as its columns
+    xdl::RecordIndex index = xdl::RecordIndex::restore(file.path(), std::move(seed), indexOptions);
     std::uint64_t releasedTo = s.scannedTo;
     const ProgressCallback indexing = [&](const ProgressReport& r) {
         if (r.done >= releasedTo + kReleaseEvery) { // the scan never looks back
@@ -239,7 +244,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
     xdl::IndexState state = index.takeState();
     if (state.scannedTo == scanned) state.tailReported = scanReported;
     if (!state.mapped.empty())
-        s.records = RecordTable::borrowed(state.mapped); // nothing was added to them
+        s.records = RecordTable::borrowed(state.mapped, state.keep); // nothing added to them
     else
         s.records.built() = std::move(state.records);
     if (!indexed) {

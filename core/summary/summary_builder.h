@@ -19,10 +19,11 @@ namespace xt::summary {
 // as RecordIndex::finish does). Damaged records and columns go to diag and are kept as Damaged.
 // Releases the file's pages as it goes (MappedFile::release), so memory stays bounded; a first
 // build of many columns writes them to an unlinked file in `spillDir` (when given) as it goes
-// and reads them from there. Cancelled (progress said stop) leaves `s` as it was.
+// and reads them from there, and so does the index of many records (IndexOptions::spillDir).
+// Cancelled (progress said stop) leaves `s` as it was.
 // A new summary can start from `readerIndex`, an index of the same bytes that reported nothing
-// (xdl::PartReader::cleanScan): its records are not copied (RecordTable::borrowed), so it must
-// outlive `s` or s.materialize().
+// (xdl::PartReader::cleanScan): its records are not copied (RecordTable::borrowed), so they must
+// outlive `s` or s.materialize() unless the index keeps them in a mapping (IndexState::keep).
 Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnostics& diag,
                      const ProgressCallback& progress = {}, const std::string& spillDir = {},
                      const xdl::IndexState* readerIndex = nullptr);

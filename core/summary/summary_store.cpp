@@ -358,7 +358,7 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
             if (back) shared = std::make_shared<PartSummary>(std::move(*back));
         }
     }
-    if (!shared->records.file()) shared->records.own(); // a reader's borrowed records: copied
+    if (!shared->records.keep()) shared->records.own(); // a reader's records in memory: copied
     out.summary = std::move(shared);
     return out;
 }

@@ -235,6 +235,25 @@ void RankReader::checkSteps(std::size_t from, Diagnostics& diag) {
     }
 }
 
+std::uint64_t RankReader::recordBytes(std::size_t from, std::size_t to) const {
+    to = std::min(to, recordCount());
+    std::uint64_t bytes = 0;
+    for (std::size_t p = from < to ? partOf(from) : m_parts.size(); p < m_parts.size(); ++p) {
+        if (m_partStart[p] >= to) break;
+        const RecordIndex& index = m_parts[p]->index();
+        const auto records = index.records();
+        const std::size_t end = std::min(to - m_partStart[p], records.size());
+        std::size_t r = from > m_partStart[p] ? from - m_partStart[p] : 0;
+        std::size_t released = r;
+        for (; r < end; ++r) {
+            bytes += records[r].length + 4;
+            index.releaseBehind(r, released);
+        }
+        index.releaseBehind(end, released);
+    }
+    return bytes;
+}
+
 std::size_t RankReader::partOf(std::size_t record) const {
     auto it = std::upper_bound(m_partStart.begin(), m_partStart.end(), record);
     return static_cast<std::size_t>(it - m_partStart.begin()) - 1;

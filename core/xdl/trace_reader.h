@@ -108,6 +108,9 @@ public:
                        const std::function<bool(std::size_t, const TensorView&)>& fn) const;
     // The first record with this global step.
     std::optional<std::size_t> findGstep(std::int64_t gstep) const;
+    // The bytes of records [from, to), length prefixes included. A pass over them: the pages of
+    // an index in a mapping are given back behind it (RecordIndex::releaseBehind).
+    std::uint64_t recordBytes(std::size_t from, std::size_t to) const;
 
     // Re-reads growing parts (live runs); true when records were added.
     Result<bool> refresh(Diagnostics& diag);

@@ -4,6 +4,7 @@
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
 #include "core/xdl/file_series_writer.h"
+#include "resident.h"
 #include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
@@ -1023,6 +1024,40 @@ TEST(RunLoader, ACompletedRunReadsItsRecordsFromTheSummaryFiles) {
     }
     EXPECT_EQ(seriesSizes(after, "layer/b"), (std::vector<std::size_t>{4000, 4000}));
     EXPECT_EQ(after->seriesOf("layer/b")[1]->records[3999].gstep, 3999);
+}
+
+// A first open keeps the index of a part of over 64 Ki records in an unlinked file in the cache
+// folder, mapped (IndexOptions::spillDir): not in the process's memory. The summaries built from
+// it and the series read through it are those of every record.
+TEST(RunLoader, AFirstOpenKeepsALargeIndexInTheCacheFolderNotInMemory) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 66000);
+    LoadOptions options;
+    options.lazyAboveBytes = 0;
+    options.firstKey = "layer/b";
+    options.store.cacheDir = dir.file("cache");
+    LoadResult r = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    const RunSnapshot run = r.runs[0];
+    for (const auto& rank : run->reader->ranks()) {
+        const xdl::RecordIndex& index = rank.parts()[0]->index();
+        ASSERT_EQ(index.records().size(), 66000u);
+        EXPECT_TRUE(index.spilled());
+        EXPECT_EQ(xt::test::smapsKbAt(index.records().data(), "Anonymous"), 0u);
+    }
+    CompleteResult done = completeRun(run, options.store, {});
+    ASSERT_TRUE(done.after) << done.status.toString();
+    EXPECT_EQ(seriesSizes(done.after, "layer/b"), (std::vector<std::size_t>{66000, 66000}));
+    EXPECT_EQ(seriesSizes(done.after, "layer/w"), (std::vector<std::size_t>{66000, 66000}));
+    EXPECT_EQ(done.after->seriesOf("layer/b")[1]->records[65999].gstep, 65999);
+    for (const auto& rank : done.after->reader->ranks()) {
+        const summary::PartSummary* s = done.after->summaries->find(*rank.parts()[0]);
+        ASSERT_TRUE(s);
+        EXPECT_EQ(s->recordCount(), 66000u);
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(options.store.cacheDir))
+        EXPECT_EQ(entry.path().extension(), ".xts") << entry.path(); // the spills are unlinked
 }
 
 // A summarised run with more key records than LoadOptions::seriesOnDemandAbove holds the series

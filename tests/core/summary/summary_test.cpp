@@ -757,6 +757,45 @@ TEST(SummaryBuilder, ANewSummaryBorrowsAReadersCleanIndexAndEqualsAFreshBuild) {
     EXPECT_EQ(bytesOf(seeded), bytesOf(fresh));
 }
 
+TEST(SummaryBuilder, ASpilledIndexIsBorrowedWithItsMappingAndEqualsAFreshBuild) {
+    // Over 64 Ki records: a reader told to (IndexOptions::spillDir) and a new summary's own
+    // index keep them in an unlinked file, mapped. The summary borrows the reader's mapping and
+    // keeps it after the reader is gone.
+    TempDir dir, spill;
+    const std::string path = dir.file("train.trace.0.1");
+    std::mt19937_64 rng(3);
+    std::string bytes = xt::test::frameHeader({"a", "b"});
+    for (int r = 0; r < 70000; ++r)
+        bytes += xt::test::frameRecord(
+            r, r, 1000 + r,
+            {{xdl::Dtype::Float, {2}, xt::test::randomValues(xdl::Dtype::Float, 2, rng, true)},
+             {xdl::Dtype::Int32, {}, xt::test::randomValues(xdl::Dtype::Int32, 1, rng)}});
+    xt::test::writeBytes(path, bytes);
+    Diagnostics d;
+    xdl::ReaderOptions options;
+    options.index.spillDir = spill.str();
+    auto reader = xdl::PartReader::open(partAt(path), d, {}, options);
+    ASSERT_TRUE(reader.isOk());
+    ASSERT_TRUE((*reader)->index().spilled());
+    ASSERT_TRUE((*reader)->cleanScan());
+    auto file = MappedFile::open(path);
+    ASSERT_TRUE(file.isOk());
+    PartSummary fresh, seeded, own;
+    ASSERT_TRUE(extendSummary(fresh, *file, true, d));
+    EXPECT_FALSE(fresh.records.keep());
+    const xdl::IndexState index = (*reader)->index().view();
+    ASSERT_TRUE(extendSummary(seeded, *file, true, d, {}, {}, &index));
+    EXPECT_EQ(seeded.records.view().data(), (*reader)->index().records().data());
+    EXPECT_TRUE(seeded.records.keep());
+    reader->reset(); // the mapping stays with the summary
+    EXPECT_EQ(bytesOf(seeded), bytesOf(fresh));
+    ASSERT_TRUE(extendSummary(own, *file, true, d, {}, spill.str()));
+    EXPECT_TRUE(own.records.keep()); // in a spill of its own
+    EXPECT_EQ(bytesOf(own), bytesOf(fresh));
+    EXPECT_TRUE(d.empty());
+    EXPECT_TRUE(fs::is_empty(spill.path())); // unlinked files only
+}
+
 TEST(SummaryStore, ASummaryBuiltFromAReadersIndexIsTheOneOfTheBytesNowThere) {
     TempDir dir, cache;
     const std::string path = dir.file("train.trace.0.1");
