@@ -223,8 +223,8 @@ void HistogramView::recompute() {
     if (!m_run || m_rank->count() == 0) {
         m_info->setText(m_run ? tr("no data for this key") : QString());
         m_jobs->cancel();
-        m_heatmap->replot();
-        m_stepPlot->replot();
+        m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+        m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     m_info->setText(tr("computing..."));
@@ -289,7 +289,7 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     m_matrix = std::move(m);
     if (!m_matrix || m_matrix->steps.empty() || !cells) {
         if (!m_matrix) m_info->setText(tr("no finite data"));
-        m_heatmap->replot();
+        m_heatmap->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const auto& steps = m_matrix->steps;
@@ -335,7 +335,7 @@ void HistogramView::setStepCursor(std::int64_t gstep) {
 void HistogramView::showStep() {
     m_bars->data()->clear();
     if (!m_matrix || m_matrix->steps.empty()) {
-        m_stepPlot->replot();
+        m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const auto& steps = m_matrix->steps;
@@ -358,7 +358,7 @@ void HistogramView::showStep() {
     m_stepPlot->xAxis->setLabel(label);
     m_stepPlot->rescaleAxes();
     m_stepPlot->yAxis->setRangeLower(0);
-    m_stepPlot->replot();
+    m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HistogramView::changeEvent(QEvent* e) {

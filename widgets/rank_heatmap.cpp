@@ -212,7 +212,7 @@ void RankStepHeatmap::applyGrid(const Grid& g) {
     if (!m_columns) {
         m_info->setText(m_run ? tr("no data for this key") : QString());
         drawNotes();
-        m_plot->replot();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     m_s0 = g.s0;

@@ -296,6 +296,31 @@ QCPColorMap* colorMap(const HistogramView& v) {
     return qobject_cast<QCPColorMap*>(v.heatmapPlot()->plottable(0));
 }
 
+// A key with no statistics (yet: a key read later, or none at all) is drawn empty by queued
+// replots, as every other change is: not within the call, and once per plot.
+TEST(Heatmap, AKeyWithoutDataIsDrawnByQueuedReplots) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 2, 10);
+    LoadResult r = loadRuns({dir.str()}, {});
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    HistogramView view;
+    view.resize(900, 300);
+    view.show();
+    QCoreApplication::processEvents();
+    int heatmap = 0, steps = 0;
+    QObject::connect(view.heatmapPlot(), &QCustomPlot::afterReplot, [&] { ++heatmap; });
+    QObject::connect(view.stepPlot(), &QCustomPlot::afterReplot, [&] { ++steps; });
+    view.setData(r.runs.front(), "no/such/key");
+    view.setData(r.runs.front(), "another/missing/key");
+    EXPECT_EQ(heatmap, 0);
+    EXPECT_EQ(steps, 0);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(heatmap, 1);
+    EXPECT_EQ(steps, 1);
+    EXPECT_FALSE(view.matrix());
+}
+
 TEST(Heatmap, ColumnsOfAStridedRankCoverTheStepAxis) {
     app();
     TempDir dir;
