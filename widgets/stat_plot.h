@@ -123,6 +123,7 @@ private:
         view::LinePoints data;     // full resolution, x ascending
         view::BlockExtrema blocks; // of data: decimation reads whole blocks from here
         bool value = false;        // a value line (not a band edge, marker or legend text)
+        QPen pen;                  // as built; dense lines are drawn a pixel wide
     };
     // One line as built (off the GUI thread for large series); applyLines makes it a graph.
     struct LineSpec {

@@ -428,6 +428,31 @@ TEST(StatPlot, FitsEveryPointOfALongSeriesWhileDrawingItDecimated) {
     EXPECT_GT(plot.plot()->yAxis->range().upper, 100);
 }
 
+// With a point or more per pixel, lines are drawn without antialiasing and a pixel wide (Qt
+// strokes wider pens as outlines, half of a replot's time); zoomed in, as they were built.
+TEST(StatPlot, DenseLinesAreDrawnAPixelWideAndSparseOnesAsBuilt) {
+    app();
+    TempDir dir;
+    LoadResult r = loadSpikedScalarRun(dir);
+    ASSERT_EQ(r.runs.size(), 1u);
+    StatPlot plot;
+    plot.resize(800, 500);
+    plot.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&plot));
+    plot.setData(r.runs[0], "loss");
+    QCPGraph* mean = graphNamed(plot, QStringLiteral("rank 0 mean"));
+    ASSERT_TRUE(mean);
+    ASSERT_GT(plot.plot()->axisRect()->width(), 500);
+    EXPECT_GT(mean->data()->size(), plot.plot()->axisRect()->width());
+    EXPECT_EQ(mean->pen().widthF(), 1.0);
+    EXPECT_TRUE(plot.plot()->notAntialiasedElements() & QCP::aePlottables);
+    plot.plot()->xAxis->setRange(0, 100);
+    QTest::qWait(100); // the decimation follows the range
+    EXPECT_LT(mean->data()->size(), plot.plot()->axisRect()->width());
+    EXPECT_GT(mean->pen().widthF(), 1.0);
+    EXPECT_FALSE(plot.plot()->notAntialiasedElements() & QCP::aePlottables);
+}
+
 // A band's edges are filled between, not drawn: decimated to a bucket per two pixels (half the
 // points of a line, the paint's cost), still with every bucket's extremes.
 TEST(StatPlot, BandEdgesAreDrawnWithHalfThePointsOfALineAndKeepItsSpikes) {
