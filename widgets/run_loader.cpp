@@ -6,6 +6,10 @@
 #include "core/storage/remote_runs.h"
 #include "core/xdl/run_follower.h"
 
+#include <QCoreApplication>
+#include <QThread>
+#include <QThreadPool>
+
 #include <algorithm>
 #include <map>
 #include <string_view>
@@ -182,7 +186,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
         summary::openRun(files, options.store, diag, progress, readerOptions(options.store),
                          analysis::takeKeyStats(options.firstKey));
     if (!opened.isOk()) return opened.status();
-    auto run = std::make_shared<LoadedRun>();
+    auto run = newSnapshot();
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));
     run->partExtents = partExtents(*run->reader);
     auto summaries = std::make_shared<summary::RunSummaries>(std::move(opened->summaries));
@@ -244,7 +248,32 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
     return run;
 }
 
+void destroySnapshot(LoadedRun* run) {
+    const QCoreApplication* app = QCoreApplication::instance();
+    if (!app || QThread::currentThread() != app->thread()) {
+        delete run;
+        return;
+    }
+    // One thread, not the jobs' pool: a release does not wait for a job to end.
+    static QThreadPool* releases = [] {
+        auto* p = new QThreadPool; // lives as long as the process, done before the application
+        p->setObjectName(QStringLiteral("xtview releases"));
+        p->setMaxThreadCount(1);
+        qAddPostRoutine([] { releases->waitForDone(); });
+        return p;
+    }();
+    releases->start([run] { delete run; });
+}
+
 } // namespace
+
+std::shared_ptr<LoadedRun> newSnapshot() {
+    return {new LoadedRun, destroySnapshot};
+}
+
+std::shared_ptr<LoadedRun> newSnapshot(const LoadedRun& from) {
+    return {new LoadedRun(from), destroySnapshot};
+}
 
 std::vector<const analysis::KeySeries*> LoadedRun::seriesOf(const std::string& key) const {
     std::vector<const analysis::KeySeries*> out;
@@ -332,7 +361,7 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
     CompleteResult result;
     result.before = run;
     try {
-        auto next = std::make_shared<LoadedRun>(*run);
+        auto next = newSnapshot(*run);
         analysis::KeyStatsOptions options;
         options.keyFilter = [&key](std::string_view k) { return k == key; };
         const bool staged = run->partialKey == key;
@@ -386,7 +415,7 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
             result.status = st;
             return result;
         }
-        auto next = std::make_shared<LoadedRun>(*run);
+        auto next = newSnapshot(*run);
         next->summaries = summaries;
         next->seriesOnDemand = onDemand(*next);
         // Its parts read their records from the summaries' files, as on a re-open: the index
@@ -531,7 +560,7 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
             finalisedParts(*reader) == finalisedParts(old))
             return result; // nothing new
 
-        auto next = std::make_shared<LoadedRun>(*run);
+        auto next = newSnapshot(*run);
         next->reader = reader;
         next->partExtents = partExtents(*reader, run->partExtents);
         next->live = !xdl::allPartsFinalised(*reader);

@@ -38,6 +38,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeView>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1011,6 +1012,38 @@ TEST(RunLoader, CompletingARunKeepsTheSeriesAlreadyReadAndFinishesTheStagedKey) 
             ASSERT_EQ(x.stats.nan, y.stats.nan);
         }
     }
+}
+
+// A snapshot whose last reference goes on the GUI thread is destroyed on another thread (the
+// release of a run's mappings and indexes is not the GUI's to wait for); elsewhere, at once.
+TEST(RunLoader, ASnapshotLetGoOnTheGuiThreadIsDestroyedOnAnother) {
+    app();
+    std::atomic<QThread*> where{nullptr};
+    auto watched = [&] {
+        auto snapshot = newSnapshot();
+        snapshot->summaries = std::shared_ptr<const summary::RunSummaries>(
+            new summary::RunSummaries, [&](const summary::RunSummaries* s) {
+                where = QThread::currentThread();
+                delete s;
+            });
+        return RunSnapshot(std::move(snapshot));
+    };
+    RunSnapshot run = watched();
+    RunSnapshot copy = newSnapshot(*run); // shares the summaries
+    run.reset();
+    EXPECT_EQ(where.load(), nullptr);
+    copy.reset();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return where.load() != nullptr; }, 5000));
+    EXPECT_NE(where.load(), QThread::currentThread());
+
+    where = nullptr;
+    run = watched();
+    QThread* worker = nullptr;
+    std::thread([&] {
+        worker = QThread::currentThread();
+        run.reset();
+    }).join();
+    EXPECT_EQ(where.load(), worker);
 }
 
 // Once summarised, a run opened without summaries reads its records from the summaries' files,
