@@ -559,14 +559,17 @@ std::vector<xdl::RecordEntry>& RecordTable::built() {
 }
 
 void RecordTable::release(std::size_t first, std::size_t last) const {
-    if (first >= last) return;
-    if (m_keep)
+    if (first < last && (m_file || m_keep)) // in a read-only file mapping
         releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), first * sizeof(xdl::RecordEntry),
                            (last - first) * sizeof(xdl::RecordEntry));
-    if (!m_file) return;
-    const auto* base = m_file->bytes().data();
-    const auto* from = reinterpret_cast<const std::uint8_t*>(m_mapped.data() + first);
-    m_file->release(std::uint64_t(from - base), (last - first) * sizeof(xdl::RecordEntry));
+}
+
+void RecordTable::releaseBehind(std::size_t passed, std::size_t& releasedTo) const {
+    constexpr std::size_t kRecords = std::size_t(1) << 16;
+    passed = std::min(passed, size());
+    if (passed <= releasedTo || (passed - releasedTo < kRecords && passed < size())) return;
+    release(releasedTo, passed);
+    releasedTo = passed;
 }
 
 RecordTable RecordTable::mapped(std::shared_ptr<const MappedFile> file,
@@ -715,7 +718,7 @@ void writeIndex(Writer& w, const PartSummary& s) {
     if (w.counting()) {
         w.skip(s.records.size() * kRecordBytes);
     } else {
-        constexpr std::size_t kReleaseRecords = std::size_t(1) << 16;
+        std::size_t released = 0; // records in place: read once
         for (std::size_t r = 0; r < s.records.size(); ++r) {
             const xdl::RecordEntry& e = s.records[r];
             w.put(e.offset);
@@ -724,10 +727,8 @@ void writeIndex(Writer& w, const PartSummary& s) {
             w.put(e.gstep);
             w.put(e.lstep);
             w.put(e.timestamp);
-            if ((r + 1) % kReleaseRecords == 0) // records in place: read once
-                s.records.release(r + 1 - kReleaseRecords, r + 1);
+            s.records.releaseBehind(r + 1, released);
         }
-        s.records.release(s.records.size() / kReleaseRecords * kReleaseRecords, s.records.size());
     }
     w.endSection();
 

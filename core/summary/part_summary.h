@@ -123,6 +123,9 @@ public:
     // Gives back the mapped pages of records [first, last) (nothing when built, or borrowed
     // without a keep).
     void release(std::size_t first, std::size_t last) const;
+    // For a pass front to back at record `passed`: release() of [releasedTo, passed), 64 Ki
+    // records at a time or at the end (as RecordIndex::releaseBehind); moves releasedTo.
+    void releaseBehind(std::size_t passed, std::size_t& releasedTo) const;
     static RecordTable mapped(std::shared_ptr<const MappedFile> file,
                               std::span<const xdl::RecordEntry> records);
     // Records that stay where they are: in a file mapping held by `keep` (IndexState::keep), or,

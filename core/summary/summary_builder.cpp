@@ -151,9 +151,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         if (end >= releasedTo + kReleaseEvery) {
             file.release(releasedTo, end - releasedTo);
             releasedTo = end;
-            s.records.release(recordsReleasedTo, r + 1);
-            recordsReleasedTo = r + 1;
         }
+        s.records.releaseBehind(r + 1, recordsReleasedTo);
         if (end >= nextReport) {
             nextReport = end + kProgressEvery;
             if (!reportProgress(progress, end, bytes.size(), "summarizing"))
@@ -161,7 +160,6 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
         }
     }
     if (s.scannedTo > releasedTo) file.release(releasedTo, s.scannedTo - releasedTo);
-    s.records.release(recordsReleasedTo, s.records.size());
     if (spill.get() >= 0) {
         XT_RETURN_IF_ERROR(s.spillColumns(spill.get(), spilledTo));
         XT_RETURN_IF_ERROR(s.mapSpilledColumns(spill.get()));
