@@ -1,12 +1,14 @@
 #include "core/summary/part_summary.h"
 
 #include "core/base/fd_io.h"
+#include "core/summary/overview.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <optional>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -37,9 +39,13 @@ enum SectionId : std::uint32_t {
     kShapes = 6,
     kSketches = 7,
     kDiagnostics = 8,
+    kOverview = 9,
 };
 constexpr std::uint32_t kLastRequired = kSketches; // 1..7 must each appear once
-constexpr std::size_t kPartBytes = 56;             // + the source
+constexpr std::uint32_t kLastKnown = kOverview;
+// The sections whose payloads the overview's own checksum covers, before its own.
+constexpr SectionId kOverviewCovers[] = {kPart, kKeys, kDamagedRecords, kShapes};
+constexpr std::size_t kPartBytes = 56; // + the source
 constexpr std::size_t kRecordBytes = 40;
 constexpr std::size_t kSketchBytes = 4 * kSketchBins;
 constexpr std::size_t kDiagnosticBytes = 24; // + code + message
@@ -65,6 +71,9 @@ public:
     void bytes(std::string_view s) {
         m_size += s.size();
         if (!m_sink) return;
+        if (m_covered)
+            m_coveredCrc =
+                crc32({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}, m_coveredCrc);
         m_out.append(s);
         if (m_out.size() >= kFlushBytes) (void)flush(); // a failure stays in m_status
     }
@@ -75,8 +84,11 @@ public:
         put(count);
         put(m_sink ? m_lengths.at(m_section) : std::uint64_t(0));
         m_sectionStart = m_size;
+        m_covered = std::find(std::begin(kOverviewCovers), std::end(kOverviewCovers), id) !=
+                    std::end(kOverviewCovers);
     }
     void endSection() {
+        m_covered = false;
         if (!m_sink) m_lengths.push_back(m_size - m_sectionStart);
         ++m_section;
         static constexpr char kZeros[8] = {};
@@ -98,6 +110,8 @@ public:
         return m_status;
     }
     const std::vector<std::uint64_t>& lengths() const { return m_lengths; }
+    // The CRC of the payloads of the sections in kOverviewCovers so far.
+    std::uint32_t coveredCrc() const { return m_coveredCrc; }
 
 private:
     static constexpr std::size_t kFlushBytes = std::size_t(4) << 20;
@@ -106,7 +120,8 @@ private:
     std::string m_out;
     std::uint64_t m_size = 0, m_sectionStart = 0;
     std::size_t m_section = 0;
-    std::uint32_t m_crc = 0;
+    std::uint32_t m_crc = 0, m_coveredCrc = 0;
+    bool m_covered = false;
     Status m_status = Status::ok();
 };
 
@@ -160,8 +175,18 @@ public:
           m_inPlaceAbove(inPlaceAbove), m_sink(std::move(sink)) {}
 
     Result<PartSummary> run();
+    // The summary without its records checked and without its columns, from its overview.
+    Result<PartSummary> peek();
 
 private:
+    struct Table {
+        Section at[kLastKnown + 1];
+        bool seen[kLastKnown + 1] = {};
+    };
+    // The header's checks; the footer's offset and the count of sections.
+    Status checkHeader(std::size_t& footer, std::uint32_t& sections);
+    // The section headers, with the required sections present once each.
+    Status readTable(std::size_t footer, std::uint32_t sections, Table& table);
     // The `sections` sections, once the header, the end marker and the footer are in place.
     Result<PartSummary> parseSections(std::size_t footer, std::uint32_t sections);
     Status fail(std::uint64_t offset, const std::string& why, ErrorCode code = ErrorCode::Corrupt) {
@@ -184,6 +209,8 @@ private:
     // The records' section `records` is given back along with the columns.
     Status parseColumns(const Section& s, PartSummary& out, bool inPlace, const Section& records);
     Status parseDiagnostics(const Section& s, PartSummary& out);
+    // Section 9, with its own checksum, for a part of `records` records.
+    Status parseOverview(const Table& table, std::uint64_t records, Overview& out);
 
     // Gives back a mapped file's pages of bytes [begin, end), read for the last time.
     void release(std::size_t begin, std::size_t end) const {
@@ -210,6 +237,8 @@ private:
     std::uint64_t m_inPlaceAbove;
     std::shared_ptr<ColumnSink> m_sink;
     std::size_t m_sinkColumn = ~std::size_t(0); // the column m_sink takes of each record
+    // With an overview section, the overview of the records and columns as they are checked.
+    std::optional<OverviewBuilder> m_overview;
     std::uint32_t m_crc = 0;
     std::size_t m_crcTo = 0; // m_crc covers the bytes before this
 };
@@ -306,6 +335,7 @@ Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
                             ") is out of order or beyond the scanned bytes");
         prevEnd = e.offset + e.length;
         if (built) (*built)[i] = e;
+        if (m_overview) m_overview->addRecord(i, e);
         const std::size_t checked = s.begin + (i + 1) * kRecordBytes;
         if (checked >= m_crcTo + kCrcStep) crcTo(checked, false); // as for the columns
     }
@@ -397,6 +427,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
         if (column == m_sinkColumn) m_sink->add(record, e, c);
         if (column >= out.totals.size()) out.totals.resize(column + 1);
         out.totals[column].add(c, record, out.shapes);
+        if (m_overview) m_overview->add(record, column, c, out.shapes);
         // The checksum of what was just checked, while it is in the cache.
         if (at + kColumnBytes >= m_crcTo + kCrcStep) crcTo(at + kColumnBytes, false);
         if (at + kColumnBytes >= released + kReleaseStep) {
@@ -437,7 +468,59 @@ Status Parser::parseDiagnostics(const Section& s, PartSummary& out) {
     return Status::ok();
 }
 
-Result<PartSummary> Parser::run() {
+Status Parser::parseOverview(const Table& table, std::uint64_t records, Overview& out) {
+    const Section& s = table.at[kOverview];
+    Reader r(m_b, s.begin, s.end);
+    const auto stored = r.get<std::uint32_t>();
+    out.blockRecords = r.get<std::uint32_t>();
+    out.records = r.get<std::uint64_t>();
+    const auto columns = r.get<std::uint32_t>();
+    const auto blocks = r.get<std::uint32_t>();
+    if (r.failed() || out.blockRecords != kOverviewBlock || out.records != records ||
+        columns != s.count || blocks != (records + kOverviewBlock - 1) / kOverviewBlock ||
+        Overview::encodedBytes(records, columns) != s.end - s.begin)
+        return fail(s.begin, "overview: its size does not fit " + std::to_string(records) +
+                                 " records of " + std::to_string(s.count) + " columns");
+    std::uint32_t crc = 0;
+    for (SectionId id : kOverviewCovers)
+        if (table.seen[id])
+            crc =
+                crc32(m_b.subspan(table.at[id].begin, table.at[id].end - table.at[id].begin), crc);
+    crc = crc32(m_b.subspan(s.begin + 4, s.end - s.begin - 4), crc);
+    if (crc != stored) return fail(s.begin, "overview: checksum mismatch");
+    out.blocks.resize(blocks);
+    for (OverviewBlock& b : out.blocks)
+        for (std::int64_t* v : {&b.g0, &b.g1, &b.gFirst, &b.gLast, &b.l0, &b.l1, &b.t0, &b.t1})
+            *v = r.get<std::int64_t>();
+    out.totals.resize(columns);
+    for (ColumnTotals& t : out.totals) {
+        for (std::uint64_t* v : {&t.data, &t.empty, &t.damaged})
+            *v = r.get<std::uint64_t>();
+        t.wireDtype = r.get<std::int32_t>();
+        t.shape = r.get<std::uint32_t>();
+        t.mixedDtypes = r.get<std::uint8_t>();
+        t.varyingShape = r.get<std::uint8_t>();
+        (void)r.get<std::uint16_t>();
+        (void)r.get<std::uint32_t>();
+        for (std::uint64_t* v : {&t.firstNan, &t.firstInf, &t.nanElements, &t.infElements})
+            *v = r.get<std::uint64_t>();
+        if ((t.firstNan != kNoRecord && t.firstNan >= records) ||
+            (t.firstInf != kNoRecord && t.firstInf >= records))
+            return fail(r.pos(), "overview: a first NaN or Inf beyond the records");
+    }
+    out.cells.resize(std::size_t(columns) * blocks);
+    for (OverviewCell& c : out.cells) {
+        c.data = r.get<std::uint32_t>();
+        c.nonFinite = r.get<std::uint32_t>();
+        for (auto* side : {&c.lo, &c.hi})
+            for (double& v : *side)
+                v = r.get<double>();
+    }
+    if (r.failed() || r.left()) return fail(r.pos(), "overview: bad size");
+    return Status::ok();
+}
+
+Status Parser::checkHeader(std::size_t& footer, std::uint32_t& sections) {
     const std::size_t size = m_b.size();
     if (size < kHeaderBytes + kFooterBytes)
         return fail(size,
@@ -447,7 +530,7 @@ Result<PartSummary> Parser::run() {
     const auto version = h.get<std::uint32_t>();
     (void)h.get<std::uint32_t>(); // flags
     const auto fileSize = h.get<std::uint64_t>();
-    const auto sections = h.get<std::uint32_t>();
+    sections = h.get<std::uint32_t>();
     if (version != kVersion)
         return fail(8,
                     "summary format version " + std::to_string(version) + " (this reader knows " +
@@ -459,9 +542,17 @@ Result<PartSummary> Parser::run() {
                                     " bytes, the file has " + std::to_string(size)
                               : "the header says " + std::to_string(fileSize) +
                                     " bytes, the file has " + std::to_string(size));
-    const std::size_t footer = size - kFooterBytes;
+    footer = size - kFooterBytes;
     if (std::memcmp(m_b.data() + footer + 8, kEndMagic, 8) != 0)
         return fail(footer + 8, "bad end marker");
+    return Status::ok();
+}
+
+Result<PartSummary> Parser::run() {
+    const std::size_t size = m_b.size();
+    std::size_t footer = 0;
+    std::uint32_t sections = 0;
+    XT_RETURN_IF_ERROR(checkHeader(footer, sections));
     // The checksum is taken as the sections are parsed, and decides: a file whose bytes do not
     // match it is refused for that, whatever else the parse found in them.
     std::uint64_t errorOffset = 0;
@@ -477,10 +568,7 @@ Result<PartSummary> Parser::run() {
     return out;
 }
 
-Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sections) {
-    // The sections, then each in an order where what it refers to is known.
-    Section table[kDiagnostics + 1];
-    bool seen[kDiagnostics + 1] = {};
+Status Parser::readTable(std::size_t footer, std::uint32_t sections, Table& table) {
     std::size_t pos = kHeaderBytes;
     for (std::uint32_t i = 0; i < sections; ++i) {
         if (footer - pos < kSectionHeaderBytes) return fail(pos, "section header is cut off");
@@ -496,16 +584,31 @@ Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sect
         const std::size_t padded = s.end + (8 - s.end % 8) % 8;
         if (padded > footer) return fail(s.end, "section padding runs past the end");
         pos = padded;
-        if (s.id < 1 || s.id > kDiagnostics) continue; // a later minor addition: skipped
-        if (seen[s.id]) return fail(s.begin - kSectionHeaderBytes, "repeated section");
-        seen[s.id] = true;
-        table[s.id] = s;
+        if (s.id < 1 || s.id > kLastKnown) continue; // a later minor addition: skipped
+        if (table.seen[s.id]) return fail(s.begin - kSectionHeaderBytes, "repeated section");
+        table.seen[s.id] = true;
+        table.at[s.id] = s;
     }
     if (pos != footer) return fail(pos, "bytes between the last section and the footer");
     for (std::uint32_t id = 1; id <= kLastRequired; ++id)
-        if (!seen[id]) return fail(kHeaderBytes, "section " + std::to_string(id) + " is missing");
+        if (!table.seen[id])
+            return fail(kHeaderBytes, "section " + std::to_string(id) + " is missing");
+    return Status::ok();
+}
 
+Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sections) {
+    // The sections, then each in an order where what it refers to is known.
+    Table t;
+    XT_RETURN_IF_ERROR(readTable(footer, sections, t));
+    const auto& table = t.at;
+    const auto& seen = t.seen;
     PartSummary out;
+    // The overview is checked against the records and columns as they are parsed.
+    auto overview = std::make_shared<Overview>();
+    if (seen[kOverview]) {
+        XT_RETURN_IF_ERROR(parseOverview(t, table[kRecords].count, *overview));
+        m_overview.emplace(overview->records, overview->columns());
+    }
     XT_RETURN_IF_ERROR(parsePart(table[kPart], out));
     XT_RETURN_IF_ERROR(parseKeys(table[kKeys], out));
     if (m_sink) {
@@ -523,7 +626,42 @@ Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sect
     XT_RETURN_IF_ERROR(parseSketches(table[kSketches], out));
     XT_RETURN_IF_ERROR(parseColumns(table[kColumns], out, inPlace, table[kRecords]));
     if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
+    if (m_overview) {
+        const Overview fresh = m_overview->finish();
+        if (!(fresh.blocks == overview->blocks && fresh.totals == overview->totals &&
+              fresh.cells == overview->cells && fresh.totals == out.totals))
+            return fail(table[kOverview].begin, "the overview does not match the columns");
+        out.overview = std::move(overview);
+    }
     out.taken = m_sink;
+    return out;
+}
+
+Result<PartSummary> Parser::peek() {
+    std::size_t footer = 0;
+    std::uint32_t sections = 0;
+    XT_RETURN_IF_ERROR(checkHeader(footer, sections));
+    Table t;
+    XT_RETURN_IF_ERROR(readTable(footer, sections, t));
+    if (!t.seen[kOverview])
+        return Status(ErrorCode::NotFound, m_name + ": the summary has no overview");
+    PartSummary out;
+    XT_RETURN_IF_ERROR(parsePart(t.at[kPart], out));
+    XT_RETURN_IF_ERROR(parseKeys(t.at[kKeys], out));
+    const Section& records = t.at[kRecords];
+    XT_RETURN_IF_ERROR(checkFixed(records, kRecordBytes, "records"));
+    out.records = RecordTable::mapped(
+        m_file, {reinterpret_cast<const xdl::RecordEntry*>(m_b.data() + records.begin),
+                 std::size_t(records.count)});
+    XT_RETURN_IF_ERROR(parseDamaged(t.at[kDamagedRecords], out));
+    XT_RETURN_IF_ERROR(parseShapes(t.at[kShapes], out));
+    auto overview = std::make_shared<Overview>();
+    XT_RETURN_IF_ERROR(parseOverview(t, records.count, *overview));
+    for (const ColumnTotals& c : overview->totals)
+        if (c.shape != kNone && c.shape >= out.shapes.size())
+            return fail(t.at[kOverview].begin, "overview: a shape that does not exist");
+    out.totals = overview->totals;
+    out.overview = std::move(overview);
     return out;
 }
 
@@ -705,8 +843,8 @@ void writePart(Writer& w, const PartSummary& s) {
     w.endSection();
 }
 
-// The index: keys, records and the records found damaged.
-void writeIndex(Writer& w, const PartSummary& s) {
+// The index: keys, records and the records found damaged. The records go to `ov` as well.
+void writeIndex(Writer& w, const PartSummary& s, OverviewBuilder* ov) {
     w.beginSection(kKeys, s.keys.size());
     for (const auto& k : s.keys) {
         w.put(std::uint32_t(k.size()));
@@ -727,6 +865,7 @@ void writeIndex(Writer& w, const PartSummary& s) {
             w.put(e.gstep);
             w.put(e.lstep);
             w.put(e.timestamp);
+            if (ov) ov->addRecord(r, e);
             s.records.releaseBehind(r + 1, released);
         }
     }
@@ -760,25 +899,40 @@ void putColumn(Writer& w, const ColumnSummary& c, std::uint64_t recordOffset) {
     w.put(st.l2);
 }
 
-// Per column statistics, with the shapes and sketches they refer to.
-void writeColumns(Writer& w, const PartSummary& s) {
+// Per column statistics, with the shapes and sketches they refer to. The columns go to `ov` as
+// well.
+void writeColumns(Writer& w, const PartSummary& s, OverviewBuilder* ov) {
     w.beginSection(kColumns, s.columns.size());
     if (w.counting()) {
         w.skip(s.columns.size() * kColumnBytes);
     } else if (s.columns.isMapped()) { // already encoded: copied as they are
         const auto bytes = s.columns.encoded();
         constexpr std::size_t kPiece = std::size_t(4) << 20;
+        std::size_t record = 0, counted = 0; // columns [0, counted) went to ov
         for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
             const std::size_t n = std::min(kPiece, bytes.size() - at);
+            const std::size_t to =
+                at + n == bytes.size() ? s.columns.size() : (at + n) / kColumnBytes;
+            for (; ov && counted < to; ++counted) {
+                while (s.columnStart[record + 1] <= counted)
+                    ++record;
+                ov->add(record, counted - s.columnStart[record],
+                        decodeColumn(bytes.data() + counted * kColumnBytes, 0), s.shapes);
+            }
             w.bytes({reinterpret_cast<const char*>(bytes.data() + at), n});
-            s.columns.release(at / kColumnBytes, (at + n) / kColumnBytes);
+            // Faults in a piece can map pages of the one before again (large folios of the page
+            // cache): it is given back once more (without that, a third of them stayed).
+            s.columns.release((at - std::min(at, kPiece)) / kColumnBytes, (at + n) / kColumnBytes);
         }
     } else {
         std::size_t released = 0; // mapped columns' pages are given back behind
         for (std::size_t r = 0; r + 1 < s.columnStart.size(); ++r) {
             s.releaseBehind(r, released);
-            for (const ColumnSummary& c : s.columnsOf(r))
-                putColumn(w, c, s.records[r].offset);
+            const auto columns = s.columnsOf(r);
+            for (std::size_t c = 0; c < columns.size(); ++c) {
+                putColumn(w, columns[c], s.records[r].offset);
+                if (ov) ov->add(r, c, columns[c], s.shapes);
+            }
         }
         s.releaseBehind(s.recordCount(), released);
     }
@@ -821,17 +975,73 @@ void writeDiagnostics(Writer& w, const PartSummary& s) {
 
 namespace {
 
+template <class T> void append(std::string& out, T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// The overview's payload after its checksum.
+std::string encodeOverview(const Overview& o) {
+    std::string out;
+    append(out, o.blockRecords);
+    append(out, o.records);
+    append(out, std::uint32_t(o.columns()));
+    append(out, std::uint32_t(o.blocks.size()));
+    for (const OverviewBlock& b : o.blocks)
+        for (auto v : {b.g0, b.g1, b.gFirst, b.gLast, b.l0, b.l1, b.t0, b.t1})
+            append(out, v);
+    for (const ColumnTotals& t : o.totals) {
+        for (auto v : {t.data, t.empty, t.damaged})
+            append(out, v);
+        append(out, t.wireDtype);
+        append(out, t.shape);
+        append(out, std::uint8_t(t.mixedDtypes));
+        append(out, std::uint8_t(t.varyingShape));
+        append(out, std::uint16_t(0));
+        append(out, std::uint32_t(0));
+        for (auto v : {t.firstNan, t.firstInf, t.nanElements, t.infElements})
+            append(out, v);
+    }
+    for (const OverviewCell& c : o.cells) {
+        append(out, c.data);
+        append(out, c.nonFinite);
+        for (const auto& side : {c.lo, c.hi})
+            for (double v : side)
+                append(out, v);
+    }
+    return out;
+}
+
+// The overview of the records and columns written before, with its own checksum: of the
+// payloads of kOverviewCovers, then of the rest of its own.
+void writeOverview(Writer& w, const PartSummary& s, OverviewBuilder* ov) {
+    w.beginSection(kOverview, s.totals.size());
+    if (w.counting()) {
+        w.skip(Overview::encodedBytes(s.records.size(), s.totals.size()));
+    } else {
+        const std::string payload = encodeOverview(ov->finish());
+        w.put(crc32({reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()},
+                    w.coveredCrc()));
+        w.bytes(payload);
+    }
+    w.endSection();
+}
+
 void writeAll(Writer& w, const PartSummary& s, std::uint64_t size) {
     w.bytes(std::string_view(kMagic, 8));
     w.put(kVersion);
     w.put(std::uint32_t(0));
     w.put(size);
-    w.put(std::uint32_t(8)); // sections
+    w.put(std::uint32_t(9)); // sections
     w.put(std::uint32_t(0));
+    std::optional<OverviewBuilder> ov;
+    if (!w.counting()) ov.emplace(s.records.size(), s.totals.size());
+    OverviewBuilder* const o = ov ? &*ov : nullptr;
     writePart(w, s);
-    writeIndex(w, s);
-    writeColumns(w, s);
+    writeIndex(w, s, o);
+    writeColumns(w, s, o);
     writeDiagnostics(w, s);
+    writeOverview(w, s, o);
 }
 
 } // namespace
@@ -890,6 +1100,12 @@ std::string serializeSummary(const PartSummary& s) {
 Result<PartSummary> parseSummary(std::span<const std::uint8_t> bytes, const std::string& name,
                                  std::uint64_t* errorOffset) {
     return Parser(bytes, name, errorOffset).run();
+}
+
+Result<PartSummary> peekSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
+                                std::uint64_t* errorOffset) {
+    const auto bytes = file->bytes();
+    return Parser(bytes, name, errorOffset, std::move(file)).peek();
 }
 
 Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const std::string& name,

@@ -185,7 +185,10 @@ struct ColumnTotals {
     std::uint64_t nanElements = 0, infElements = 0;
 
     void add(const ColumnSummary& c, std::uint64_t record, std::span<const xdl::Shape> shapes);
+    bool operator==(const ColumnTotals&) const = default;
 };
+
+struct Overview; // overview.h
 
 // Takes one key's columns from a summary file while its parse checks them: a pass over them
 // afterwards would read (and fault in) GBs of columns a second time. The parse calls select()
@@ -225,6 +228,9 @@ struct PartSummary {
     std::vector<Diagnostic> indexDiagnostics;
     // What a ColumnTap took of this summary's columns as its file was parsed (null without one).
     std::shared_ptr<ColumnSink> taken;
+    // The file's overview section (checked against the columns), or, from peekSummary, what
+    // stands for the columns; null when the file has none.
+    std::shared_ptr<const Overview> overview;
 
     std::size_t recordCount() const { return records.size(); }
     RecordColumns columnsOf(std::size_t record) const {
@@ -268,6 +274,14 @@ Result<PartSummary> parseSummary(std::shared_ptr<const MappedFile> file, const s
                                  std::uint64_t* errorOffset = nullptr,
                                  std::uint64_t inPlaceAbove = kMappedColumnsAbove,
                                  const ColumnTap& tap = {});
+
+// Only what the overview section of a mapped summary file needs (docs/SUMMARY-FORMAT.md,
+// section 9), checked by its own checksum: the header and the sections' places, the part's
+// identity and scan state, keys, shapes, damaged records, the overview and its totals. The
+// records are left in the file unchecked and there are no columns: such a summary is for showing
+// a run at once, until the full parse has checked it. NotFound when the file has no overview.
+Result<PartSummary> peekSummary(std::shared_ptr<const MappedFile> file, const std::string& name,
+                                std::uint64_t* errorOffset = nullptr);
 
 // The functions of the format: the checksum (CRC-32 as zlib's), FNV-1a 64 (byte-wise; names in
 // the cache) and the fingerprint of PartIdentity (FNV-1a 64 over 8-byte words, then the length).

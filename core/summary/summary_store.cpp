@@ -112,10 +112,12 @@ struct Lookup {
     Candidate prefix; // of a prefix of the part (it grew since); the longest one
 };
 
-// Looks at the summary beside the part and the one in the cache.
+// Looks at the summary beside the part and the one in the cache; with `peek`, only at their
+// overviews (peekSummary), for an exact one.
 // `source` is computed when first needed (resolving links costs a system call per folder).
 Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& now,
-              const StoreOptions& options, Diagnostics& diag, const ColumnTap& tap = {}) {
+              const StoreOptions& options, Diagnostics& diag, const ColumnTap& tap = {},
+              bool peek = false) {
     Lookup out;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> nowPrints;
     for (bool beside : {true, false}) {
@@ -129,8 +131,9 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
             continue;
         }
         std::uint64_t at = 0;
-        auto parsed = parseSummary(std::make_shared<const MappedFile>(std::move(*file)), path, &at,
-                                   kMappedColumnsAbove, tap);
+        auto mapped = std::make_shared<const MappedFile>(std::move(*file));
+        auto parsed = peek ? peekSummary(std::move(mapped), path, &at)
+                           : parseSummary(std::move(mapped), path, &at, kMappedColumnsAbove, tap);
         if (!parsed) {
             const bool version = parsed.status().code() == ErrorCode::Unsupported;
             diag.add(version ? codes::kSummaryUnsupported : codes::kSummaryCorrupt, path, at, -1,
@@ -159,7 +162,7 @@ Lookup lookup(const xdl::PartFile& part, std::string& source, const PartStat& no
                 out.exact = {std::make_shared<const PartSummary>(std::move(*parsed)), path, beside};
                 return out;
             }
-        } else if (id.size < now.size) {
+        } else if (id.size < now.size && !peek) {
             auto p = printsOf(part, id.size);
             if (!p) return out;
             if (p->first != id.headPrint || p->second != id.tailPrint) {
@@ -300,6 +303,15 @@ std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFil
     return std::nullopt;
 }
 
+std::shared_ptr<const PartSummary> peekValidSummary(const xdl::PartFile& part,
+                                                    const StoreOptions& options) {
+    const auto now = statPart(part.path);
+    if (!now || !part.source.empty()) return nullptr;
+    std::string source;
+    Diagnostics unreported; // the full open reports what is wrong
+    return lookup(part, source, *now, options, unreported, {}, true).exact.summary;
+}
+
 Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreOptions& options,
                                          Diagnostics& diag, const ProgressCallback& progress,
                                          const xdl::PartReader* indexedBy) {
@@ -316,6 +328,11 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
             directoryWritable(fs::path(part.path).parent_path().string()) &&
             saveSummary(*out.summary, besidePath(part.path)))
             out.savedTo = besidePath(part.path);
+        // One written before the overview section (docs/SUMMARY-FORMAT.md, section 9) is
+        // written again where it is, with one.
+        else if (options.save && !out.summary->overview &&
+                 saveSummary(*out.summary, found.exact.path))
+            out.savedTo = found.exact.path;
         return out;
     }
     auto file = MappedFile::open(part.path);

@@ -61,6 +61,11 @@ std::optional<std::shared_ptr<const PartSummary>> findSummary(const xdl::PartFil
                                                               const StoreOptions& options,
                                                               Diagnostics& diag,
                                                               const ColumnTap& tap = {});
+// A stored summary of a local `part` with the part's identity, peeked (peekSummary: its
+// overview, no columns, records unchecked), or null. Nothing is reported: what is wrong with a
+// summary is the full open's to report (findSummary).
+std::shared_ptr<const PartSummary> peekValidSummary(const xdl::PartFile& part,
+                                                    const StoreOptions& options);
 // A valid summary of `part`: loaded, extended or built (and saved per options). A summary that
 // cannot be saved is a diagnostic ("summary-not-saved"), not an error. A new one of a local part
 // starts from the index of `indexedBy`, a reader of the part, where that index is its own clean

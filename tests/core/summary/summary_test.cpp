@@ -486,7 +486,7 @@ TEST(SummaryFormat, TruncationDamageAndBadCountsAreReportedWithTheirOffset) {
         sectionAt[id] = p;
         p += 24 + len + (8 - len % 8) % 8;
     }
-    ASSERT_EQ(sectionAt.size(), 8u);
+    ASSERT_EQ(sectionAt.size(), 9u);
     for (auto [id, at] : sectionAt) {
         for (std::uint64_t count : {std::uint64_t(1) << 60, std::uint64_t(0xffffffffffffffff),
                                     std::uint64_t(123456789)}) {
