@@ -187,6 +187,12 @@ void HistogramView::extendRun(RunSnapshot run) {
     if (!m_liveTimer.isActive()) m_liveTimer.start();
 }
 
+void HistogramView::replaceRun(RunSnapshot run) {
+    const bool waited = m_run && m_run->overview;
+    m_run = std::move(run);
+    if (waited) setData(m_run, m_key);
+}
+
 void HistogramView::setRank(int rank) {
     const int i = m_rank->findData(rank);
     if (i < 0 || i == m_rank->currentIndex()) return;
@@ -222,6 +228,13 @@ void HistogramView::recompute() {
     m_bars->data()->clear();
     if (!m_run || m_rank->count() == 0) {
         m_info->setText(m_run ? tr("no data for this key") : QString());
+        m_jobs->cancel();
+        m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+        m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    if (m_run->overview) { // its tensor bytes are read once its records are checked
+        m_info->setText(tr("waiting for the run's summaries to be checked..."));
         m_jobs->cancel();
         m_heatmap->replot(QCustomPlot::rpQueuedReplot);
         m_stepPlot->replot(QCustomPlot::rpQueuedReplot);

@@ -29,7 +29,9 @@ public:
 
     void setData(RunSnapshot run, const QString& key);
     // A newer snapshot of the same run (same records of key()): nothing is recomputed.
-    void replaceRun(RunSnapshot run) { m_run = std::move(run); }
+    // The same run, read further: the matrix stays, unless it waited for a run shown from its
+    // summaries' overviews (LoadedRun::overview) to be opened in full.
+    void replaceRun(RunSnapshot run);
     // A newer snapshot of a followed run (more records of key()): new ranks are offered and the
     // matrix is recomputed in the background, at most once per second; the old one stays on
     // screen meanwhile.

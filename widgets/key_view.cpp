@@ -1,5 +1,7 @@
 #include "widgets/key_view.h"
 
+#include "core/summary/overview.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -177,7 +179,12 @@ void KeyView::updateFollowControls() {
                               "rest of %2 is read.")
                                .arg(int(100 * m_run->partialFraction()))
                                .arg(m_key));
-    m_reading->setVisible(reading);
+    else if (m_run && m_run->overview)
+        m_reading->setText(tr("Approximate: the range of each statistic over blocks of %1 "
+                              "records, from the summaries' overviews. The exact curves follow "
+                              "once the summaries are checked.")
+                               .arg(summary::kOverviewBlock));
+    m_reading->setVisible(reading || (m_run && m_run->overview));
 }
 
 void KeyView::replaceRun(RunSnapshot run) {

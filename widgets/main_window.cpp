@@ -584,6 +584,11 @@ void MainWindow::startLoad() {
                                       ->value(QStringLiteral("open/seriesOnDemandAbove"),
                                               qulonglong(options.seriesOnDemandAbove))
                                       .toULongLong();
+    // A summarised run with more key records than this is drawn at once from its summaries'
+    // overviews, then opened in full (open/overviewAbove).
+    options.overviewAbove =
+        m_settings->value(QStringLiteral("open/overviewAbove"), qulonglong(options.overviewAbove))
+            .toULongLong();
     if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
     if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
     m_loadJobs->startJob(
@@ -674,13 +679,41 @@ bool MainWindow::readNextStage() {
 void MainWindow::completeNextRun(bool readShown) {
     // A key read in stages comes first: it is what the user looks at.
     if (readNextStage() || (readShown && readShownSeries()) || m_completeJobs->isRunning()) return;
+    // A run shown from its summaries' overviews is opened in full first, with the key shown.
+    for (const auto& r : m_runModel->runs())
+        if (r->overview) {
+            const KeyView* v = currentKeyView();
+            const std::string key = v && v->run() == r ? v->key().toStdString() : std::string();
+            m_completeJobs->startJob(
+                [r, key](JobContext& ctx) {
+                    ctx.setStage(tr("Checking summaries"));
+                    return openExact(r, key, ctx.callback());
+                },
+                [this](CompleteResult c) { onRunCompleted(std::move(c)); });
+            updateProgress();
+            return;
+        }
     RunSnapshot next;
     for (const auto& r : m_runModel->runs())
         if (!r->complete) {
             next = r;
             break;
         }
-    if (!next) return;
+    if (!next) {
+        // Last, summaries without an overview are written again with one, for the next open.
+        for (const auto& r : m_runModel->runs())
+            if (r->overviewsToWrite) {
+                m_completeJobs->startJob(
+                    [r](JobContext& ctx) {
+                        ctx.setStage(tr("Writing overviews"));
+                        return writeOverviews(r, ctx.callback());
+                    },
+                    [this](CompleteResult c) { onRunCompleted(std::move(c)); });
+                updateProgress();
+                return;
+            }
+        return;
+    }
     m_completeJobs->startJob(
         [next](JobContext& ctx) {
             ctx.setStage(tr("Summarising"));
@@ -748,6 +781,7 @@ void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after)
         const QString key = currentKeyView() ? currentKeyView()->key() : QString();
         m_keyModel->setRun(after);
         m_metaModel->setRun(after);
+        updateMetaLabel(); // its keys and backend may differ (a run shown from its overviews)
         if (m_keyModel->rowCount() < 50) m_keyTree->expandAll();
         const QModelIndex src = m_keyModel->indexOfKey(key);
         if (src.isValid()) m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));

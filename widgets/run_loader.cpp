@@ -4,6 +4,7 @@
 #include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/storage/remote_runs.h"
+#include "core/summary/overview.h"
 #include "core/xdl/run_follower.h"
 
 #include <QCoreApplication>
@@ -178,6 +179,17 @@ xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
 // The records of each rank whose keys a large run without summaries counts on opening.
 constexpr std::size_t kKeysPrefixRecords = 4096;
 
+// The summaries of `run` read from files written before the overview section, large enough to
+// have their records left in those files (the ones to write again, where they are).
+std::vector<const summary::PartSummary*> summariesWithoutOverview(const LoadedRun& run) {
+    std::vector<const summary::PartSummary*> out;
+    for (const auto& rank : run.reader->ranks())
+        for (const auto& part : rank.parts())
+            if (const auto* s = run.summaries->find(*part); s && !s->overview && s->records.file())
+                out.push_back(s);
+    return out;
+}
+
 // Opens one run summary first; null (with a diagnostic) when it cannot be opened.
 Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const LoadOptions& options,
                                            Diagnostics& diag, const ProgressCallback& progress) {
@@ -245,6 +257,114 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
         run->series = std::move(series.value());
     }
     setNonFinite(*run);
+    run->overviewsToWrite = !run->live && keyRecords(*run->reader) > options.seriesOnDemandAbove &&
+                            !summariesWithoutOverview(*run).empty();
+    return run;
+}
+
+// The two records that stand for block `b` of a part in a key's envelope (LoadedRun::overview):
+// the least and the greatest value of each statistic, at the block's middle step.
+void appendEnvelope(analysis::RecordSeries& out, const summary::Overview& o, std::size_t column,
+                    std::size_t b, std::size_t partStart) {
+    const summary::OverviewCell& cell = o.cell(column, b);
+    if (!cell.data) return;
+    const summary::OverviewBlock& block = o.blocks[b];
+    const bool finite = cell.hasFinite();
+    const std::size_t first = partStart + b * o.blockRecords;
+    const std::size_t last =
+        partStart + std::min<std::uint64_t>(o.records, (b + 1) * o.blockRecords) - 1;
+    for (const auto* side : {&cell.lo, &cell.hi}) {
+        const auto& v = *side;
+        analysis::RecordStats r;
+        r.record = side == &cell.lo ? first : last;
+        r.gstep = block.gFirst + (block.gLast - block.gFirst) / 2;
+        r.lstep = block.l0 + (block.l1 - block.l0) / 2;
+        r.timestamp = block.t0 + (block.t1 - block.t0) / 2;
+        auto& st = r.stats;
+        st.count = std::uint64_t(v[0]), st.nan = std::uint64_t(v[1]), st.inf = std::uint64_t(v[2]);
+        st.zeros = std::uint64_t(v[3]), st.finite = std::uint64_t(v[4]);
+        // min to l2 are drawn for a record with a finite element (analysis::statValue).
+        if (finite) {
+            st.finite = std::max<std::uint64_t>(st.finite, 1);
+            st.min = v[5], st.max = v[6], st.mean = v[7], st.std = v[8], st.l2 = v[9];
+        }
+        out.push_back(r);
+    }
+}
+
+// A large run shown at once from its summaries' overviews (LoadedRun::overview), or null when
+// it is small, still written, remote, or a part has no peeked summary of its identity without
+// damage: it is then opened in full.
+std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
+                                             const LoadOptions& options) {
+    std::vector<std::vector<std::shared_ptr<const summary::PartSummary>>> peeked;
+    std::uint64_t keyRecords = 0;
+    for (const auto& rank : files.ranks) {
+        auto& parts = peeked.emplace_back();
+        for (const auto& p : rank.parts) {
+            auto s = summary::peekValidSummary(p, options.store);
+            if (!s || !s->damagedRecords.empty() || !s->indexDiagnostics.empty()) return nullptr;
+            for (const auto& t : s->totals)
+                if (t.damaged) return nullptr;
+            keyRecords += s->recordCount() * std::max<std::size_t>(1, s->totals.size());
+            parts.push_back(std::move(s));
+        }
+    }
+    if (keyRecords <= options.overviewAbove) return nullptr;
+    Diagnostics unreported; // the full open reports what there is
+    summary::RunSummaries overviews;
+    std::vector<xdl::RankReader> ranks;
+    for (std::size_t r = 0; r < files.ranks.size(); ++r) {
+        std::vector<std::unique_ptr<xdl::PartReader>> parts;
+        for (std::size_t p = 0; p < files.ranks[r].parts.size(); ++p) {
+            const auto& s = peeked[r][p];
+            auto part = xdl::PartReader::open(files.ranks[r].parts[p], s->indexState(), unreported,
+                                              {}, readerOptions(options.store));
+            if (!part || !(*part)->finished() ||
+                (*part)->index().records().size() != s->recordCount())
+                return nullptr;
+            overviews.add((*part)->part().path, s);
+            parts.push_back(std::move(*part));
+        }
+        ranks.emplace_back(files.ranks[r].rank, std::move(parts), unreported, false);
+    }
+    auto run = newSnapshot();
+    run->reader =
+        std::make_shared<const xdl::RunReader>(xdl::RunReader::fromRanks(files, std::move(ranks)));
+    run->summaries = std::make_shared<summary::RunSummaries>();
+    run->overview = true;
+    run->options = options;
+    run->backend = "the summaries' overviews (approximate)";
+    auto keys = summary::summarizeKeys(*run->reader, overviews, unreported);
+    if (!keys) return nullptr;
+    run->keys = std::move(*keys);
+    for (auto& nf :
+         analysis::firstNonFiniteByKey(analysis::findFirstNonFinite(*run->reader, overviews)))
+        run->nonFinite.emplace(nf.key, nf);
+    for (const auto& rank : run->reader->ranks()) {
+        for (const auto& key : rank.keys()) {
+            analysis::KeySeries series{rank.rank(), key, {}};
+            for (std::size_t p = 0; p < rank.parts().size(); ++p) {
+                const xdl::PartReader& part = *rank.parts()[p];
+                const summary::Overview& o = *overviews.find(part)->overview;
+                const int column = part.columnOf(key);
+                if (column < 0 || std::size_t(column) >= o.columns()) continue;
+                for (std::size_t b = 0; b < o.blocks.size(); ++b)
+                    appendEnvelope(series.records, o, std::size_t(column), b, rank.partStart(p));
+            }
+            if (!series.records.empty()) run->series.push_back(std::move(series));
+        }
+        for (const auto& part : rank.parts()) {
+            const summary::Overview& o = *overviews.find(*part)->overview;
+            PartExtent e{part->part().path};
+            for (const auto& b : o.blocks) {
+                e.include(b.g0, b.l0, b.t0);
+                e.include(b.g1, b.l1, b.t1);
+            }
+            e.records = o.records;
+            run->partExtents.push_back(std::move(e));
+        }
+    }
     return run;
 }
 
@@ -333,6 +453,10 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
         }
         for (auto& files : *runs) {
             remote->attach(files, diag); // a remote run: its URL, and its parts' fetchers
+            if (auto shown = openFromOverviews(files, options)) {
+                result.runs.push_back(std::move(shown));
+                continue;
+            }
             auto run = openOne(files, options, diag, progress);
             if (!run.isOk()) {
                 if (isCancelled(run.status())) {
@@ -349,6 +473,50 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
         }
         if (result.runs.empty())
             result.status = Status(ErrorCode::Corrupt, "none of the runs could be opened");
+    } catch (const std::exception& e) {
+        result.status = Status(ErrorCode::Internal, e.what());
+    }
+    return result;
+}
+
+CompleteResult openExact(const RunSnapshot& run, const std::string& key,
+                         const ProgressCallback& progress) {
+    CompleteResult result;
+    result.before = run;
+    try {
+        LoadOptions options = run->options;
+        if (!key.empty()) options.firstKey = key;
+        auto opened = openOne(run->reader->files(), options, result.diagnostics, progress);
+        if (!opened) {
+            result.status = opened.status();
+            return result;
+        }
+        result.after = std::move(*opened);
+    } catch (const std::exception& e) {
+        result.status = Status(ErrorCode::Internal, e.what());
+    }
+    return result;
+}
+
+CompleteResult writeOverviews(const RunSnapshot& run, const ProgressCallback& progress) {
+    CompleteResult result;
+    result.before = run;
+    try {
+        const auto todo = summariesWithoutOverview(*run);
+        for (std::size_t i = 0; i < todo.size(); ++i) {
+            if (!reportProgress(progress, i, todo.size(), "writing overviews")) {
+                result.status = Status(ErrorCode::Cancelled, "writing overviews cancelled");
+                return result;
+            }
+            // Renamed over the file the snapshot maps, which it keeps reading.
+            const std::string& path = todo[i]->records.file()->path();
+            if (Status st = summary::saveSummary(*todo[i], path); !st)
+                result.diagnostics.add(codes::kSummaryNotSaved, path, Diagnostic::kNoOffset, -1,
+                                       st.message());
+        }
+        auto after = newSnapshot(*run);
+        after->overviewsToWrite = false;
+        result.after = std::move(after);
     } catch (const std::exception& e) {
         result.status = Status(ErrorCode::Internal, e.what());
     }

@@ -52,6 +52,23 @@ private:
     }
 };
 
+struct LoadOptions {
+    // A run whose parts without a summary hold more than this many bytes opens with the
+    // statistics of `firstKey` only (see completeRun); smaller ones get every key at once.
+    std::uint64_t lazyAboveBytes = UINT64_MAX;
+    // The key computed first; "" = the run's first key with data. On a run opened with one key,
+    // its first stage covers about this many bytes of records (each next stage as many as all
+    // before), so its first curves show before the whole key is read.
+    std::string firstKey;
+    std::uint64_t firstStageBytes = 256'000'000;
+    // A summarised run with more key records than this has series on demand (seriesOnDemand).
+    std::uint64_t seriesOnDemandAbove = 4'000'000;
+    // A run with more key records than this whose parts all have valid summaries is shown at
+    // once from their overviews (LoadedRun::overview), then opened in full in the background.
+    std::uint64_t overviewAbove = 4'000'000;
+    summary::StoreOptions store;
+};
+
 struct LoadedRun {
     std::shared_ptr<const xdl::RunReader> reader; // keeps the files mapped
     std::shared_ptr<const summary::RunSummaries> summaries;
@@ -86,6 +103,16 @@ struct LoadedRun {
     // A part's meta was not finalised when this snapshot was read: the run may be growing
     // (LiveRuns follows it; extendRun gives newer snapshots).
     bool live = false;
+    // A large run whose parts all have valid summaries is shown at once from their overviews
+    // (docs/SUMMARY-FORMAT.md, section 9): every key's series is then an envelope, two records
+    // per block of 4096 (each statistic's least, then its greatest, at the block's middle step),
+    // nothing is reported yet and the records are unchecked. openExact() opens it in full, with
+    // `options`, and gives the run a full open gives.
+    bool overview = false;
+    LoadOptions options;
+    // Some of its parts' summaries were written before the overview section: writeOverviews()
+    // writes them again with one, so that the next open shows the run at once.
+    bool overviewsToWrite = false;
 
     std::string label() const { return reader->files().label(); }
     // The series of `key` on every rank that holds it, in rank order.
@@ -102,20 +129,6 @@ using RunSnapshot = std::shared_ptr<const LoadedRun>;
 // mappings and indexes, whose release took 40-50 ms (a first open of 5.2 M records).
 std::shared_ptr<LoadedRun> newSnapshot();
 std::shared_ptr<LoadedRun> newSnapshot(const LoadedRun& from);
-
-struct LoadOptions {
-    // A run whose parts without a summary hold more than this many bytes opens with the
-    // statistics of `firstKey` only (see completeRun); smaller ones get every key at once.
-    std::uint64_t lazyAboveBytes = UINT64_MAX;
-    // The key computed first; "" = the run's first key with data. On a run opened with one key,
-    // its first stage covers about this many bytes of records (each next stage as many as all
-    // before), so its first curves show before the whole key is read.
-    std::string firstKey;
-    std::uint64_t firstStageBytes = 256'000'000;
-    // A summarised run with more key records than this has series on demand (seriesOnDemand).
-    std::uint64_t seriesOnDemandAbove = 4'000'000;
-    summary::StoreOptions store;
-};
 
 struct LoadResult {
     std::vector<RunSnapshot> runs;
@@ -147,6 +160,13 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
 // series on demand). Cancelled when `progress` says stop.
 CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& store,
                            const ProgressCallback& progress);
+// `run`, shown from its overviews, opened in full (its summaries parsed and checked, what they
+// and the records hold reported) with the statistics of `key` first.
+CompleteResult openExact(const RunSnapshot& run, const std::string& key,
+                         const ProgressCallback& progress);
+// Writes again, with an overview, the summaries of `run` that have none (overviewsToWrite);
+// `after` is `run` with nothing left to write.
+CompleteResult writeOverviews(const RunSnapshot& run, const ProgressCallback& progress);
 // `run` (a live one) as its files are now: part indexes continue from the snapshot's, so only
 // appended bytes are read; statistics and key summaries are computed for the new records only
 // and appended; new parts, ranks and keys are added. `after` is null when nothing changed.

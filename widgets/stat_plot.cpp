@@ -598,7 +598,10 @@ void StatPlot::redecimate() {
     // paint time of the lines and bands (the GUI thread's longest stall on opening a big run).
     // So do pens wider than a pixel: Qt strokes them as outlines to fill, which took half of
     // such a replot (4 ranks' mean lines of 1.4 px); a pixel-wide line is drawn directly.
-    const bool dense = densest >= std::size_t(std::max(1, m_plot->axisRect()->width()));
+    // A run shown from its overviews draws envelopes (a least and a greatest value per block of
+    // records) whose segments are long: the same holds for them.
+    const bool dense = densest >= std::size_t(std::max(1, m_plot->axisRect()->width())) ||
+                       (m_run && m_run->overview);
     m_plot->setNotAntialiasedElements(dense ? QCP::aeFills | QCP::aePlottables : QCP::aeNone);
     for (const Line& l : m_lines) {
         QPen pen = l.pen;

@@ -43,29 +43,36 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 }
 
 // With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
-// stderr when the first plot with data is on screen, and, once everything is idle, the longest
-// time the GUI thread went without running its event loop.
+// stderr when the first plot with data is on screen, when the first exact one is (a large run
+// is drawn first from its summaries' overviews), and, once everything is idle, the longest time
+// the GUI thread went without running its event loop.
 void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
     auto* timer = new QTimer(window);
     timer->setInterval(5);
     struct State {
-        qint64 last = -1, worst = 0, firstPlot = -1, idleSince = -1;
+        qint64 last = -1, worst = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
     };
     auto s = std::make_shared<State>();
     QObject::connect(timer, &QTimer::timeout, window, [=] {
         const qint64 now = sinceStart->elapsed();
         if (s->last >= 0) s->worst = std::max(s->worst, now - s->last - timer->interval());
         s->last = now;
-        if (s->firstPlot < 0)
+        if (s->exactPlot < 0)
             if (auto* v = window->currentKeyView()) {
                 QCustomPlot* p = v->statPlot()->plot();
+                bool drawn = false;
                 for (int i = 0; i < p->graphCount(); ++i)
-                    if (p->graph(i)->dataCount() > 0) {
-                        s->firstPlot = now;
-                        std::fprintf(stderr, "xtview: first plot after %lld ms\n",
-                                     static_cast<long long>(now));
-                        break;
-                    }
+                    drawn = drawn || p->graph(i)->dataCount() > 0;
+                if (drawn && s->firstPlot < 0) {
+                    s->firstPlot = now;
+                    std::fprintf(stderr, "xtview: first plot after %lld ms\n",
+                                 static_cast<long long>(now));
+                }
+                if (drawn && v->run() && !v->run()->overview) {
+                    s->exactPlot = now;
+                    std::fprintf(stderr, "xtview: exact plot after %lld ms\n",
+                                 static_cast<long long>(now));
+                }
             }
         const bool idle = window->hasLoaded() && !window->isBusy();
         if (!idle) s->idleSince = -1;

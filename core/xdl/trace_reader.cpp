@@ -163,10 +163,11 @@ int PartReader::columnOf(std::string_view key) const {
 
 // ---- RankReader ----
 
-RankReader::RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag)
+RankReader::RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag,
+                       bool checkSteps)
     : m_rank(rank), m_parts(std::move(parts)) {
     rebuild(diag);
-    checkSteps(0, diag);
+    if (checkSteps) this->checkSteps(0, diag);
 }
 
 void RankReader::addPart(std::unique_ptr<PartReader> part, Diagnostics& diag) {

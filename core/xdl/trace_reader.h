@@ -59,7 +59,14 @@ public:
     // The mapped bytes: only ranges ensure() covered may be read.
     Bytes bytes() const { return m_file.bytes(); }
     const MappedFile& file() const { return m_file; }
-    Bytes message(const RecordEntry& e) const { return bytes().subspan(e.offset, e.length); }
+    // A record's bytes; none for an entry beyond the file (records not checked yet: a run shown
+    // from its summaries' overviews), which then does not decode.
+    Bytes message(const RecordEntry& e) const {
+        const Bytes b = bytes();
+        return e.offset <= b.size() && e.length <= b.size() - e.offset
+                   ? b.subspan(e.offset, e.length)
+                   : Bytes{};
+    }
     // Key names of this part's columns (from its header, or borrowed: see RankReader).
     const std::vector<std::string>& keys() const { return m_keys; }
     int columnOf(std::string_view key) const;
@@ -87,7 +94,10 @@ private:
 
 class RankReader {
 public:
-    RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag);
+    // Reports negative steps and steps that go back (a pass over the records) unless
+    // !checkSteps: a run shown at once from its summaries' overviews, whose full open reports them.
+    RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag,
+               bool checkSteps = true);
 
     int rank() const { return m_rank; }
     const std::vector<std::unique_ptr<PartReader>>& parts() const { return m_parts; }

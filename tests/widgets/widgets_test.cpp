@@ -3,12 +3,14 @@
 // rule, and a rendered main window (series math is tested without Qt in tests/widgets/logic).
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
+#include "core/summary/part_summary.h"
 #include "core/xdl/file_series_writer.h"
 #include "resident.h"
 #include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/export_dialog.h"
+#include "widgets/histogram_view.h"
 #include "widgets/job_tracker.h"
 #include "widgets/key_tree_model.h"
 #include "widgets/key_view.h"
@@ -39,6 +41,7 @@
 #include <QTest>
 #include <QTreeView>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1204,6 +1207,251 @@ TEST(RunLoader, ALargeSummarisedRunHoldsTheSeriesOfTheKeysShownOnly) {
     };
     EXPECT_GT(bytes(a).size(), 1000u);
     EXPECT_EQ(bytes(b), bytes(a));
+}
+
+// The run `options` open, once summarised (a first open that summarises in the background).
+RunSnapshot summarisedThenOpened(const TempDir& dir, LoadOptions options) {
+    LoadOptions first = options;
+    first.lazyAboveBytes = 0;
+    first.overviewAbove = UINT64_MAX;
+    LoadResult opened = loadRuns({dir.str()}, {}, first);
+    EXPECT_TRUE(opened.status.isOk()) << opened.status.toString();
+    if (opened.runs.empty()) return nullptr;
+    CompleteResult done = completeRun(opened.runs[0], first.store, {});
+    EXPECT_TRUE(done.after) << done.status.toString();
+    LoadResult again = loadRuns({dir.str()}, {}, options);
+    EXPECT_TRUE(again.status.isOk()) << again.status.toString();
+    return again.runs.empty() ? nullptr : again.runs[0];
+}
+
+// Each record of `exact` lies in the envelope of its block in `shown` (LoadedRun::overview):
+// two records a block, the least then the greatest value of each statistic.
+void expectInEnvelope(const analysis::KeySeries& exact, const analysis::KeySeries& shown) {
+    const std::size_t blocks = (exact.records.size() + 4095) / 4096;
+    ASSERT_EQ(shown.records.size(), 2 * blocks) << exact.key;
+    for (std::size_t k = 0; k < exact.records.size(); ++k) {
+        const auto e = exact.records[k];
+        const auto lo = shown.records[2 * (k / 4096)], hi = shown.records[2 * (k / 4096) + 1];
+        EXPECT_LE(lo.record, e.record);
+        EXPECT_GE(hi.record, e.record);
+        for (auto f : {&analysis::TensorStats::mean, &analysis::TensorStats::min,
+                       &analysis::TensorStats::max, &analysis::TensorStats::std,
+                       &analysis::TensorStats::l2}) {
+            if (!e.stats.finite) continue;
+            EXPECT_LE(lo.stats.*f, e.stats.*f) << exact.key << " record " << k;
+            EXPECT_GE(hi.stats.*f, e.stats.*f) << exact.key << " record " << k;
+        }
+        EXPECT_LE(lo.stats.nan, e.stats.nan);
+        EXPECT_GE(hi.stats.nan, e.stats.nan);
+    }
+}
+
+// A large run whose parts all have valid summaries is shown at once from their overviews: its
+// keys, extents and NaN/Inf are those of a full open, every key's envelope holds its records'
+// statistics, and openExact gives what a full open gives.
+TEST(RunLoader, ALargeSummarisedRunIsShownFromItsOverviewsThenOpenedInFull) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 9000); // 3 blocks a rank
+    LoadOptions options;
+    options.store.cacheDir = dir.file("cache");
+    options.overviewAbove = UINT64_MAX;
+    const RunSnapshot full = summarisedThenOpened(dir, options);
+    ASSERT_TRUE(full);
+    ASSERT_FALSE(full->overview);
+    options.overviewAbove = 1000; // 2 ranks x 9000 records x 3 keys
+    LoadResult shown = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(shown.status.isOk()) << shown.status.toString();
+    const RunSnapshot run = shown.runs[0];
+    ASSERT_TRUE(run->overview);
+    EXPECT_TRUE(run->summaries->size() == 0); // no columns: nothing reads them
+    ASSERT_EQ(run->keys.size(), full->keys.size());
+    for (std::size_t k = 0; k < run->keys.size(); ++k) {
+        EXPECT_EQ(run->keys[k].key, full->keys[k].key);
+        EXPECT_EQ(run->keys[k].records, full->keys[k].records);
+        EXPECT_EQ(run->keys[k].dtype, full->keys[k].dtype);
+        EXPECT_EQ(run->keys[k].shape, full->keys[k].shape);
+    }
+    EXPECT_EQ(run->partExtents, full->partExtents);
+    ASSERT_EQ(run->nonFinite.size(), full->nonFinite.size());
+    ASSERT_EQ(run->nonFinite.count("layer/w"), 1u);
+    EXPECT_EQ(run->nonFinite.at("layer/w").nanRank, 1);
+    EXPECT_EQ(run->nonFinite.at("layer/w").nan->gstep, 3);
+    for (const std::string key : {"layer/w", "layer/b", "loss"}) {
+        EXPECT_TRUE(run->hasSeries(key));
+        const auto a = full->seriesOf(key), b = run->seriesOf(key);
+        ASSERT_EQ(a.size(), 2u);
+        ASSERT_EQ(b.size(), 2u);
+        for (std::size_t r = 0; r < 2; ++r)
+            expectInEnvelope(*a[r], *b[r]);
+    }
+    // Tensors are read from the unchecked records all the same.
+    auto tensor = run->reader->rank(1)->tensor(5000, "loss");
+    ASSERT_TRUE(tensor.isOk()) << tensor.status().toString();
+
+    CompleteResult exact = openExact(run, "layer/b", {});
+    ASSERT_TRUE(exact.after) << exact.status.toString();
+    EXPECT_EQ(exact.before, run);
+    EXPECT_FALSE(exact.after->overview);
+    EXPECT_EQ(exact.diagnostics.errorCount(), 0u);
+    EXPECT_EQ(exact.after->partExtents, full->partExtents);
+    for (const std::string key : {"layer/w", "layer/b", "loss"}) {
+        const auto a = full->seriesOf(key), b = exact.after->seriesOf(key);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t r = 0; r < a.size(); ++r) {
+            ASSERT_EQ(a[r]->records.size(), b[r]->records.size());
+            for (std::size_t k = 0; k < a[r]->records.size(); k += 97) {
+                const auto x = a[r]->records[k].stats, y = b[r]->records[k].stats;
+                EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << key << " record " << k;
+            }
+        }
+    }
+}
+
+// A summary whose overview is intact but whose other bytes are damaged: the run is shown from
+// the overview, and the full open finds the damage, reports it where it is and reads the part.
+TEST(RunLoader, DamageBesideAnIntactOverviewIsFoundByTheFullOpen) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 9000);
+    LoadOptions options;
+    options.store.cacheDir = dir.file("cache");
+    options.overviewAbove = UINT64_MAX;
+    const RunSnapshot full = summarisedThenOpened(dir, options);
+    ASSERT_TRUE(full);
+    std::vector<std::string> summaries;
+    for (const auto& e : std::filesystem::directory_iterator(options.store.cacheDir))
+        summaries.push_back(e.path().string());
+    ASSERT_EQ(summaries.size(), 2u);
+    std::sort(summaries.begin(), summaries.end());
+    std::ifstream in(summaries[0], std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    in.close();
+    bytes[bytes.size() / 2] ^= 0x10; // in the columns
+    {
+        std::ofstream out(summaries[0], std::ios::binary | std::ios::trunc);
+        out << bytes;
+    }
+    options.overviewAbove = 1000;
+    LoadResult shown = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(shown.status.isOk());
+    ASSERT_TRUE(shown.runs[0]->overview);
+    EXPECT_TRUE(shown.diagnostics.empty());
+    CompleteResult exact = openExact(shown.runs[0], "", {});
+    ASSERT_TRUE(exact.after) << exact.status.toString();
+    EXPECT_FALSE(exact.after->overview);
+    bool reported = false;
+    for (const auto& d : exact.diagnostics.items())
+        reported = reported || (d.code == "summary-corrupt" && d.file == summaries[0]);
+    EXPECT_TRUE(reported);
+    const auto a = full->seriesOf("loss"), b = exact.after->seriesOf("loss");
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t r = 0; r < a.size(); ++r) {
+        ASSERT_EQ(a[r]->records.size(), b[r]->records.size());
+        EXPECT_EQ(a[r]->records[8999].stats.mean, b[r]->records[8999].stats.mean);
+    }
+}
+
+// Summaries written before the overview section: the run opens in full, and writeOverviews
+// writes them again with one, so that the next open shows it from them.
+TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 9000);
+    LoadOptions options;
+    options.store.cacheDir = dir.file("cache");
+    options.overviewAbove = UINT64_MAX;
+    ASSERT_TRUE(summarisedThenOpened(dir, options));
+    // As an older writer left them: section 9 absent (here: an id readers skip).
+    for (const auto& e : std::filesystem::directory_iterator(options.store.cacheDir)) {
+        std::ifstream in(e.path(), std::ios::binary);
+        std::string b((std::istreambuf_iterator<char>(in)), {});
+        in.close();
+        std::size_t p = 32;
+        for (int i = 0; i < 8; ++i) {
+            std::uint64_t len;
+            std::memcpy(&len, b.data() + p + 16, 8);
+            p += 24 + len + (8 - len % 8) % 8;
+        }
+        std::uint32_t id;
+        std::memcpy(&id, b.data() + p, 4);
+        ASSERT_EQ(id, 9u);
+        id = 77;
+        std::memcpy(b.data() + p, &id, 4);
+        const std::uint32_t crc =
+            summary::crc32({reinterpret_cast<const std::uint8_t*>(b.data()), b.size() - 16});
+        std::memcpy(b.data() + b.size() - 16, &crc, 4);
+        std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << b;
+    }
+    options.overviewAbove = 1000;
+    options.seriesOnDemandAbove = 1000;
+    LoadResult opened = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(opened.status.isOk());
+    RunSnapshot run = opened.runs[0];
+    EXPECT_FALSE(run->overview);
+    ASSERT_TRUE(run->overviewsToWrite);
+    CompleteResult written = writeOverviews(run, {});
+    ASSERT_TRUE(written.after) << written.status.toString();
+    EXPECT_FALSE(written.after->overviewsToWrite);
+    EXPECT_TRUE(written.diagnostics.empty());
+    // The snapshot reads its old files all the same.
+    EXPECT_TRUE(written.after->reader->rank(0)->tensor(8000, "loss").isOk());
+    LoadResult again = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(again.status.isOk());
+    EXPECT_TRUE(again.runs[0]->overview);
+    EXPECT_TRUE(again.diagnostics.empty());
+}
+
+// In the viewer, such a run is drawn from its overviews first (said so above the plot; the
+// histograms wait for the full open), then exactly, without being asked.
+TEST(MainWindow, ShowsALargeSummarisedRunFromItsOverviewsThenExactly) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 9000);
+    const CacheHomeIn cacheHome(dir.file("cache"));
+    {
+        QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
+        settings.setValue("open/lazyAboveMB", 0); // the first open summarises the run
+        settings.setValue("open/overviewAbove", 1000);
+    }
+    for (int open = 0; open < 2; ++open) {
+        MainWindow w(qfile(dir, "settings.ini"));
+        w.resize(1200, 800);
+        w.show();
+        bool overviewAtLoad = false;
+        QString readingAtLoad, histogramAtLoad;
+        std::size_t pointsAtLoad = 0;
+        QObject::connect(&w, &MainWindow::loadFinished, [&] {
+            ASSERT_TRUE(w.currentKeyView());
+            overviewAtLoad = w.runs()[0]->overview;
+            const auto* reading = w.currentKeyView()->findChild<QLabel*>("readingKey");
+            readingAtLoad = reading->isHidden() ? QString() : reading->text();
+            for (const auto* l :
+                 w.currentKeyView()->findChild<HistogramView*>()->findChildren<QLabel*>())
+                if (l->text().contains("waiting")) histogramAtLoad = l->text();
+            const auto mean = w.currentKeyView()->statPlot()->lineData("rank 0 mean");
+            pointsAtLoad = mean ? mean->x.size() : 0;
+        });
+        w.openPaths({QString::fromStdString(dir.str())});
+        ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+        EXPECT_EQ(overviewAtLoad, open == 1) << open;
+        if (open == 1) {
+            EXPECT_TRUE(readingAtLoad.contains("Approximate")) << readingAtLoad.toStdString();
+            EXPECT_FALSE(histogramAtLoad.isEmpty());
+            EXPECT_EQ(pointsAtLoad, 6u); // 3 blocks, 2 records each
+        }
+        ASSERT_EQ(w.runs().size(), 1u);
+        EXPECT_FALSE(w.runs()[0]->overview);
+        KeyView* v = w.currentKeyView();
+        ASSERT_TRUE(v);
+        EXPECT_TRUE(v->findChild<QLabel*>("readingKey")->isHidden());
+        const auto mean = v->statPlot()->lineData("rank 0 mean");
+        ASSERT_TRUE(mean);
+        EXPECT_EQ(mean->x.size(), 9000u);
+        for (const auto* l : w.findChildren<QLabel*>()) // the meta summary's is current
+            EXPECT_FALSE(!l->isHidden() && l->text().contains("overviews"))
+                << l->text().toStdString();
+    }
 }
 
 // In the viewer, a run with series on demand draws each key shown, and holds the series of the
