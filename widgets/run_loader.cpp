@@ -257,7 +257,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
         run->series = std::move(series.value());
     }
     setNonFinite(*run);
-    run->overviewsToWrite = !run->live && keyRecords(*run->reader) > options.seriesOnDemandAbove &&
+    run->overviewsToWrite = !run->live && keyRecords(*run->reader) > options.overviewAbove &&
                             !summariesWithoutOverview(*run).empty();
     return run;
 }

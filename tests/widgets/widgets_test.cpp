@@ -1209,19 +1209,34 @@ TEST(RunLoader, ALargeSummarisedRunHoldsTheSeriesOfTheKeysShownOnly) {
     EXPECT_EQ(bytes(b), bytes(a));
 }
 
-// The run `options` open, once summarised (a first open that summarises in the background).
-RunSnapshot summarisedThenOpened(const TempDir& dir, LoadOptions options) {
-    LoadOptions first = options;
+// A run of 2 ranks x 9000 records (3 blocks of the overviews a rank) in a TempDir, summarised
+// into the cache of `options` (by a first open that summarises in the background), and the
+// run a full open of it gives. `options` show it from its overviews (above 1000 key records).
+struct SummarisedRun {
+    TempDir dir;
+    LoadOptions options;
+    RunSnapshot full;
+};
+
+std::unique_ptr<SummarisedRun> summarisedRun() {
+    auto r = std::make_unique<SummarisedRun>();
+    writeRun(r->dir.str(), 9000);
+    LoadOptions first;
+    first.store.cacheDir = r->dir.file("cache");
     first.lazyAboveBytes = 0;
     first.overviewAbove = UINT64_MAX;
-    LoadResult opened = loadRuns({dir.str()}, {}, first);
+    LoadResult opened = loadRuns({r->dir.str()}, {}, first);
     EXPECT_TRUE(opened.status.isOk()) << opened.status.toString();
-    if (opened.runs.empty()) return nullptr;
+    if (opened.runs.empty()) return r;
     CompleteResult done = completeRun(opened.runs[0], first.store, {});
     EXPECT_TRUE(done.after) << done.status.toString();
-    LoadResult again = loadRuns({dir.str()}, {}, options);
+    first.lazyAboveBytes = UINT64_MAX;
+    LoadResult again = loadRuns({r->dir.str()}, {}, first);
     EXPECT_TRUE(again.status.isOk()) << again.status.toString();
-    return again.runs.empty() ? nullptr : again.runs[0];
+    if (!again.runs.empty()) r->full = again.runs[0];
+    r->options = first;
+    r->options.overviewAbove = 1000;
+    return r;
 }
 
 // Each record of `exact` lies in the envelope of its block in `shown` (LoadedRun::overview):
@@ -1251,16 +1266,11 @@ void expectInEnvelope(const analysis::KeySeries& exact, const analysis::KeySerie
 // statistics, and openExact gives what a full open gives.
 TEST(RunLoader, ALargeSummarisedRunIsShownFromItsOverviewsThenOpenedInFull) {
     app();
-    TempDir dir;
-    writeRun(dir.str(), 9000); // 3 blocks a rank
-    LoadOptions options;
-    options.store.cacheDir = dir.file("cache");
-    options.overviewAbove = UINT64_MAX;
-    const RunSnapshot full = summarisedThenOpened(dir, options);
+    const auto summarised = summarisedRun();
+    const RunSnapshot full = summarised->full;
     ASSERT_TRUE(full);
     ASSERT_FALSE(full->overview);
-    options.overviewAbove = 1000; // 2 ranks x 9000 records x 3 keys
-    LoadResult shown = loadRuns({dir.str()}, {}, options);
+    LoadResult shown = loadRuns({summarised->dir.str()}, {}, summarised->options);
     ASSERT_TRUE(shown.status.isOk()) << shown.status.toString();
     const RunSnapshot run = shown.runs[0];
     ASSERT_TRUE(run->overview);
@@ -1312,13 +1322,10 @@ TEST(RunLoader, ALargeSummarisedRunIsShownFromItsOverviewsThenOpenedInFull) {
 // the overview, and the full open finds the damage, reports it where it is and reads the part.
 TEST(RunLoader, DamageBesideAnIntactOverviewIsFoundByTheFullOpen) {
     app();
-    TempDir dir;
-    writeRun(dir.str(), 9000);
-    LoadOptions options;
-    options.store.cacheDir = dir.file("cache");
-    options.overviewAbove = UINT64_MAX;
-    const RunSnapshot full = summarisedThenOpened(dir, options);
+    const auto summarised = summarisedRun();
+    const RunSnapshot full = summarised->full;
     ASSERT_TRUE(full);
+    const LoadOptions& options = summarised->options;
     std::vector<std::string> summaries;
     for (const auto& e : std::filesystem::directory_iterator(options.store.cacheDir))
         summaries.push_back(e.path().string());
@@ -1332,8 +1339,7 @@ TEST(RunLoader, DamageBesideAnIntactOverviewIsFoundByTheFullOpen) {
         std::ofstream out(summaries[0], std::ios::binary | std::ios::trunc);
         out << bytes;
     }
-    options.overviewAbove = 1000;
-    LoadResult shown = loadRuns({dir.str()}, {}, options);
+    LoadResult shown = loadRuns({summarised->dir.str()}, {}, options);
     ASSERT_TRUE(shown.status.isOk());
     ASSERT_TRUE(shown.runs[0]->overview);
     EXPECT_TRUE(shown.diagnostics.empty());
@@ -1356,12 +1362,9 @@ TEST(RunLoader, DamageBesideAnIntactOverviewIsFoundByTheFullOpen) {
 // writes them again with one, so that the next open shows it from them.
 TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
     app();
-    TempDir dir;
-    writeRun(dir.str(), 9000);
-    LoadOptions options;
-    options.store.cacheDir = dir.file("cache");
-    options.overviewAbove = UINT64_MAX;
-    ASSERT_TRUE(summarisedThenOpened(dir, options));
+    const auto summarised = summarisedRun();
+    ASSERT_TRUE(summarised->full);
+    LoadOptions options = summarised->options;
     // As an older writer left them: section 9 absent (here: an id readers skip).
     for (const auto& e : std::filesystem::directory_iterator(options.store.cacheDir)) {
         std::ifstream in(e.path(), std::ios::binary);
@@ -1383,9 +1386,7 @@ TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
         std::memcpy(b.data() + b.size() - 16, &crc, 4);
         std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << b;
     }
-    options.overviewAbove = 1000;
-    options.seriesOnDemandAbove = 1000;
-    LoadResult opened = loadRuns({dir.str()}, {}, options);
+    LoadResult opened = loadRuns({summarised->dir.str()}, {}, options);
     ASSERT_TRUE(opened.status.isOk());
     RunSnapshot run = opened.runs[0];
     EXPECT_FALSE(run->overview);
@@ -1396,7 +1397,7 @@ TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
     EXPECT_TRUE(written.diagnostics.empty());
     // The snapshot reads its old files all the same.
     EXPECT_TRUE(written.after->reader->rank(0)->tensor(8000, "loss").isOk());
-    LoadResult again = loadRuns({dir.str()}, {}, options);
+    LoadResult again = loadRuns({summarised->dir.str()}, {}, options);
     ASSERT_TRUE(again.status.isOk());
     EXPECT_TRUE(again.runs[0]->overview);
     EXPECT_TRUE(again.diagnostics.empty());
