@@ -3,6 +3,7 @@
 #include "core/analysis/backend.h"
 #include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
+#include "core/base/parallel_for.h"
 #include "core/storage/remote_runs.h"
 #include "core/summary/overview.h"
 #include "core/xdl/run_follower.h"
@@ -12,6 +13,7 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -297,36 +299,51 @@ void appendEnvelope(analysis::RecordSeries& out, const summary::Overview& o, std
 // damage: it is then opened in full.
 std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
                                              const LoadOptions& options) {
-    std::vector<std::vector<std::shared_ptr<const summary::PartSummary>>> peeked;
-    std::uint64_t keyRecords = 0;
-    for (const auto& rank : files.ranks) {
-        auto& parts = peeked.emplace_back();
-        for (const auto& p : rank.parts) {
-            auto s = summary::peekValidSummary(p, options.store);
-            if (!s || !s->damagedRecords.empty() || !s->indexDiagnostics.empty()) return nullptr;
-            for (const auto& t : s->totals)
-                if (t.damaged) return nullptr;
-            keyRecords += s->recordCount() * std::max<std::size_t>(1, s->totals.size());
-            parts.push_back(std::move(s));
-        }
-    }
-    if (keyRecords <= options.overviewAbove) return nullptr;
-    Diagnostics unreported; // the full open reports what there is
+    std::vector<const xdl::PartFile*> todo;
+    for (const auto& rank : files.ranks)
+        for (const auto& p : rank.parts)
+            todo.push_back(&p);
+    // Four parts at a time, as openRun: a large run's summaries are mostly not in the page cache.
+    constexpr int kThreads = 4;
+    std::vector<std::shared_ptr<const summary::PartSummary>> peeked(todo.size());
+    std::atomic<std::uint64_t> keyRecords{0};
+    if (!parallelFor(todo.size(), kThreads,
+                     [&](std::size_t i) {
+                         auto s = summary::peekValidSummary(*todo[i], options.store);
+                         if (!s || !s->damagedRecords.empty() || !s->indexDiagnostics.empty())
+                             return false;
+                         for (const auto& t : s->totals)
+                             if (t.damaged) return false;
+                         keyRecords +=
+                             s->recordCount() * std::max<std::size_t>(1, s->totals.size());
+                         peeked[i] = std::move(s);
+                         return true;
+                     }) ||
+        keyRecords <= options.overviewAbove)
+        return nullptr;
+    std::vector<std::unique_ptr<xdl::PartReader>> readers(todo.size());
+    std::vector<Diagnostics> unreported(todo.size()); // the full open reports what there is
+    if (!parallelFor(todo.size(), kThreads, [&](std::size_t i) {
+            auto part = xdl::PartReader::open(*todo[i], peeked[i]->indexState(), unreported[i], {},
+                                              readerOptions(options.store));
+            if (!part || !(*part)->finished() ||
+                (*part)->index().records().size() != peeked[i]->recordCount())
+                return false;
+            readers[i] = std::move(*part);
+            return true;
+        }))
+        return nullptr;
     summary::RunSummaries overviews;
     std::vector<xdl::RankReader> ranks;
-    for (std::size_t r = 0; r < files.ranks.size(); ++r) {
+    std::size_t i = 0;
+    Diagnostics unreportedToo; // as the parts'
+    for (const auto& rank : files.ranks) {
         std::vector<std::unique_ptr<xdl::PartReader>> parts;
-        for (std::size_t p = 0; p < files.ranks[r].parts.size(); ++p) {
-            const auto& s = peeked[r][p];
-            auto part = xdl::PartReader::open(files.ranks[r].parts[p], s->indexState(), unreported,
-                                              {}, readerOptions(options.store));
-            if (!part || !(*part)->finished() ||
-                (*part)->index().records().size() != s->recordCount())
-                return nullptr;
-            overviews.add((*part)->part().path, s);
-            parts.push_back(std::move(*part));
+        for (std::size_t p = 0; p < rank.parts.size(); ++p, ++i) {
+            overviews.add(readers[i]->part().path, peeked[i]);
+            parts.push_back(std::move(readers[i]));
         }
-        ranks.emplace_back(files.ranks[r].rank, std::move(parts), unreported, false);
+        ranks.emplace_back(rank.rank, std::move(parts), unreportedToo, false);
     }
     auto run = newSnapshot();
     run->reader =
@@ -335,7 +352,7 @@ std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
     run->overview = true;
     run->options = options;
     run->backend = "the summaries' overviews (approximate)";
-    auto keys = summary::summarizeKeys(*run->reader, overviews, unreported);
+    auto keys = summary::summarizeKeys(*run->reader, overviews, unreportedToo);
     if (!keys) return nullptr;
     run->keys = std::move(*keys);
     for (auto& nf :
