@@ -384,8 +384,7 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
                             const Section& records) {
     XT_RETURN_IF_ERROR(checkFixed(s, kColumnBytes, "columns"));
     // Columns belong to the records in order; damaged records have none.
-    out.columnStart.assign(1, 0);
-    out.columnStart.reserve(out.records.size() + 1);
+    out.columnStart.reset();
     std::size_t damaged = 0;
     for (std::size_t i = 0; i < out.records.size(); ++i) {
         const bool isDamaged =
@@ -744,6 +743,42 @@ void PartSummary::materialize() {
             built.built().push_back(c);
     columns.release(0, columns.size());
     columns = std::move(built);
+}
+
+void ColumnStarts::push_back(std::uint64_t v) {
+    if (m_v.empty()) {
+        if (m_count == 1 && v <= SIZE_MAX / 2) m_stride = v; // the second entry sets the stride
+        if (v == m_count * m_stride) {
+            ++m_count;
+            return;
+        }
+        hold();
+    }
+    m_v.push_back(v);
+}
+
+void ColumnStarts::resize(std::size_t n) {
+    if (m_v.empty() && n <= m_count) {
+        m_count = std::max<std::size_t>(n, 1);
+        if (m_count == 1) m_stride = 0;
+        return;
+    }
+    hold();
+    m_v.resize(n);
+}
+
+void ColumnStarts::hold() {
+    if (!m_v.empty()) return;
+    m_v.resize(m_count);
+    for (std::size_t r = 0; r < m_count; ++r)
+        m_v[r] = r * m_stride;
+}
+
+bool ColumnStarts::operator==(const ColumnStarts& o) const {
+    if (size() != o.size()) return false;
+    for (std::size_t r = 0; r < size(); ++r)
+        if ((*this)[r] != o[r]) return false;
+    return true;
 }
 
 void ColumnTotals::add(const ColumnSummary& c, std::uint64_t record,

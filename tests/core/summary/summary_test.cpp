@@ -1512,3 +1512,49 @@ TEST(RunSummaries, ReferenceWriterRunMatchesAFreshComputation) {
             EXPECT_TRUE(xt::test::sameBits((*a)[i].records[r].stats, (*b)[i].records[r].stats));
     }
 }
+
+// Column starts are held only once records differ in their column counts, and read the same
+// either way; a summary of records of the same columns holds none, built or read back.
+TEST(SummaryFormat, ColumnStartsAreHeldOnlyWhenRecordsDiffer) {
+    ColumnStarts uniform, varying;
+    std::vector<std::uint64_t> want{0};
+    for (std::uint64_t r = 1; r <= 1000; ++r) {
+        want.push_back(want.back() + (r == 700 ? 0 : 13)); // record 699 has no columns
+        if (r < 700) uniform.push_back(want.back());
+        varying.push_back(want.back());
+    }
+    EXPECT_FALSE(uniform.held());
+    EXPECT_TRUE(varying.held());
+    ASSERT_EQ(uniform.size(), 700u);
+    ASSERT_EQ(varying.size(), want.size());
+    for (std::size_t r = 0; r < want.size(); ++r) {
+        EXPECT_EQ(varying[r], want[r]);
+        if (r < 700) EXPECT_EQ(uniform[r], want[r]);
+    }
+    EXPECT_EQ(uniform.back(), want[699]);
+    // Shrunk (a cancelled extension rolled back) and grown again: the same entries.
+    varying.resize(300);
+    uniform.resize(300);
+    EXPECT_TRUE(varying == uniform);
+    uniform.resize(1);
+    EXPECT_EQ(uniform.size(), 1u);
+    uniform.push_back(5);
+    uniform.push_back(10);
+    EXPECT_FALSE(uniform.held());
+    EXPECT_EQ(uniform[2], 10u);
+
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    xt::test::writeBytes(path, xt::test::allDtypesPart(40, 3));
+    Diagnostics diag;
+    auto s = build(path, storeIn(dir), diag);
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(s->columnStart.held());
+    EXPECT_EQ(s->columnStart[40], 40u * xt::test::allDtypesKeys().size());
+    const std::string bytes = serializeSummary(*s);
+    auto back =
+        parseSummary({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "x");
+    ASSERT_TRUE(back.isOk()) << back.status().toString();
+    EXPECT_FALSE(back->columnStart.held());
+    EXPECT_TRUE(back->columnStart == s->columnStart);
+}
