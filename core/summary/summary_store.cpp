@@ -329,8 +329,9 @@ Result<LoadedSummary> loadOrBuildSummary(const xdl::PartFile& part, const StoreO
             saveSummary(*out.summary, besidePath(part.path)))
             out.savedTo = besidePath(part.path);
         // One written before the overview section (docs/SUMMARY-FORMAT.md, section 9) is
-        // written again where it is, with one.
+        // written again where it is, with one (not into a remote part's mirror).
         else if (options.save && !out.summary->overview &&
+                 (part.source.empty() || !found.exact.beside) &&
                  saveSummary(*out.summary, found.exact.path))
             out.savedTo = found.exact.path;
         return out;

@@ -225,6 +225,34 @@ TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
     EXPECT_EQ((*rescanned)->index().records()[1].gstep, 1);
 }
 
+// A seed whose entries were not checked (a run shown from its summaries' overviews): an entry
+// that lies beyond the file gives an error where it is read, not bytes past the mapping.
+TEST(PartReader, AnEntryBeyondTheFileDoesNotDecode) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string full = xt::test::simpleFile(4);
+    RecordIndex index("f");
+    Diagnostics diag;
+    ASSERT_TRUE(index.extend(asBytes(full), diag).isOk());
+    IndexState seed = index.takeState();
+    ASSERT_EQ(seed.records.size(), 4u);
+    seed.records[2].offset = full.size() - 2; // its length runs past the end
+    seed.records[3].offset = full.size() + 4096;
+    xt::test::writeFile(path, full);
+    PartFile part;
+    part.path = path;
+    auto reader = PartReader::open(part, seed, diag);
+    ASSERT_TRUE(reader.isOk());
+    std::vector<std::unique_ptr<PartReader>> parts;
+    parts.push_back(std::move(*reader));
+    RankReader rank(0, std::move(parts), diag, false);
+    EXPECT_TRUE(rank.tensor(1, "w").isOk());
+    for (std::size_t r : {2u, 3u}) {
+        EXPECT_TRUE(rank.parts()[0]->message(rank.entry(r)).empty());
+        EXPECT_FALSE(rank.tensor(r, "w").isOk()) << r;
+    }
+}
+
 namespace {
 // Indexes `bytes` as it grows in `pieces` steps, on one thread or in two-thread steps of `split`
 // bytes, and returns everything the index says: its records, diagnostics and position.
