@@ -10,10 +10,6 @@ namespace {
 constexpr std::uint64_t kBlockBytes = 64, kTotalsBytes = 72, kCellBytes = 8 + 16 * kOverviewFields;
 constexpr std::uint64_t kFixedBytes = 24;
 
-std::uint64_t blocksFor(std::uint64_t records) {
-    return (records + kOverviewBlock - 1) / kOverviewBlock;
-}
-
 } // namespace
 
 std::uint64_t Overview::encodedBytes(std::uint64_t records, std::size_t columns) {
@@ -23,7 +19,7 @@ std::uint64_t Overview::encodedBytes(std::uint64_t records, std::size_t columns)
 
 OverviewBuilder::OverviewBuilder(std::uint64_t records, std::size_t columns) {
     m_o.records = records;
-    m_o.blocks.resize(blocksFor(records));
+    m_o.blocks.resize(Overview::blocksFor(records));
     m_o.totals.resize(columns);
     OverviewCell empty;
     empty.lo.fill(std::numeric_limits<double>::infinity());

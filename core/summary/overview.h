@@ -46,7 +46,10 @@ struct Overview {
     const OverviewCell& cell(std::size_t column, std::size_t block) const {
         return cells[column * blocks.size() + block];
     }
-    // Bytes of the section's payload for `records` records of `columns` columns.
+    // Blocks of `records` records; bytes of the section's payload for them, of `columns` columns.
+    static std::uint64_t blocksFor(std::uint64_t records) {
+        return (records + kOverviewBlock - 1) / kOverviewBlock;
+    }
     static std::uint64_t encodedBytes(std::uint64_t records, std::size_t columns);
 };
 

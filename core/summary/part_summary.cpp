@@ -476,7 +476,7 @@ Status Parser::parseOverview(const Table& table, std::uint64_t records, Overview
     const auto columns = r.get<std::uint32_t>();
     const auto blocks = r.get<std::uint32_t>();
     if (r.failed() || out.blockRecords != kOverviewBlock || out.records != records ||
-        columns != s.count || blocks != (records + kOverviewBlock - 1) / kOverviewBlock ||
+        columns != s.count || blocks != Overview::blocksFor(records) ||
         Overview::encodedBytes(records, columns) != s.end - s.begin)
         return fail(s.begin, "overview: its size does not fit " + std::to_string(records) +
                                  " records of " + std::to_string(s.count) + " columns");
@@ -627,8 +627,9 @@ Result<PartSummary> Parser::parseSections(std::size_t footer, std::uint32_t sect
     if (seen[kDiagnostics]) XT_RETURN_IF_ERROR(parseDiagnostics(table[kDiagnostics], out));
     if (m_overview) {
         const Overview fresh = m_overview->finish();
-        if (!(fresh.blocks == overview->blocks && fresh.totals == overview->totals &&
-              fresh.cells == overview->cells && fresh.totals == out.totals))
+        // Its totals are the ones the parse counted.
+        if (!(fresh.blocks == overview->blocks && fresh.cells == overview->cells &&
+              overview->totals == out.totals))
             return fail(table[kOverview].begin, "the overview does not match the columns");
         out.overview = std::move(overview);
     }
