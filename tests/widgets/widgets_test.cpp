@@ -3,9 +3,9 @@
 // rule, and a rendered main window (series math is tested without Qt in tests/widgets/logic).
 #include "core/analysis/cpu_backend.h"
 #include "core/analysis/key_stats.h"
-#include "core/summary/part_summary.h"
 #include "core/xdl/file_series_writer.h"
 #include "resident.h"
+#include "summary_file.h"
 #include "temp_dir.h"
 #include "webhdfs_test_server.h"
 #include "widgets/diagnostics_model.h"
@@ -1370,20 +1370,11 @@ TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
         std::ifstream in(e.path(), std::ios::binary);
         std::string b((std::istreambuf_iterator<char>(in)), {});
         in.close();
-        std::size_t p = 32;
-        for (int i = 0; i < 8; ++i) {
-            std::uint64_t len;
-            std::memcpy(&len, b.data() + p + 16, 8);
-            p += 24 + len + (8 - len % 8) % 8;
-        }
-        std::uint32_t id;
-        std::memcpy(&id, b.data() + p, 4);
-        ASSERT_EQ(id, 9u);
-        id = 77;
-        std::memcpy(b.data() + p, &id, 4);
-        const std::uint32_t crc =
-            summary::crc32({reinterpret_cast<const std::uint8_t*>(b.data()), b.size() - 16});
-        std::memcpy(b.data() + b.size() - 16, &crc, 4);
+        const auto sections = xt::test::summarySections(b);
+        ASSERT_EQ(sections.count(9), 1u);
+        const std::uint32_t id = 77;
+        std::memcpy(b.data() + sections.at(9), &id, 4);
+        xt::test::resealSummary(b);
         std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << b;
     }
     LoadResult opened = loadRuns({summarised->dir.str()}, {}, options);

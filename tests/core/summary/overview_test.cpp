@@ -5,6 +5,7 @@
 #include "core/base/mapped_file.h"
 #include "core/summary/overview.h"
 #include "core/summary/summary_store.h"
+#include "summary_file.h"
 #include "summary_test_util.h"
 
 #include <algorithm>
@@ -123,40 +124,20 @@ void expectOverviewOf(const PartSummary& s, const Overview& o) {
     }
 }
 
-// The offset of section `id`'s header in a summary file's bytes.
-std::size_t sectionAt(const std::string& b, std::uint32_t id) {
-    std::size_t p = 32;
-    while (p + 24 <= b.size() - 16) {
-        std::uint32_t sid;
-        std::uint64_t len;
-        std::memcpy(&sid, b.data() + p, 4);
-        std::memcpy(&len, b.data() + p + 16, 8);
-        if (sid == id) return p;
-        p += 24 + len + (8 - len % 8) % 8;
-    }
-    return std::string::npos;
-}
-
-// The file's checksum made right again after a change.
-void reseal(std::string& b) {
-    const std::uint32_t c = crc32({reinterpret_cast<const std::uint8_t*>(b.data()), b.size() - 16});
-    std::memcpy(b.data() + b.size() - 16, &c, 4);
-}
-
 // The overview's own checksum made right again (sections 1, 2, 4, 6, then its own payload).
 void resealOverview(std::string& b) {
-    std::uint32_t c = 0;
-    for (std::uint32_t id : {1u, 2u, 4u, 6u}) {
-        const std::size_t at = sectionAt(b, id);
+    const auto at = xt::test::summarySections(b);
+    const auto payload = [&](std::uint32_t id, std::size_t skip) {
         std::uint64_t len;
-        std::memcpy(&len, b.data() + at + 16, 8);
-        c = crc32({reinterpret_cast<const std::uint8_t*>(b.data() + at + 24), len}, c);
-    }
-    const std::size_t at = sectionAt(b, 9);
-    std::uint64_t len;
-    std::memcpy(&len, b.data() + at + 16, 8);
-    c = crc32({reinterpret_cast<const std::uint8_t*>(b.data() + at + 28), len - 4}, c);
-    std::memcpy(b.data() + at + 24, &c, 4);
+        std::memcpy(&len, b.data() + at.at(id) + 16, 8);
+        return std::span<const std::uint8_t>(
+            reinterpret_cast<const std::uint8_t*>(b.data() + at.at(id) + 24 + skip), len - skip);
+    };
+    std::uint32_t c = 0;
+    for (std::uint32_t id : {1u, 2u, 4u, 6u})
+        c = crc32(payload(id, 0), c);
+    c = crc32(payload(9, 4), c);
+    std::memcpy(b.data() + at.at(9) + 24, &c, 4);
 }
 
 } // namespace
@@ -209,15 +190,16 @@ TEST(SummaryOverview, AnOverviewThatDoesNotMatchIsRefused) {
     const Built built = buildSaved(dir, smallRecordsPart(int(kOverviewBlock) + 10));
     ASSERT_TRUE(built.summary);
     const std::string good = xt::test::readBytes(built.file);
-    const std::size_t ov = sectionAt(good, 9);
-    ASSERT_NE(ov, std::string::npos);
+    const auto sections = xt::test::summarySections(good);
+    ASSERT_EQ(sections.count(9), 1u);
+    const std::size_t ov = sections.at(9);
     const std::string path = dir.file("changed.xts");
     // A cell's value changed: its own checksum finds it, the whole file's checksum made right
     // or not.
     std::string b = good;
     const std::size_t cellByte = b.size() - 16 - 200;
     b[cellByte] ^= 0x40;
-    reseal(b);
+    xt::test::resealSummary(b);
     xt::test::writeBytes(path, b);
     std::uint64_t at = 0;
     auto p = peekAt(path, &at);
@@ -228,7 +210,7 @@ TEST(SummaryOverview, AnOverviewThatDoesNotMatchIsRefused) {
     // With its checksum made right as well, the peek takes it; the full parse compares it with
     // the columns and refuses it there.
     resealOverview(b);
-    reseal(b);
+    xt::test::resealSummary(b);
     xt::test::writeBytes(path, b);
     EXPECT_TRUE(peekAt(path).isOk());
     at = 0;
@@ -240,8 +222,8 @@ TEST(SummaryOverview, AnOverviewThatDoesNotMatchIsRefused) {
     EXPECT_EQ(at, ov + 24);
     // The identity it vouches for, changed: the peek refuses it.
     b = good;
-    b[sectionAt(b, 1) + 24 + 8] ^= 1; // mtime
-    reseal(b);
+    b[sections.at(1) + 24 + 8] ^= 1; // mtime
+    xt::test::resealSummary(b);
     xt::test::writeBytes(path, b);
     p = peekAt(path);
     ASSERT_FALSE(p.isOk());
@@ -254,7 +236,7 @@ TEST(SummaryOverview, AnOverviewThatDoesNotMatchIsRefused) {
     b = good;
     const std::uint32_t other = 77;
     std::memcpy(b.data() + ov, &other, 4);
-    reseal(b);
+    xt::test::resealSummary(b);
     xt::test::writeBytes(path, b);
     p = peekAt(path);
     ASSERT_FALSE(p.isOk());

@@ -9,6 +9,7 @@
 #include "core/summary/run_summary.h"
 #include "core/summary/summary_builder.h"
 #include "resident.h"
+#include "summary_file.h"
 #include "summary_test_util.h"
 
 #include <fcntl.h>
@@ -469,23 +470,12 @@ TEST(SummaryFormat, TruncationDamageAndBadCountsAreReportedWithTheirOffset) {
 
     // Counts that lie, under a valid checksum: refused before anything is allocated for them.
     auto reseal = [](std::string b) {
-        const std::uint32_t c =
-            crc32({reinterpret_cast<const std::uint8_t*>(b.data()), b.size() - 16});
-        std::memcpy(b.data() + b.size() - 16, &c, 4);
+        xt::test::resealSummary(b);
         return b;
     };
     ASSERT_TRUE(parse(reseal(good)).isOk());
     // Find the sections: id at offset p, count at p + 8, length at p + 16.
-    std::size_t p = 32;
-    std::map<std::uint32_t, std::size_t> sectionAt;
-    while (p + 24 <= good.size() - 16) {
-        std::uint32_t id;
-        std::uint64_t len;
-        std::memcpy(&id, good.data() + p, 4);
-        std::memcpy(&len, good.data() + p + 16, 8);
-        sectionAt[id] = p;
-        p += 24 + len + (8 - len % 8) % 8;
-    }
+    auto sectionAt = xt::test::summarySections(good);
     ASSERT_EQ(sectionAt.size(), 9u);
     for (auto [id, at] : sectionAt) {
         for (std::uint64_t count : {std::uint64_t(1) << 60, std::uint64_t(0xffffffffffffffff),
