@@ -679,48 +679,37 @@ bool MainWindow::readNextStage() {
 void MainWindow::completeNextRun(bool readShown) {
     // A key read in stages comes first: it is what the user looks at.
     if (readNextStage() || (readShown && readShownSeries()) || m_completeJobs->isRunning()) return;
-    // A run shown from its summaries' overviews is opened in full first, with the key shown.
-    for (const auto& r : m_runModel->runs())
-        if (r->overview) {
-            const KeyView* v = currentKeyView();
-            const std::string key = v && v->run() == r ? v->key().toStdString() : std::string();
-            m_completeJobs->startJob(
-                [r, key](JobContext& ctx) {
-                    ctx.setStage(tr("Checking summaries"));
-                    return openExact(r, key, ctx.callback());
-                },
-                [this](CompleteResult c) { onRunCompleted(std::move(c)); });
-            updateProgress();
-            return;
-        }
-    RunSnapshot next;
-    for (const auto& r : m_runModel->runs())
-        if (!r->complete) {
-            next = r;
-            break;
-        }
-    if (!next) {
-        // Last, summaries without an overview are written again with one, for the next open.
+    // One background job over a run at a time, in this order: a run shown from its summaries'
+    // overviews is opened in full (the key shown first); a run not summarised yet is; last,
+    // summaries without an overview are written again with one, for the next open.
+    const auto start = [this](const QString& stage,
+                              std::function<CompleteResult(const ProgressCallback&)> work) {
+        m_completeJobs->startJob(
+            [stage, work](JobContext& ctx) {
+                ctx.setStage(stage);
+                return work(ctx.callback());
+            },
+            [this](CompleteResult r) { onRunCompleted(std::move(r)); });
+        updateProgress();
+    };
+    const auto firstRun = [this](bool (*wanted)(const LoadedRun&)) {
         for (const auto& r : m_runModel->runs())
-            if (r->overviewsToWrite) {
-                m_completeJobs->startJob(
-                    [r](JobContext& ctx) {
-                        ctx.setStage(tr("Writing overviews"));
-                        return writeOverviews(r, ctx.callback());
-                    },
-                    [this](CompleteResult c) { onRunCompleted(std::move(c)); });
-                updateProgress();
-                return;
-            }
-        return;
+            if (wanted(*r)) return r;
+        return RunSnapshot();
+    };
+    if (RunSnapshot r = firstRun([](const LoadedRun& l) { return l.overview; })) {
+        const KeyView* v = currentKeyView();
+        const std::string key = v && v->run() == r ? v->key().toStdString() : std::string();
+        start(tr("Checking summaries"),
+              [r, key](const ProgressCallback& p) { return openExact(r, key, p); });
+    } else if (RunSnapshot r = firstRun([](const LoadedRun& l) { return !l.complete; })) {
+        start(tr("Summarising"), [r](const ProgressCallback& p) {
+            return completeRun(r, summary::StoreOptions{}, p);
+        });
+    } else if (RunSnapshot r = firstRun([](const LoadedRun& l) { return l.overviewsToWrite; })) {
+        start(tr("Writing overviews"),
+              [r](const ProgressCallback& p) { return writeOverviews(r, p); });
     }
-    m_completeJobs->startJob(
-        [next](JobContext& ctx) {
-            ctx.setStage(tr("Summarising"));
-            return completeRun(next, summary::StoreOptions{}, ctx.callback());
-        },
-        [this](CompleteResult r) { onRunCompleted(std::move(r)); });
-    updateProgress();
 }
 
 void MainWindow::ensureKeySeries(const QString& key) {
