@@ -65,9 +65,12 @@ std::uint8_t widthFor(std::uint64_t range) {
 
 } // namespace
 
-// kChunk records, column by column: column c's value of record i is base + the i-th of its
-// `width`-byte offsets (width 0: base alone), or, for doubles, the i-th float (width 4) or double
-// (width 8) read as is.
+// kChunk records, column by column. Column c's value of record i is, by the column's kind:
+// - base + i * stride (width 0): a constant, or integers in steps of one size (record numbers,
+//   steps, regular timestamps);
+// - the same as an earlier double column (`alias`): a scalar's min, max and mean are one value;
+// - base + the i-th of its `width`-byte offsets, or, for doubles, the i-th float (width 4) or
+//   double (width 8) read as is.
 class RecordSeries::Packed {
 public:
     explicit Packed(std::span<const RecordStats> records);
@@ -77,11 +80,13 @@ public:
     std::size_t bytes() const { return sizeof(*this) + m_size; }
 
 private:
+    static constexpr std::uint8_t kNoAlias = 0xff;
     std::uint64_t bits(std::size_t c, std::size_t i) const;
     struct Column {
-        std::uint64_t base = 0;
+        std::uint64_t base = 0, stride = 0;
         std::uint32_t offset = 0;
         std::uint8_t width = 0;
+        std::uint8_t alias = kNoAlias; // the earlier column this one equals, bit for bit
     };
     Column m_cols[kFields];
     std::unique_ptr<std::byte[]> m_bytes;
@@ -90,14 +95,21 @@ private:
 
 RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
     const std::size_t n = records.size();
+    const auto equal = [&](std::size_t a, std::size_t c) {
+        for (const RecordStats& r : records)
+            if (bitsOf(r, a) != bitsOf(r, c)) return false;
+        return true;
+    };
     for (std::size_t c = 0; c < kFields; ++c) {
         Column& col = m_cols[c];
         const std::uint64_t first = bitsOf(records[0], c);
-        bool same = true, floats = true;
+        // Integers in steps of one size (modulo 2^64, which holds for signed ones too).
+        const std::uint64_t stride = n > 1 ? bitsOf(records[1], c) - first : 0;
+        bool linear = !isDouble(c) || stride == 0, floats = true;
         std::uint64_t lo = first, hi = first; // as signed or unsigned, as the field is
-        for (const RecordStats& r : records) {
-            const std::uint64_t v = bitsOf(r, c);
-            same &= v == first;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t v = bitsOf(records[i], c);
+            linear &= v == first + i * stride;
             if (isDouble(c)) {
                 floats &= fitsFloat(v);
             } else if (isSigned(c)) {
@@ -107,8 +119,18 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
                 lo = std::min(lo, v), hi = std::max(hi, v);
             }
         }
-        col.base = same ? first : isDouble(c) ? 0 : lo;
-        col.width = same ? 0 : isDouble(c) ? (floats ? 4 : 8) : widthFor(hi - lo);
+        if (linear) {
+            col.base = first, col.stride = stride;
+            continue;
+        }
+        for (std::size_t a = std::size_t(Field::Min); isDouble(c) && a < c; ++a)
+            if (m_cols[a].alias == kNoAlias && m_cols[a].width != 0 && equal(a, c)) {
+                col.alias = std::uint8_t(a);
+                break;
+            }
+        if (col.alias != kNoAlias) continue;
+        col.base = isDouble(c) ? 0 : lo;
+        col.width = isDouble(c) ? (floats ? 4 : 8) : widthFor(hi - lo);
         col.offset = std::uint32_t(m_size);
         m_size += (col.width * n + 7) & ~std::size_t(7); // each column 8-byte aligned
     }
@@ -131,10 +153,11 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
 
 std::uint64_t RecordSeries::Packed::bits(std::size_t c, std::size_t i) const {
     const Column& col = m_cols[c];
+    if (col.alias != kNoAlias) return bits(col.alias, i);
     const std::byte* p = m_bytes.get() + col.offset;
     switch (col.width) {
     case 0:
-        return col.base;
+        return col.base + i * col.stride;
     case 1:
         return col.base + std::uint8_t(p[i]);
     case 2: {
@@ -200,10 +223,13 @@ void offsetsAsDoubles(const std::byte* p, std::uint64_t base, std::size_t c, std
 void RecordSeries::Packed::values(Field f, std::size_t first, std::size_t n, double* out) const {
     const std::size_t c = std::size_t(f);
     const Column& col = m_cols[c];
+    if (col.alias != kNoAlias) return values(Field(col.alias), first, n, out);
     const std::byte* p = m_bytes.get() + col.offset;
     switch (col.width) {
     case 0:
-        std::fill_n(out, n, asDouble(c, col.base));
+        if (col.stride == 0) return void(std::fill_n(out, n, asDouble(c, col.base)));
+        for (std::size_t i = 0; i < n; ++i)
+            out[i] = asDouble(c, col.base + (first + i) * col.stride);
         return;
     case 1:
         return offsetsAsDoubles<std::uint8_t>(p + first, col.base, c, n, out);
