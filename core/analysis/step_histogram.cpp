@@ -21,65 +21,157 @@ bool parseInt(std::string_view s, std::int64_t& v) {
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-// Runs fn(views, offset) over batches of the tensors of `key` in `records` (`bytes` each): at
-// most kBatchBytes and kBatchTensors a batch. Each batch's tensors are found again: a view per
-// record held for the whole key would cost ~160 B per record, and a run of small records has
-// millions of them.
+// A set of integers (record numbers, steps) as arithmetic progressions: the records of a key, or
+// its steps (every 4th on each of 4 ranks, say), are mostly a few such runs, and a run of small
+// records has tens of millions of them (8 B each as a vector). Values are added in any order,
+// then normalized.
+class Runs {
+public:
+    struct Run {
+        std::int64_t first = 0, stride = 1;
+        std::uint64_t count = 1;
+        std::int64_t last() const { return first + std::int64_t(count - 1) * stride; }
+        bool holds(std::int64_t v) const {
+            return v >= first && v <= last() && (v - first) % stride == 0;
+        }
+    };
+    void add(std::int64_t v) {
+        if (m_runs.empty()) return m_runs.push_back({v});
+        Run& r = m_runs.back();
+        if (r.count == 1 && v > r.first) {
+            r.stride = v - r.first, r.count = 2;
+        } else if (r.count > 1 && v == r.last() + r.stride) {
+            ++r.count;
+        } else if (!r.holds(v)) {
+            m_runs.push_back({v});
+        }
+    }
+    // Sorts the runs and makes them disjoint; count(), indexOf() and at() need it. Overlapping
+    // runs (steps written again after a restart) become one where they share a stride and
+    // alignment, and are otherwise taken apart and encoded again.
+    void normalize() {
+        std::sort(m_runs.begin(), m_runs.end(),
+                  [](const Run& a, const Run& b) { return a.first < b.first; });
+        std::vector<Run> out;
+        for (std::size_t i = 0; i < m_runs.size();) {
+            std::size_t j = i + 1;
+            std::int64_t last = m_runs[i].last();
+            bool aligned = true;
+            for (; j < m_runs.size() && m_runs[j].first <= last; ++j) {
+                const Run& r = m_runs[j];
+                aligned &= (r.count == 1 || r.stride == m_runs[i].stride) &&
+                           (r.first - m_runs[i].first) % m_runs[i].stride == 0;
+                last = std::max(last, r.last());
+            }
+            if (j == i + 1) {
+                out.push_back(m_runs[i]);
+            } else if (aligned) {
+                const std::int64_t stride = m_runs[i].stride;
+                out.push_back({m_runs[i].first, stride,
+                               std::uint64_t((last - m_runs[i].first) / stride + 1)});
+            } else {
+                std::vector<std::int64_t> values;
+                for (std::size_t k = i; k < j; ++k)
+                    for (std::uint64_t n = 0; n < m_runs[k].count; ++n)
+                        values.push_back(m_runs[k].first + std::int64_t(n) * m_runs[k].stride);
+                std::sort(values.begin(), values.end());
+                values.erase(std::unique(values.begin(), values.end()), values.end());
+                Runs again;
+                for (std::int64_t v : values)
+                    again.add(v);
+                out.insert(out.end(), again.m_runs.begin(), again.m_runs.end());
+            }
+            i = j;
+        }
+        m_runs = std::move(out);
+        m_before.assign(1, 0);
+        for (const Run& r : m_runs)
+            m_before.push_back(m_before.back() + r.count);
+    }
+    const std::vector<Run>& runs() const { return m_runs; }
+    bool empty() const { return m_runs.empty(); }
+    std::size_t count() const { return m_before.back(); }
+    // The place of v, one of the set's, among them.
+    std::size_t indexOf(std::int64_t v) const {
+        const auto it = std::upper_bound(m_runs.begin(), m_runs.end(), v,
+                                         [](std::int64_t x, const Run& r) { return x < r.first; });
+        const std::size_t k = std::size_t(it - m_runs.begin()) - 1;
+        return m_before[k] + std::size_t((v - m_runs[k].first) / m_runs[k].stride);
+    }
+    // The i-th of the set's values.
+    std::int64_t at(std::size_t i) const {
+        const std::size_t k =
+            std::size_t(std::upper_bound(m_before.begin(), m_before.end(), i) - m_before.begin()) -
+            1;
+        return m_runs[k].first + std::int64_t(i - m_before[k]) * m_runs[k].stride;
+    }
+
+private:
+    std::vector<Run> m_runs;
+    std::vector<std::size_t> m_before{0}; // values in the runs before each (normalized)
+};
+
+// Runs fn(views, records) over batches of the tensors of `key` in `records`, in order: at most
+// kBatchBytes and kBatchTensors a batch. Each batch's tensors are found again: a view per record
+// held for the whole key would cost ~160 B per record, and a run of small records has millions
+// of them.
 template <class F>
-Status forBatches(const xdl::RankReader& rank, std::string_view key,
-                  const std::vector<std::size_t>& records, const std::vector<std::uint64_t>& bytes,
-                  F&& fn) {
+Status forBatches(const xdl::RankReader& rank, std::string_view key, const Runs& records, F&& fn) {
     std::vector<xdl::TensorView> views;
-    std::size_t begin = 0;
-    while (begin < records.size()) {
-        std::size_t end = begin;
-        std::uint64_t n = 0;
-        while (end < records.size() && (end == begin || n < kBatchBytes) &&
-               end - begin < kBatchTensors)
-            n += bytes[end++];
-        views.clear();
-        for (std::size_t i = begin; i < end; ++i) {
-            auto t = rank.tensor(records[i], key);
+    std::vector<std::size_t> batch;
+    std::uint64_t n = 0;
+    const auto flush = [&] {
+        Status s = views.empty() ? Status::ok()
+                                 : fn(std::span<const xdl::TensorView>(views),
+                                      std::span<const std::size_t>(batch));
+        views.clear(), batch.clear(), n = 0;
+        return s;
+    };
+    for (const Runs::Run& run : records.runs())
+        for (std::uint64_t k = 0; k < run.count; ++k) {
+            const auto r = std::size_t(run.first + std::int64_t(k) * run.stride);
+            auto t = rank.tensor(r, key);
             if (!t) return t.status(); // it was found before: only a failed fetch of remote bytes
             views.push_back(*t);
+            batch.push_back(r);
+            n += t->bytes().size();
+            if (n >= kBatchBytes || views.size() >= kBatchTensors) XT_RETURN_IF_ERROR(flush());
         }
-        XT_RETURN_IF_ERROR(fn(std::span<const xdl::TensorView>(views), begin));
-        begin = end;
-    }
-    return Status::ok();
+    return flush();
 }
 
 // The finite min/max over the given records' tensors of `key` from summaries; false when a
 // record's part is not covered.
-bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
-                        const std::vector<std::size_t>& records,
+bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key, const Runs& records,
                         const summary::RunSummaries& summaries, StatsAccumulator& range) {
     const xdl::PartReader* lastPart = nullptr;
     const summary::PartSummary* s = nullptr;
     int column = -1;
     std::size_t released = 0; // the summary's pages are given back behind
-    for (std::size_t record : records) {
-        const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
-        if (&part != lastPart) {
-            if (s) s->releaseBehind(s->recordCount(), released);
-            lastPart = &part;
-            s = summaries.find(part);
-            column = part.columnOf(key);
-            released = 0;
+    for (const Runs::Run& run : records.runs())
+        for (std::uint64_t k = 0; k < run.count; ++k) {
+            const auto record = std::size_t(run.first + std::int64_t(k) * run.stride);
+            const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
+            if (&part != lastPart) {
+                if (s) s->releaseBehind(s->recordCount(), released);
+                lastPart = &part;
+                s = summaries.find(part);
+                column = part.columnOf(key);
+                released = 0;
+            }
+            const xdl::RecordEntry& e = rank.entry(record);
+            const std::size_t inPart = std::size_t(&e - part.index().records().data());
+            if (s) s->releaseBehind(inPart, released);
+            if (!s || column < 0 || s->isDamaged(inPart)) return false;
+            const auto columns = s->columnsOf(inPart);
+            if (std::size_t(column) >= columns.size()) return false;
+            const summary::ColumnSummary& c = columns[std::size_t(column)];
+            if (c.state != summary::ColumnState::Data) return false;
+            if (!c.stats.hasFinite()) continue;
+            range.finite += c.stats.finite;
+            range.min = std::min(range.min, c.stats.min);
+            range.max = std::max(range.max, c.stats.max);
         }
-        const xdl::RecordEntry& e = rank.entry(record);
-        const std::size_t inPart = std::size_t(&e - part.index().records().data());
-        if (s) s->releaseBehind(inPart, released);
-        if (!s || column < 0 || s->isDamaged(inPart)) return false;
-        const auto columns = s->columnsOf(inPart);
-        if (std::size_t(column) >= columns.size()) return false;
-        const summary::ColumnSummary& c = columns[std::size_t(column)];
-        if (c.state != summary::ColumnState::Data) return false;
-        if (!c.stats.hasFinite()) continue;
-        range.finite += c.stats.finite;
-        range.min = std::min(range.min, c.stats.min);
-        range.max = std::max(range.max, c.stats.max);
-    }
     if (s) s->releaseBehind(s->recordCount(), released);
     return true;
 }
@@ -88,26 +180,21 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key,
 // consecutive ones merged into each of at most maxRows.
 class RowPlan {
 public:
-    RowPlan(std::vector<std::int64_t> gsteps, std::size_t maxRows) : m_steps(std::move(gsteps)) {
-        std::sort(m_steps.begin(), m_steps.end());
-        m_steps.erase(std::unique(m_steps.begin(), m_steps.end()), m_steps.end());
-        if (maxRows > 0 && m_steps.size() > maxRows)
-            m_per = (m_steps.size() + maxRows - 1) / maxRows;
+    RowPlan(Runs gsteps, std::size_t maxRows) : m_steps(std::move(gsteps)) {
+        m_steps.normalize();
+        if (maxRows > 0 && m_steps.count() > maxRows)
+            m_per = (m_steps.count() + maxRows - 1) / maxRows;
     }
-    std::size_t rows() const { return (m_steps.size() + m_per - 1) / m_per; }
+    std::size_t rows() const { return (m_steps.count() + m_per - 1) / m_per; }
     // The row of a gstep that is one of the plan's.
-    std::size_t rowOf(std::int64_t gstep) const {
-        return std::size_t(std::lower_bound(m_steps.begin(), m_steps.end(), gstep) -
-                           m_steps.begin()) /
-               m_per;
-    }
+    std::size_t rowOf(std::int64_t gstep) const { return m_steps.indexOf(gstep) / m_per; }
     // Moves `rows` (rows() of them) into m with their steps and the total.
     void fill(HistogramMatrix& m, std::vector<Histogram>&& rows) const {
         m.total = Histogram(m.layout);
         for (std::size_t r = 0; r < rows.size(); ++r) {
-            const std::size_t first = r * m_per, end = std::min(first + m_per, m_steps.size());
-            m.steps.push_back(m_steps[first]);
-            m.lastSteps.push_back(m_steps[end - 1]);
+            const std::size_t first = r * m_per, end = std::min(first + m_per, m_steps.count());
+            m.steps.push_back(m_steps.at(first));
+            m.lastSteps.push_back(m_steps.at(end - 1));
             m.stepCounts.push_back(std::uint32_t(end - first));
             m.total.merge(rows[r]);
             m.rows.push_back(std::move(rows[r]));
@@ -115,7 +202,7 @@ public:
     }
 
 private:
-    std::vector<std::int64_t> m_steps; // distinct, ascending
+    Runs m_steps; // distinct, ascending
     std::size_t m_per = 1;
 };
 
@@ -158,16 +245,15 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                                        const StepRange& steps, Diagnostics& diag,
                                        const ProgressCallback& progress,
                                        const summary::RunSummaries* summaries) {
-    std::vector<std::int64_t> gsteps;
-    std::vector<std::size_t> records;
-    std::vector<std::uint64_t> bytes;
+    Runs gsteps, records;
+    std::uint64_t total = 0, done = 0; // tensor bytes
     xdl::ReleaseBehind found(rank);
     rank.forEachTensor(key, diag, [&](std::size_t record, const xdl::TensorView& t) {
         const xdl::RecordEntry& e = rank.entry(record);
         if (steps.contains(e.gstep) && !t.empty()) {
-            gsteps.push_back(e.gstep);
-            records.push_back(record);
-            bytes.push_back(t.bytes().size());
+            gsteps.add(e.gstep);
+            records.add(std::int64_t(record));
+            total += t.bytes().size();
         }
         // Finding the tensor touched the record's tags: their pages need not stay (the batches
         // fault the tensor's bytes back in from the page cache).
@@ -179,18 +265,15 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
         return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
                                                " holds data for key '" + std::string(key) +
                                                "' in the step range");
-    std::uint64_t total = 0, done = 0;
-    for (auto b : bytes)
-        total += b;
     // Once a batch is done, its records' pages leave this process (they stay in the page cache),
     // so memory does not grow with the bytes read. The whole record goes: finding the tensor
     // touched the other columns' tags, and the kernel mapped the cached pages around them.
     std::optional<xdl::ReleaseBehind> behind; // one per pass over the records
-    auto release = [&](std::size_t offset, std::size_t count) {
-        if (offset == 0) behind.emplace(rank);
-        for (std::size_t i = offset; i < offset + count; ++i)
-            behind->passed(records[i]);
-        if (offset + count == records.size()) behind.reset();
+    auto release = [&](std::span<const std::size_t> batch) {
+        if (!behind) behind.emplace(rank);
+        for (std::size_t r : batch)
+            behind->passed(r);
+        if (std::int64_t(batch.back()) == records.runs().back().last()) behind.reset();
     };
     StatsAccumulator range;
     // An automatic range needs a first pass over the tensors unless the summaries know it.
@@ -200,23 +283,24 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     if (rangePass) {
         range = StatsAccumulator{};
         std::vector<TensorStats> stats;
-        XT_RETURN_IF_ERROR(forBatches(
-            rank, key, records, bytes, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
-                stats.resize(b.size());
-                XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
-                for (const auto& s : stats) {
-                    if (!s.hasFinite()) continue;
-                    range.finite += s.finite;
-                    range.min = std::min(range.min, s.min);
-                    range.max = std::max(range.max, s.max);
-                }
-                for (const auto& v : b)
-                    done += v.bytes().size();
-                release(offset, b.size());
-                if (!reportProgress(progress, done, total * passes, "histogram range"))
-                    return Status(ErrorCode::Cancelled, "cancelled");
-                return Status::ok();
-            }));
+        XT_RETURN_IF_ERROR(
+            forBatches(rank, key, records,
+                       [&](std::span<const xdl::TensorView> b, std::span<const std::size_t> batch) {
+                           stats.resize(b.size());
+                           XT_RETURN_IF_ERROR(backend.computeStats(b, stats));
+                           for (const auto& s : stats) {
+                               if (!s.hasFinite()) continue;
+                               range.finite += s.finite;
+                               range.min = std::min(range.min, s.min);
+                               range.max = std::max(range.max, s.max);
+                           }
+                           for (const auto& v : b)
+                               done += v.bytes().size();
+                           release(batch);
+                           if (!reportProgress(progress, done, total * passes, "histogram range"))
+                               return Status(ErrorCode::Cancelled, "cancelled");
+                           return Status::ok();
+                       }));
     }
     TensorStats rangeStats;
     rangeStats.finite = range.finite;
@@ -224,22 +308,23 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
     rangeStats.max = range.max;
     XT_ASSIGN_OR_RETURN(const BinLayout layout, makeBinLayout(options, rangeStats));
 
-    const RowPlan plan(gsteps, options.maxRows);
+    const RowPlan plan(std::move(gsteps), options.maxRows);
     std::vector<Histogram> rows(plan.rows(), Histogram(layout));
     std::vector<Histogram> hists;
-    XT_RETURN_IF_ERROR(forBatches(
-        rank, key, records, bytes, [&](std::span<const xdl::TensorView> b, std::size_t offset) {
-            hists.assign(b.size(), Histogram(layout));
-            XT_RETURN_IF_ERROR(backend.histogram(b, layout, hists));
-            for (std::size_t i = 0; i < b.size(); ++i) {
-                rows[plan.rowOf(gsteps[offset + i])].merge(hists[i]);
-                done += b[i].bytes().size();
-            }
-            release(offset, b.size());
-            if (!reportProgress(progress, done, total * passes, "histogram"))
-                return Status(ErrorCode::Cancelled, "cancelled");
-            return Status::ok();
-        }));
+    XT_RETURN_IF_ERROR(
+        forBatches(rank, key, records,
+                   [&](std::span<const xdl::TensorView> b, std::span<const std::size_t> batch) {
+                       hists.assign(b.size(), Histogram(layout));
+                       XT_RETURN_IF_ERROR(backend.histogram(b, layout, hists));
+                       for (std::size_t i = 0; i < b.size(); ++i) {
+                           rows[plan.rowOf(rank.entry(batch[i]).gstep)].merge(hists[i]);
+                           done += b[i].bytes().size();
+                       }
+                       release(batch);
+                       if (!reportProgress(progress, done, total * passes, "histogram"))
+                           return Status(ErrorCode::Cancelled, "cancelled");
+                       return Status::ok();
+                   }));
 
     HistogramMatrix m;
     m.layout = layout;
@@ -298,9 +383,9 @@ Result<HistogramMatrix> sketchStepHistograms(const xdl::RankReader& rank,
     const double t0 = layout->transform(layout->lo), t1 = layout->transform(layout->hi);
     const double binWidth = (t1 - t0) / layout->bins;
 
-    std::vector<std::int64_t> gsteps;
+    Runs gsteps;
     for (const Item& it : items)
-        gsteps.push_back(it.gstep);
+        gsteps.add(it.gstep);
     const RowPlan plan(std::move(gsteps), options.maxRows);
     // Fractional counts, and the non-finite and out-of-range counts, of each row.
     std::vector<std::vector<double>> rows(plan.rows(),

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <limits>
+#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -344,6 +345,79 @@ TEST(Engine, StepHistogramRowsMergeConsecutiveStepsUpToMaxRows) {
     EXPECT_EQ(m->steps, (std::vector<std::int64_t>{0, 3}));
     EXPECT_EQ(m->lastSteps, (std::vector<std::int64_t>{1, 4}));
     EXPECT_EQ(m->stepCounts, (std::vector<std::uint32_t>{2, 2}));
+}
+
+TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
+    // Rank 0's gsteps: every 2nd, then a restart back to 4, then steps in between and again.
+    // Rank 1's: every 4th, then again from 4 on.
+    const std::vector<std::vector<std::int64_t>> steps = {
+        {10, 12, 14, 16, 4, 6, 13, 14, 15, 11, 12}, {0, 4, 8, 12, 4, 8, 12, 16}};
+    TempDir dir;
+    for (int rank = 0; rank < 2; ++rank) {
+        const auto& written = steps[std::size_t(rank)];
+        xdl::WriterOptions o;
+        o.outputDir = dir.str();
+        o.rank = rank;
+        auto w = xdl::FileSeriesWriter::create(o, {"w"});
+        ASSERT_TRUE(w.isOk()) << w.status().toString();
+        xdl::RecordEncoder enc;
+        for (std::int64_t g : written) {
+            enc.begin(g, g);
+            std::vector<float> wv(8);
+            for (int i = 0; i < 8; ++i)
+                wv[std::size_t(i)] = float(g) + 0.25f * float(i);
+            const std::int64_t shape[] = {8};
+            enc.addColumn(Dtype::Float, shape,
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(wv.data()), 32));
+            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
+        }
+        ASSERT_TRUE((*w)->close().isOk());
+    }
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    HistogramOptions o;
+    o.bins = 20, o.lo = 0.0, o.hi = 20.0; // bin b holds [b, b + 1)
+    // Each record puts 4 values in the bin of its gstep and 4 in the next one.
+    const auto expectedRows = [&](int rank, std::int64_t from, std::int64_t to) {
+        std::map<std::int64_t, std::vector<std::uint64_t>> rows;
+        for (std::int64_t g : steps[std::size_t(rank)]) {
+            if (g < from || g > to) continue;
+            auto& row = rows.try_emplace(g, std::vector<std::uint64_t>(20, 0)).first->second;
+            row[std::size_t(g)] += 4, row[std::size_t(g) + 1] += 4;
+        }
+        return rows;
+    };
+    const auto expectRows = [](const HistogramMatrix& m, const auto& rows) {
+        ASSERT_EQ(m.rows.size(), rows.size());
+        std::size_t r = 0;
+        for (const auto& [g, counts] : rows) {
+            EXPECT_EQ(m.steps[r], g);
+            EXPECT_EQ(m.rows[r].counts, counts) << "gstep " << g;
+            ++r;
+        }
+    };
+    auto m = stepHistograms(run.ranks()[0], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(m.isOk()) << m.status().toString();
+    expectRows(*m, expectedRows(0, 0, 100)); // 4, 6, 10, 11, ..., 16
+    auto again = stepHistograms(run.ranks()[1], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(again.isOk()) << again.status().toString();
+    expectRows(*again, expectedRows(1, 0, 100)); // 0, 4, ..., 16
+    // Three rows of three steps: {4, 6, 10}, {11, 12, 13}, {14, 15, 16}.
+    o.maxRows = 3;
+    auto merged = stepHistograms(run.ranks()[0], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(merged.isOk());
+    expectMergedRows(*m, *merged, 3);
+    EXPECT_EQ(merged->steps, (std::vector<std::int64_t>{4, 11, 14}));
+    EXPECT_EQ(merged->lastSteps, (std::vector<std::int64_t>{10, 13, 16}));
+    // A step range across the restart.
+    o.maxRows = 0;
+    StepRange range;
+    ASSERT_TRUE(parseStepRange("5:12", range).isOk());
+    auto part = stepHistograms(run.ranks()[0], "w", backend, o, range, diag);
+    ASSERT_TRUE(part.isOk());
+    expectRows(*part, expectedRows(0, 5, 12)); // 6, 10, 11, 12 (twice)
 }
 
 TEST(Engine, CompareRuns) {
