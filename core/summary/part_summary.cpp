@@ -706,7 +706,7 @@ void RecordTable::releaseBehind(std::size_t passed, std::size_t& releasedTo) con
     constexpr std::size_t kRecords = std::size_t(1) << 16;
     passed = std::min(passed, size());
     if (passed <= releasedTo || (passed - releasedTo < kRecords && passed < size())) return;
-    release(releasedTo, passed);
+    release(releasedTo - std::min(releasedTo, kRecords), passed); // the piece before once more
     releasedTo = passed;
 }
 
@@ -826,8 +826,11 @@ void PartSummary::releaseBehind(std::size_t record, std::size_t& releasedTo) con
         (record - releasedTo < kRecords && record < records.size()))
         return;
     record = std::min(record, records.size());
-    columns.release(columnStart[releasedTo], columnStart[record]);
-    records.release(releasedTo, record);
+    // The records before are given back once more: faults in a piece can map pages of the one
+    // before again (large folios of the page cache).
+    const std::size_t from = releasedTo - std::min(releasedTo, kRecords);
+    columns.release(columnStart[from], columnStart[record]);
+    records.release(from, record);
     releasedTo = record;
 }
 

@@ -105,8 +105,11 @@ IndexState RecordIndex::view() const {
 }
 
 void RecordIndex::releaseRecords(std::size_t passed, std::size_t& releasedTo) const {
-    releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), releasedTo * sizeof(RecordEntry),
-                       (passed - releasedTo) * sizeof(RecordEntry));
+    // The records before are given back once more: faults in a piece can map pages of the one
+    // before again (large folios of the page cache).
+    const std::size_t from = releasedTo - std::min(releasedTo, kReleaseRecords);
+    releaseMappedPages(m_mapped.data(), m_mapped.size_bytes(), from * sizeof(RecordEntry),
+                       (passed - from) * sizeof(RecordEntry));
     releasedTo = passed;
 }
 

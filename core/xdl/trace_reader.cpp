@@ -331,19 +331,25 @@ void ReleaseBehind::passed(std::size_t record) {
     if (part != m_part) {
         flush();
         m_part = part;
-        m_from = e.offset - 4;
+        m_from = m_before = e.offset - 4;
     }
+    // The index entries passed go too, where they are left in a file (a summary's).
+    part->index().releaseBehind(std::size_t(&e - part->index().records().data()), m_entries);
     m_to = std::max(m_to, e.offset + e.length);
     if (m_to - m_from >= kStep) {
-        m_part->file().release(m_from, m_to - m_from);
-        m_from = m_to;
+        // The piece before is given back once more: faults in this one can map its pages again
+        // (large folios of the page cache).
+        m_part->file().release(m_before, m_to - m_before);
+        m_before = m_from, m_from = m_to;
     }
 }
 
 void ReleaseBehind::flush() {
-    if (m_part && m_to > m_from) m_part->file().release(m_from, m_to - m_from);
+    if (m_part && m_to > m_before) m_part->file().release(m_before, m_to - m_before);
+    if (m_part) m_part->index().releaseBehind(m_part->index().records().size(), m_entries);
     m_part = nullptr;
-    m_from = m_to = 0;
+    m_before = m_from = m_to = 0;
+    m_entries = 0;
 }
 
 std::optional<std::size_t> RankReader::findGstep(std::int64_t gstep) const {

@@ -138,7 +138,8 @@ private:
 
 // Gives back the pages of a rank's records read in ascending order (MappedFile::release), a few
 // MB at a time: a record smaller than a page holds no page of its own, so giving back each
-// record's bytes as it is passed keeps every page of a file of small records.
+// record's bytes as it is passed keeps every page of a file of small records. Index entries left
+// in a file (a summary's) are given back as they are passed too.
 class ReleaseBehind {
 public:
     explicit ReleaseBehind(const RankReader& rank) : m_rank(&rank) {}
@@ -152,6 +153,8 @@ private:
     const RankReader* m_rank;
     const PartReader* m_part = nullptr;
     std::uint64_t m_from = 0, m_to = 0; // bytes of m_part passed and not given back
+    std::uint64_t m_before = 0;         // where the piece before m_from starts
+    std::size_t m_entries = 0;          // index entries of m_part given back
 };
 
 class RunReader {
