@@ -224,6 +224,7 @@ void useTaken(const xdl::RankReader& rank,
                 r.record += start;
                 to.records.push_back(r);
             }
+            taken[p].series.clear(); // not held beside its copy while the next parts are added
         }
         out.columns[p][taken[p].column] = -1;
     }
