@@ -59,6 +59,8 @@ bool fitsFloat(std::uint64_t bits) {
     return std::bit_cast<std::uint64_t>(double(float(d))) == bits;
 }
 
+constexpr std::uint64_t kSignBit = std::uint64_t(1) << 63;
+
 std::uint8_t widthFor(std::uint64_t range) {
     return range == 0 ? 0 : range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
 }
@@ -68,7 +70,8 @@ std::uint8_t widthFor(std::uint64_t range) {
 // kChunk records, column by column. Column c's value of record i is, by the column's kind:
 // - base + i * stride (width 0): a constant, or integers in steps of one size (record numbers,
 //   steps, regular timestamps);
-// - the same as an earlier double column (`alias`): a scalar's min, max and mean are one value;
+// - the same as an earlier double column (`alias`), or its absolute value (`absolute`): a
+//   scalar's min, max and mean are one value, and its l2 is that value's absolute value;
 // - base + the i-th of its `width`-byte offsets, or, for doubles, the i-th float (width 4) or
 //   double (width 8) read as is.
 class RecordSeries::Packed {
@@ -87,6 +90,7 @@ private:
         std::uint32_t offset = 0;
         std::uint8_t width = 0;
         std::uint8_t alias = kNoAlias; // the earlier column this one equals, bit for bit
+        bool absolute = false;         // ... once its sign bit is cleared
     };
     Column m_cols[kFields];
     std::unique_ptr<std::byte[]> m_bytes;
@@ -95,9 +99,10 @@ private:
 
 RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
     const std::size_t n = records.size();
-    const auto equal = [&](std::size_t a, std::size_t c) {
+    // Whether column c equals column a (or its absolute value) in every record.
+    const auto equal = [&](std::size_t a, std::size_t c, std::uint64_t mask) {
         for (const RecordStats& r : records)
-            if (bitsOf(r, a) != bitsOf(r, c)) return false;
+            if ((bitsOf(r, a) & mask) != bitsOf(r, c)) return false;
         return true;
     };
     for (std::size_t c = 0; c < kFields; ++c) {
@@ -123,11 +128,17 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
             col.base = first, col.stride = stride;
             continue;
         }
-        for (std::size_t a = std::size_t(Field::Min); isDouble(c) && a < c; ++a)
-            if (m_cols[a].alias == kNoAlias && m_cols[a].width != 0 && equal(a, c)) {
+        for (std::size_t a = std::size_t(Field::Min); isDouble(c) && a < c; ++a) {
+            if (m_cols[a].alias != kNoAlias || m_cols[a].width == 0) continue;
+            if (equal(a, c, ~std::uint64_t(0))) {
                 col.alias = std::uint8_t(a);
                 break;
             }
+            if (equal(a, c, ~kSignBit)) {
+                col.alias = std::uint8_t(a), col.absolute = true;
+                break;
+            }
+        }
         if (col.alias != kNoAlias) continue;
         col.base = isDouble(c) ? 0 : lo;
         col.width = isDouble(c) ? (floats ? 4 : 8) : widthFor(hi - lo);
@@ -153,7 +164,8 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
 
 std::uint64_t RecordSeries::Packed::bits(std::size_t c, std::size_t i) const {
     const Column& col = m_cols[c];
-    if (col.alias != kNoAlias) return bits(col.alias, i);
+    if (col.alias != kNoAlias)
+        return bits(col.alias, i) & (col.absolute ? ~kSignBit : ~std::uint64_t(0));
     const std::byte* p = m_bytes.get() + col.offset;
     switch (col.width) {
     case 0:
@@ -223,7 +235,12 @@ void offsetsAsDoubles(const std::byte* p, std::uint64_t base, std::size_t c, std
 void RecordSeries::Packed::values(Field f, std::size_t first, std::size_t n, double* out) const {
     const std::size_t c = std::size_t(f);
     const Column& col = m_cols[c];
-    if (col.alias != kNoAlias) return values(Field(col.alias), first, n, out);
+    if (col.alias != kNoAlias) {
+        values(Field(col.alias), first, n, out);
+        for (std::size_t i = 0; i < n && col.absolute; ++i)
+            out[i] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(out[i]) & ~kSignBit);
+        return;
+    }
     const std::byte* p = m_bytes.get() + col.offset;
     switch (col.width) {
     case 0:
