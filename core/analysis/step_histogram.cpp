@@ -27,20 +27,28 @@ bool parseInt(std::string_view s, std::int64_t& v) {
 // then normalized.
 class Runs {
 public:
+    // first, first + stride, ... (count values). Differences are taken as unsigned: the steps of
+    // a damaged file can be any int64, and b - a of two of them need not fit one.
     struct Run {
-        std::int64_t first = 0, stride = 1;
-        std::uint64_t count = 1;
-        std::int64_t last() const { return first + std::int64_t(count - 1) * stride; }
+        std::int64_t first = 0;
+        std::uint64_t stride = 1, count = 1;
+        static std::uint64_t gap(std::int64_t a, std::int64_t b) { // b >= a
+            return std::uint64_t(b) - std::uint64_t(a);
+        }
+        std::int64_t value(std::uint64_t k) const {
+            return std::int64_t(std::uint64_t(first) + k * stride);
+        }
+        std::int64_t last() const { return value(count - 1); }
         bool holds(std::int64_t v) const {
-            return v >= first && v <= last() && (v - first) % stride == 0;
+            return v >= first && v <= last() && gap(first, v) % stride == 0;
         }
     };
     void add(std::int64_t v) {
         if (m_runs.empty()) return m_runs.push_back({v});
         Run& r = m_runs.back();
         if (r.count == 1 && v > r.first) {
-            r.stride = v - r.first, r.count = 2;
-        } else if (r.count > 1 && v == r.last() + r.stride) {
+            r.stride = Run::gap(r.first, v), r.count = 2;
+        } else if (r.count > 1 && v > r.last() && Run::gap(r.last(), v) == r.stride) {
             ++r.count;
         } else if (!r.holds(v)) {
             m_runs.push_back({v});
@@ -60,20 +68,20 @@ public:
             for (; j < m_runs.size() && m_runs[j].first <= last; ++j) {
                 const Run& r = m_runs[j];
                 aligned &= (r.count == 1 || r.stride == m_runs[i].stride) &&
-                           (r.first - m_runs[i].first) % m_runs[i].stride == 0;
+                           Run::gap(m_runs[i].first, r.first) % m_runs[i].stride == 0;
                 last = std::max(last, r.last());
             }
             if (j == i + 1) {
                 out.push_back(m_runs[i]);
             } else if (aligned) {
-                const std::int64_t stride = m_runs[i].stride;
-                out.push_back({m_runs[i].first, stride,
-                               std::uint64_t((last - m_runs[i].first) / stride + 1)});
+                const std::uint64_t stride = m_runs[i].stride;
+                out.push_back(
+                    {m_runs[i].first, stride, Run::gap(m_runs[i].first, last) / stride + 1});
             } else {
                 std::vector<std::int64_t> values;
                 for (std::size_t k = i; k < j; ++k)
                     for (std::uint64_t n = 0; n < m_runs[k].count; ++n)
-                        values.push_back(m_runs[k].first + std::int64_t(n) * m_runs[k].stride);
+                        values.push_back(m_runs[k].value(n));
                 std::sort(values.begin(), values.end());
                 values.erase(std::unique(values.begin(), values.end()), values.end());
                 Runs again;
@@ -96,14 +104,14 @@ public:
         const auto it = std::upper_bound(m_runs.begin(), m_runs.end(), v,
                                          [](std::int64_t x, const Run& r) { return x < r.first; });
         const std::size_t k = std::size_t(it - m_runs.begin()) - 1;
-        return m_before[k] + std::size_t((v - m_runs[k].first) / m_runs[k].stride);
+        return m_before[k] + std::size_t(Run::gap(m_runs[k].first, v) / m_runs[k].stride);
     }
     // The i-th of the set's values.
     std::int64_t at(std::size_t i) const {
         const std::size_t k =
             std::size_t(std::upper_bound(m_before.begin(), m_before.end(), i) - m_before.begin()) -
             1;
-        return m_runs[k].first + std::int64_t(i - m_before[k]) * m_runs[k].stride;
+        return m_runs[k].value(i - m_before[k]);
     }
 
 private:
@@ -129,7 +137,7 @@ Status forBatches(const xdl::RankReader& rank, std::string_view key, const Runs&
     };
     for (const Runs::Run& run : records.runs())
         for (std::uint64_t k = 0; k < run.count; ++k) {
-            const auto r = std::size_t(run.first + std::int64_t(k) * run.stride);
+            const auto r = std::size_t(run.value(k));
             auto t = rank.tensor(r, key);
             if (!t) return t.status(); // it was found before: only a failed fetch of remote bytes
             views.push_back(*t);
@@ -150,7 +158,7 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key, const
     std::size_t released = 0; // the summary's pages are given back behind
     for (const Runs::Run& run : records.runs())
         for (std::uint64_t k = 0; k < run.count; ++k) {
-            const auto record = std::size_t(run.first + std::int64_t(k) * run.stride);
+            const auto record = std::size_t(run.value(k));
             const xdl::PartReader& part = *rank.parts()[rank.partOf(record)];
             if (&part != lastPart) {
                 if (s) s->releaseBehind(s->recordCount(), released);

@@ -349,11 +349,15 @@ TEST(Engine, StepHistogramRowsMergeConsecutiveStepsUpToMaxRows) {
 
 TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
     // Rank 0's gsteps: every 2nd, then a restart back to 4, then steps in between and again.
-    // Rank 1's: every 4th, then again from 4 on.
+    // Rank 1's: every 4th, then again from 4 on. Rank 2's: as far apart as int64 allows (what a
+    // damaged file can hold).
+    constexpr std::int64_t kFar = 9'000'000'000'000'000'000;
     const std::vector<std::vector<std::int64_t>> steps = {
-        {10, 12, 14, 16, 4, 6, 13, 14, 15, 11, 12}, {0, 4, 8, 12, 4, 8, 12, 16}};
+        {10, 12, 14, 16, 4, 6, 13, 14, 15, 11, 12},
+        {0, 4, 8, 12, 4, 8, 12, 16},
+        {-kFar, kFar, 0, kFar - 1, kFar, -kFar}};
     TempDir dir;
-    for (int rank = 0; rank < 2; ++rank) {
+    for (int rank = 0; rank < 3; ++rank) {
         const auto& written = steps[std::size_t(rank)];
         xdl::WriterOptions o;
         o.outputDir = dir.str();
@@ -361,6 +365,7 @@ TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
         auto w = xdl::FileSeriesWriter::create(o, {"w"});
         ASSERT_TRUE(w.isOk()) << w.status().toString();
         xdl::RecordEncoder enc;
+        std::int64_t t = 1700000000000;
         for (std::int64_t g : written) {
             enc.begin(g, g);
             std::vector<float> wv(8);
@@ -369,8 +374,8 @@ TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
             const std::int64_t shape[] = {8};
             enc.addColumn(Dtype::Float, shape,
                           xdl::Bytes(reinterpret_cast<const std::uint8_t*>(wv.data()), 32));
-            ASSERT_TRUE(enc.finish(1700000000000 + g).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + g).isOk());
+            ASSERT_TRUE(enc.finish(++t).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g, t).isOk());
         }
         ASSERT_TRUE((*w)->close().isOk());
     }
@@ -418,6 +423,16 @@ TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
     auto part = stepHistograms(run.ranks()[0], "w", backend, o, range, diag);
     ASSERT_TRUE(part.isOk());
     expectRows(*part, expectedRows(0, 5, 12)); // 6, 10, 11, 12 (twice)
+    // Rank 2: four steps; the values of all but gstep 0 lie beyond the bins.
+    auto far = stepHistograms(run.ranks()[2], "w", backend, o, StepRange{}, diag);
+    ASSERT_TRUE(far.isOk()) << far.status().toString();
+    EXPECT_EQ(far->steps, (std::vector<std::int64_t>{-kFar, 0, kFar - 1, kFar}));
+    EXPECT_EQ(far->stepCounts, (std::vector<std::uint32_t>{1, 1, 1, 1}));
+    std::vector<std::uint64_t> totals, outside;
+    for (const auto& row : far->rows)
+        totals.push_back(row.total()), outside.push_back(row.below + row.above);
+    EXPECT_EQ(totals, (std::vector<std::uint64_t>{16, 8, 8, 16}));
+    EXPECT_EQ(outside, (std::vector<std::uint64_t>{16, 0, 8, 16}));
 }
 
 TEST(Engine, CompareRuns) {
