@@ -3,9 +3,10 @@
 // are kept in immutable chunks shared by every copy, plus a short tail of its own, so a copy costs
 // a pointer per chunk; a followed run makes a new snapshot on every update and would otherwise copy
 // every record each time and keep one copy per snapshot alive. A full chunk is packed column by
-// column, each column as narrow as its values allow (a constant, offsets from the chunk's least
-// value, floats that are exact): a record takes ~40 B there instead of 112. Reads give records
-// by value; records are only appended, never changed.
+// column, each column as narrow as its values allow (values in steps of one size, a column equal
+// to another or to its absolute value, offsets from the chunk's least value, floats that are
+// exact): a record of a tensor takes ~33 B there instead of 112, one of a scalar ~4-8 B. Reads
+// give records by value; records are only appended, never changed.
 
 #include "core/analysis/tensor_stats.h"
 
