@@ -96,6 +96,7 @@ public:
         for (const Run& r : m_runs)
             m_before.push_back(m_before.back() + r.count);
     }
+    // Ascending and disjoint once normalized.
     const std::vector<Run>& runs() const { return m_runs; }
     bool empty() const { return m_runs.empty(); }
     std::size_t count() const { return m_before.back(); }
@@ -269,6 +270,7 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
         return true;
     });
     found.flush();
+    records.normalize(); // the passes below read them in ascending order
     if (records.empty())
         return Status(ErrorCode::NotFound, "no record of rank " + std::to_string(rank.rank()) +
                                                " holds data for key '" + std::string(key) +
