@@ -7,6 +7,7 @@
 #include "core/summary/run_summary.h"
 #include "core/xdl/trace_reader.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ namespace xt::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;
 inline constexpr int kExitUnreadable = 2;
+
+// Nanoseconds as microseconds, the unit of the timeline reports.
+inline double us(std::int64_t ns) {
+    return double(ns) / 1000.0;
+}
 
 // A progress bar on stderr, drawn only when stderr is a terminal; cleared by finish().
 class ProgressBar {

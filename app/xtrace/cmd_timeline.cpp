@@ -35,10 +35,6 @@ struct TimelineArgs {
     bool chromeCompatibleFlows = false;
 };
 
-double us(std::int64_t ns) {
-    return static_cast<double>(ns) / 1000.0;
-}
-
 std::vector<OpStat> topOps(const TraceStore& store, std::size_t top) {
     OpSummaryOptions o;
     for (std::uint32_t t = 0; t < store.tracks().size(); ++t)

@@ -36,10 +36,6 @@ struct DiffArgs {
     std::string csv;
 };
 
-double us(std::int64_t ns) {
-    return static_cast<double>(ns) / 1000.0;
-}
-
 // "3" -> "ProfilerStep#3"; anything else is the marker's full name.
 std::string stepName(const std::string& s) {
     const bool digits = !s.empty() && std::all_of(s.begin(), s.end(),

@@ -28,10 +28,6 @@ struct RanksArgs {
     std::string csv;
 };
 
-double us(std::int64_t ns) {
-    return double(ns) / 1000.0;
-}
-
 void writeText(const RankSession& session, const SessionAnalysis& a) {
     fmt::print("{:>5} {:>14} {:>7} {:>9} {:>9} {:>9} {:>12} {:>12}  {}\n", "rank", "gpu_window_us",
                "idle%", "compute%", "noncomp%", "overlap%", "launch_p50", "coll_wait_us", "file");

@@ -7,10 +7,6 @@
 
 namespace xt::timeline {
 
-namespace {
-constexpr std::uint64_t kNoOff = Diagnostic::kNoOffset;
-}
-
 void FlowTracker::bind(const SliceLookup& slices, std::span<const std::int64_t> sliceStart,
                        std::span<const StringId> sliceName, std::vector<Flow>& out,
                        std::uint64_t& record, const ImportWarn& warn) {
@@ -37,7 +33,8 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> waiting; // (slice, order) before an s
     auto withoutStart = [&](std::uint32_t order) {
         record = order;
-        warn(codes::kFlowWithoutStart, kNoOff, record, "flow step or end without a start: skipped");
+        warn(codes::kFlowWithoutStart, Diagnostic::kNoOffset, record,
+             "flow step or end without a start: skipped");
     };
     auto dropWaiting = [&] {
         for (const auto& w : waiting)
@@ -56,7 +53,7 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
         if (slice == kNoIndex && !p.enclosing) slice = slices.enclosing(p.thread, p.ts);
         record = p.order;
         if (slice == kNoIndex) {
-            warn(codes::kUnboundFlow, kNoOff, record,
+            warn(codes::kUnboundFlow, Diagnostic::kNoOffset, record,
                  "flow event with no slice to attach to: skipped");
             if (p.ph == 'f') inChain = false;
             continue;
@@ -65,7 +62,7 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
             for (const auto& [to, order] : waiting) {
                 out.push_back(Flow{slice, to, p.name, p.cat});
                 record = order;
-                warn(codes::kBackwardsFlow, kNoOff, record,
+                warn(codes::kBackwardsFlow, Diagnostic::kNoOffset, record,
                      "flow step or end before its start: bound to the start that follows it");
             }
             waiting.clear();
@@ -102,7 +99,8 @@ void FlowTracker::bindV2(std::span<const std::int64_t> sliceStart,
             if (it != lastOut.end())
                 out.push_back(Flow{it->second, s.slice, sliceName[it->second], 0});
             else
-                warn(codes::kFlowWithoutStart, kNoOff, record, "flow_in with no earlier flow_out");
+                warn(codes::kFlowWithoutStart, Diagnostic::kNoOffset, record,
+                     "flow_in with no earlier flow_out");
         }
         if (s.flags & kFlowOut) lastOut[s.bindId] = s.slice;
     }

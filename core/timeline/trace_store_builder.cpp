@@ -10,8 +10,6 @@ namespace xt::timeline {
 
 namespace {
 
-constexpr std::uint64_t kNoOff = Diagnostic::kNoOffset;
-
 bool parseNumberText(std::string_view t, double& out) {
     auto r = std::from_chars(t.data(), t.data() + t.size(), out);
     return r.ec == std::errc() && r.ptr == t.data() + t.size();
@@ -304,7 +302,7 @@ void TraceStoreBuilder::layoutThreads(const DisplayOrder& o, std::int64_t traceE
             appendSlice(s, p.depth, p.parent);
         }
         for (std::uint64_t k = 0; k < overlaps; ++k)
-            warnAt(codes::kOverlappingSlice, kNoOff,
+            warnAt(codes::kOverlappingSlice, Diagnostic::kNoOffset,
                    "slice overlaps its neighbour on one thread: drawn one row deeper");
         track.sliceEnd = static_cast<std::uint32_t>(st.m_start.size());
         threadTrack[o.thrOrder[r]] = static_cast<std::uint32_t>(st.m_tracks.size());

@@ -68,9 +68,10 @@ int chromeJson(const std::uint8_t* data, std::size_t size) {
     // does not validate what it skips), where a window ending after it reports it malformed.
     simdjson::dom::parser validator;
     if (!validator.parse(text).error()) {
-        XT_FUZZ_CHECK(test::hashStore(*store) == test::hashStore(*windowed));
-        XT_FUZZ_CHECK(test::hashReport(store->report(), true) ==
-                      test::hashReport(windowed->report(), true));
+        XT_FUZZ_CHECK(xt::timeline::test::hashStore(*store) ==
+                      xt::timeline::test::hashStore(*windowed));
+        XT_FUZZ_CHECK(xt::timeline::test::hashReport(store->report(), true) ==
+                      xt::timeline::test::hashReport(windowed->report(), true));
     }
     return 0;
 }

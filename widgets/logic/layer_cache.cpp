@@ -10,7 +10,7 @@ using timeline::kNoIndex;
 using timeline::TraceStore;
 
 namespace {
-constexpr std::size_t kChunk = std::size_t(1) << 16;
+constexpr std::size_t kSlicesPerPass = std::size_t(1) << 16;
 }
 
 Result<LayerCache> buildLayerCache(const TraceStore& s, const ProgressCallback& progress) {
@@ -74,8 +74,8 @@ Result<LayerCache> buildLayerCache(const TraceStore& s, const ProgressCallback& 
     const bool timed = s.beginTime() != timeline::kNoTime && s.endTime() > s.beginTime();
     const double scale =
         timed ? double(LayerCache::kOverviewBuckets) / double(s.endTime() - s.beginTime() + 1) : 0;
-    for (std::size_t b = 0; b < start.size(); b += kChunk) {
-        const std::size_t e = std::min(start.size(), b + kChunk);
+    for (std::size_t b = 0; b < start.size(); b += kSlicesPerPass) {
+        const std::size_t e = std::min(start.size(), b + kSlicesPerPass);
         if (timed)
             for (std::size_t i = b; i < e; ++i)
                 ++c.overview[std::min<std::size_t>(
@@ -89,8 +89,8 @@ Result<LayerCache> buildLayerCache(const TraceStore& s, const ProgressCallback& 
         c.dataEnd = c.dataEnd == timeline::kNoTime ? b : std::max(c.dataEnd, b);
     };
     const auto dur = s.sliceDuration();
-    for (std::size_t b = 0; b < start.size(); b += kChunk) {
-        const std::size_t e = std::min(start.size(), b + kChunk);
+    for (std::size_t b = 0; b < start.size(); b += kSlicesPerPass) {
+        const std::size_t e = std::min(start.size(), b + kSlicesPerPass);
         for (std::size_t i = b; i < e; ++i)
             extend(start[i], start[i] + dur[i]);
         if (!step(e - b)) return cancelled;

@@ -9,7 +9,7 @@ using timeline::TraceStore;
 
 namespace {
 
-constexpr std::size_t kChunk = std::size_t(1) << 16; // slices per progress report
+constexpr std::size_t kSlicesPerReport = std::size_t(1) << 16;
 constexpr std::size_t kStringChunk = std::size_t(1) << 12;
 
 Status cancelled() {
@@ -70,8 +70,8 @@ Result<std::vector<SliceHit>> findSlices(std::span<const TraceStore* const> laye
         const auto starts = s.sliceStart();
         found.clear();
         runs.assign(1, 0);
-        for (std::size_t b = 0; b < n; b += kChunk) {
-            const std::size_t e = std::min(n, b + kChunk);
+        for (std::size_t b = 0; b < n; b += kSlicesPerReport) {
+            const std::size_t e = std::min(n, b + kSlicesPerReport);
             for (std::size_t i = b; i < e; ++i)
                 if (match[names[i]]) {
                     if (!found.empty() && starts[i] < starts[found.back()])
@@ -110,7 +110,7 @@ Result<std::vector<SliceHit>> findSlices(std::span<const TraceStore* const> laye
                     const std::uint32_t i = found[next[h.run]];
                     heap.push({starts[i], i, h.run});
                 }
-                if (++ordered % kChunk == 0 &&
+                if (++ordered % kSlicesPerReport == 0 &&
                     !reportProgress(progress, base + n * ordered / found.size(), total, "ordering"))
                     return cancelled();
             }

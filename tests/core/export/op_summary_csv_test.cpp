@@ -1,5 +1,6 @@
 // Op summary CSV: RFC 4180 quoting round-trips through a small parser, totals equal opSummary,
 // diff CSV rows equal the diff, and writes are atomic.
+#include "chrome_json.h"
 #include "core/export/op_summary_csv.h"
 #include "core/export/stats_csv.h"
 #include "core/timeline/chrome_trace_reader.h"
@@ -15,6 +16,8 @@ using namespace xt;
 using namespace xt::timeline;
 
 namespace {
+
+using xt::timeline::test::importJson;
 
 // A strict RFC 4180 reader: rows of fields; quoted fields may hold commas, "" and newlines.
 std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
@@ -63,12 +66,6 @@ std::int64_t microsToNs(const std::string& s) {
     return neg ? -v : v;
 }
 
-TraceStore load(const std::string& json) {
-    auto r = importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return std::move(r.value());
-}
-
 // Names that need quoting (JSON escapes: \" and \n).
 const char* kTrace = R"([
   {"ph":"X","name":"aten::add, out","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":100.5},
@@ -96,7 +93,7 @@ TEST(OpSummaryCsv, MicrosAreExact) {
 }
 
 TEST(OpSummaryCsv, QuotingRoundTripsAndTotalsEqualTheSummary) {
-    const TraceStore st = load(kTrace);
+    const TraceStore st = importJson(kTrace);
     const auto ops = opSummary(st);
     for (bool byCat : {false, true}) {
         OpSummaryOptions o;
@@ -139,8 +136,8 @@ TEST(OpSummaryCsv, QuotingRoundTripsAndTotalsEqualTheSummary) {
 }
 
 TEST(OpSummaryCsv, DiffRowsAndAtomicWrite) {
-    const TraceStore a = load(kTrace);
-    const TraceStore b = load(R"([
+    const TraceStore a = importJson(kTrace);
+    const TraceStore b = importJson(R"([
       {"ph":"X","name":"aten::add, out","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":150.5},
       {"ph":"X","name":"new \"op\"","cat":"cpu_op","pid":1,"tid":1,"ts":200,"dur":4}
     ])");
@@ -178,7 +175,7 @@ TEST(OpSummaryCsv, DiffRowsAndAtomicWrite) {
 }
 
 TEST(OpSummaryCsv, StepBreakdownRowsEqualTheBreakdown) {
-    const TraceStore st = load(R"([
+    const TraceStore st = importJson(R"([
       {"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":100,"dur":50},
       {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":110,"dur":20.5},
       {"ph":"X","name":"ProfilerStep#2","cat":"user_annotation","pid":1,"tid":1,"ts":150,"dur":30},

@@ -1,4 +1,5 @@
 // Op summary, step breakdown and memory peaks on hand-made traces with known answers.
+#include "chrome_json.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/memory_peaks.h"
 #include "core/timeline/op_summary.h"
@@ -9,11 +10,8 @@
 using namespace xt::timeline;
 
 namespace {
-TraceStore load(const std::string& json) {
-    auto r = importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk());
-    return std::move(r.value());
-}
+
+using xt::timeline::test::importJson;
 const OpStat& row(const TraceStore& st, const std::vector<OpStat>& rows, std::string_view name) {
     for (const auto& r : rows)
         if (st.str(r.name) == name) return r;
@@ -24,7 +22,7 @@ const OpStat& row(const TraceStore& st, const std::vector<OpStat>& rows, std::st
 } // namespace
 
 TEST(OpSummary, TotalsSelfAndOrder) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"conv","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":100},
       {"ph":"X","name":"mm","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":30},
       {"ph":"X","name":"mm","cat":"cpu_op","pid":1,"tid":1,"ts":50,"dur":20},
@@ -76,7 +74,7 @@ TEST(OpSummary, TotalsSelfAndOrder) {
 }
 
 TEST(StepBreakdown, CategoriesSumToStepAndBottleneck) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":100},
       {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":30},
       {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":20,"dur":5},
@@ -122,7 +120,7 @@ TEST(StepBreakdown, Classification) {
 }
 
 TEST(MemoryPeaks, PeakTimeAndLiveObjects) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"N","name":"Tensor","id":1,"pid":1,"ts":0},
       {"ph":"N","name":"Tensor","id":2,"pid":1,"ts":5},
       {"ph":"D","name":"Tensor","id":1,"pid":1,"ts":15},
@@ -184,7 +182,7 @@ TEST(MemoryPeaks, AnAllocatorsPeakListsItsOwnTensorsAsTimelinePyDoes) {
         json += tfCounter("A", ts, total);
     json += tfCounter("B", 0, 500) + tfCounter("B", 30, 0);
     json.back() = ']';
-    auto st = load(json);
+    auto st = importJson(json);
     const auto peaks = memoryPeaks(st);
     ASSERT_EQ(peaks.size(), 2u);
     const MemoryPeak& b = peaks[0];

@@ -1,4 +1,5 @@
 // Op summary diff on generated traces with known regressions, and step-vs-step diffs of one trace.
+#include "chrome_json.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/op_summary_diff.h"
 
@@ -9,11 +10,7 @@ using namespace xt::timeline;
 
 namespace {
 
-TraceStore load(const std::string& json) {
-    auto r = importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return std::move(r.value());
-}
+using xt::timeline::test::importJson;
 
 // `n` back-to-back X events named `name` of `durUs` each on (pid 1, tid), from `t0`.
 std::string xs(const char* name, const char* cat, int tid, int n, int t0, int durUs) {
@@ -41,11 +38,12 @@ const OpDiffRow* find(const OpDiff& d, std::string_view name, std::string_view c
 TEST(OpSummaryDiff, MatmulRegressionAndOneSidedOps) {
     // A: matmul 10 x 100 us, add 5 x 10 us, "gone" once. B: matmul 10 x 150 us, add 5 x 10 us
     // on another thread, "fresh" twice. Names are interned in a different order in B.
-    const auto a = load(trace(xs("matmul", "cpu_op", 1, 10, 0, 100) +
-                              xs("add", "cpu_op", 2, 5, 0, 10) + xs("gone", "cpu_op", 3, 1, 0, 7)));
+    const auto a =
+        importJson(trace(xs("matmul", "cpu_op", 1, 10, 0, 100) + xs("add", "cpu_op", 2, 5, 0, 10) +
+                         xs("gone", "cpu_op", 3, 1, 0, 7)));
     const auto b =
-        load(trace(xs("fresh", "kernel", 3, 2, 0, 30) + xs("add", "cpu_op", 4, 5, 0, 10) +
-                   xs("matmul", "cpu_op", 1, 10, 0, 150)));
+        importJson(trace(xs("fresh", "kernel", 3, 2, 0, 30) + xs("add", "cpu_op", 4, 5, 0, 10) +
+                         xs("matmul", "cpu_op", 1, 10, 0, 150)));
     const OpDiff d = diffOpSummaries(a, b);
     ASSERT_EQ(d.rows.size(), 4u);
     // Regression first: matmul +500 us, fresh +60 us, add 0, gone -7 us.
@@ -105,9 +103,9 @@ TEST(OpSummaryDiff, MatmulRegressionAndOneSidedOps) {
 
 TEST(OpSummaryDiff, ByCategoryKeepsCategoriesApart) {
     const auto a =
-        load(trace(xs("copy", "cpu_op", 1, 2, 0, 10) + xs("copy", "kernel", 2, 1, 0, 5)));
+        importJson(trace(xs("copy", "cpu_op", 1, 2, 0, 10) + xs("copy", "kernel", 2, 1, 0, 5)));
     const auto b =
-        load(trace(xs("copy", "cpu_op", 1, 2, 0, 10) + xs("copy", "gpu_memcpy", 2, 1, 0, 5)));
+        importJson(trace(xs("copy", "cpu_op", 1, 2, 0, 10) + xs("copy", "gpu_memcpy", 2, 1, 0, 5)));
     EXPECT_EQ(diffOpSummaries(a, b).rows.size(), 1u);
     OpDiffOptions o;
     o.byCategory = true;
@@ -123,7 +121,7 @@ TEST(OpSummaryDiff, ByCategoryKeepsCategoriesApart) {
 
 TEST(OpSummaryDiff, StepAgainstStepOfOneTrace) {
     // Step 1 [0, 1000): conv 2 x 100 us; step 2 [1000, 2500): conv 3 x 100 us, relu 1 x 50 us.
-    const auto st = load(trace(
+    const auto st = importJson(trace(
         std::string(
             R"({"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":1000},)") +
         R"({"ph":"X","name":"ProfilerStep#2","cat":"user_annotation","pid":1,"tid":1,"ts":1000,"dur":1500},)" +

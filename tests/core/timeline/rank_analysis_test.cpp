@@ -1,6 +1,7 @@
 // Multi-rank analyses on constructed Kineto-like traces whose every figure is worked out by hand
 // in the comments: overlapping kernels on two streams, integer and float timestamps, the last
 // ProfilerStep, a missing rank, a rank without GPU events and a trace without ProfilerSteps.
+#include "chrome_json.h"
 #include "core/export/ranks_report.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "core/timeline/rank_analysis.h"
@@ -18,13 +19,9 @@ using namespace xt::timeline;
 
 namespace {
 
-constexpr std::int64_t us = 1000; // ns per microsecond
+using xt::timeline::test::importJson;
 
-TraceStore load(const std::string& json) {
-    auto r = importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return std::move(r.value());
-}
+constexpr std::int64_t us = 1000; // ns per microsecond
 
 std::string x(const std::string& name, const std::string& cat, const std::string& pid,
               const std::string& tid, const std::string& ts, const std::string& dur,
@@ -101,7 +98,7 @@ TEST(RankAnalysis, ClassifiesKernelsByNameAsHta) {
 }
 
 TEST(RankAnalysis, OverlappingKernelsOnTwoStreams) {
-    const TraceStore st = load(rankTrace(0));
+    const TraceStore st = importJson(rankTrace(0));
     const RankAnalysis a = analyzeRank(st);
     EXPECT_FALSE(a.roundedToMicros);
     EXPECT_EQ(a.gpuEvents, 8u);
@@ -177,7 +174,7 @@ TEST(RankAnalysis, OverlappingKernelsOnTwoStreams) {
 TEST(RankAnalysis, FloatTimestampsAreRoundedToWholeMicrosecondsAsHta) {
     // Starts up, ends down: A [10.5, 15.7) -> [11, 15); B [20.25, 20.75) -> [21, 21) (clamped,
     // HTA would give -1); C [30, 40). Window 11..40 = 29, busy 4 + 0 + 10, idle 15.
-    const TraceStore st = load(R"({"traceEvents":[
+    const TraceStore st = importJson(R"({"traceEvents":[
       {"ph":"X","name":"a","cat":"kernel","pid":0,"tid":7,"ts":10.5,"dur":5.2},
       {"ph":"X","name":"b","cat":"kernel","pid":0,"tid":7,"ts":20.25,"dur":0.5},
       {"ph":"X","name":"c","cat":"kernel","pid":0,"tid":7,"ts":30.0,"dur":10.0}]})");
@@ -194,7 +191,7 @@ TEST(RankAnalysis, FloatTimestampsAreRoundedToWholeMicrosecondsAsHta) {
     EXPECT_FALSE(a.launch.delayP50Ns.has_value());
 
     // Integer timestamps keep fractional durations: [10, 15.5) [20, 30): idle 4.5 exactly.
-    const TraceStore ints = load(R"([
+    const TraceStore ints = importJson(R"([
       {"ph":"X","name":"a","cat":"kernel","pid":0,"tid":7,"ts":10,"dur":5.5},
       {"ph":"X","name":"b","cat":"kernel","pid":0,"tid":7,"ts":20,"dur":10}])");
     const RankAnalysis b = analyzeRank(ints);
@@ -204,7 +201,7 @@ TEST(RankAnalysis, FloatTimestampsAreRoundedToWholeMicrosecondsAsHta) {
 }
 
 TEST(RankAnalysis, RankWithoutGpuEventsAndTraceWithoutSteps) {
-    const TraceStore cpu = load(R"([
+    const TraceStore cpu = importJson(R"([
       {"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":50},
       {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":5,"dur":20}])");
     const RankAnalysis a = analyzeRank(cpu);
@@ -218,7 +215,7 @@ TEST(RankAnalysis, RankWithoutGpuEventsAndTraceWithoutSteps) {
     EXPECT_EQ(a.steps[0].idleNs, 50 * us); // a step with no GPU work is all idle
 
     // No ProfilerStep: nothing is left out, there are no steps.
-    const TraceStore nosteps = load(R"([
+    const TraceStore nosteps = importJson(R"([
       {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":0,"dur":2,
        "args":{"correlation":1}},
       {"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":10,"dur":5,
@@ -237,9 +234,9 @@ TEST(RankAnalysis, StragglersAndCollectiveWaitAcrossRanks) {
     // Rank 1's collective is shortest (15): it arrived last, the others waited for it.
     // Rank 2's step 2 is 130 long: the straggler, 30 over the others.
     std::vector<std::pair<std::string, TraceStore>> traces;
-    traces.emplace_back("r0.json", load(rankTrace(0, 40)));
-    traces.emplace_back("r1.json", load(rankTrace(1, 15)));
-    traces.emplace_back("r2.json", load(rankTrace(2, 25, 130)));
+    traces.emplace_back("r0.json", importJson(rankTrace(0, 40)));
+    traces.emplace_back("r1.json", importJson(rankTrace(1, 15)));
+    traces.emplace_back("r2.json", importJson(rankTrace(2, 25, 130)));
     const RankSession session = makeRankSession(std::move(traces));
     ASSERT_EQ(session.ranks.size(), 3u);
     EXPECT_EQ(session.worldSize, 4);
@@ -317,10 +314,10 @@ TEST(RankSession, RanksFromDistributedInfoFileNamesOrAssigned) {
 
     // Without distributedInfo: from the file name; a duplicate or none gets the lowest free.
     std::vector<std::pair<std::string, TraceStore>> traces;
-    traces.emplace_back("a/rank_2.json", load(rankTrace(0, 40, 100, false)));
-    traces.emplace_back("b/trace.json", load(rankTrace(0, 40, 100, false)));
-    traces.emplace_back("c/rank-2.json", load(rankTrace(0, 40, 100, false)));
-    traces.emplace_back("d/x.json", load(rankTrace(5)));
+    traces.emplace_back("a/rank_2.json", importJson(rankTrace(0, 40, 100, false)));
+    traces.emplace_back("b/trace.json", importJson(rankTrace(0, 40, 100, false)));
+    traces.emplace_back("c/rank-2.json", importJson(rankTrace(0, 40, 100, false)));
+    traces.emplace_back("d/x.json", importJson(rankTrace(5)));
     const RankSession s = makeRankSession(std::move(traces));
     ASSERT_EQ(s.ranks.size(), 4u);
     EXPECT_EQ(s.ranks[0].rank, 0);
@@ -384,8 +381,8 @@ TEST(RankSession, ImportsFilesInParallelWithAMissingRankAndCancel) {
 TEST(RankSession, AlignsAtAStepOrAtTheNthCollective) {
     // Rank 1's clock is 1000 us ahead; its collectives end 5 us later than rank 0's.
     std::vector<std::pair<std::string, TraceStore>> traces;
-    traces.emplace_back("r0.json", load(rankTrace(0, 40)));
-    traces.emplace_back("r1.json", load(R"({"distributedInfo":{"rank":1},"traceEvents":[
+    traces.emplace_back("r0.json", importJson(rankTrace(0, 40)));
+    traces.emplace_back("r1.json", importJson(R"({"distributedInfo":{"rank":1},"traceEvents":[
       {"ph":"X","name":"ProfilerStep#1","cat":"user_annotation","pid":1,"tid":1,"ts":1000,"dur":90},
       {"ph":"X","name":"ProfilerStep#2","cat":"user_annotation","pid":1,"tid":1,"ts":1100,"dur":90},
       {"ph":"X","name":"ncclKernel_AllReduce_RING_LL_Sum_float","cat":"kernel","pid":0,"tid":13,

@@ -1,5 +1,6 @@
 // Chrome-trace import on hand-made inputs: every tolerance rule of docs/TIMELINE.md, flows, async,
 // counters, objects, and bad input that must give a clear error or report, never a crash.
+#include "chrome_json.h"
 #include "core/timeline/chrome_trace_reader.h"
 
 #include "core/base/byte_format.h"
@@ -14,11 +15,7 @@ using namespace xt::timeline;
 
 namespace {
 
-TraceStore load(const std::string& json, const ImportOptions& options = {}) {
-    auto r = importChromeTraceBytes(json, options);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return r.isOk() ? std::move(r.value()) : TraceStore{};
-}
+using xt::timeline::test::importJson;
 
 std::uint64_t reason(const TraceStore& st, const std::string& code) {
     const auto& c = st.report().diagnostics.countsByCode();
@@ -51,7 +48,7 @@ std::string gzip(const std::string& s) {
 } // namespace
 
 TEST(ChromeTraceReader, NestingDepthAndParents) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"outer","pid":1,"tid":1,"ts":0,"dur":100},
       {"ph":"B","name":"mid","pid":1,"tid":1,"ts":10},
       {"ph":"X","name":"inner","pid":1,"tid":1,"ts":20,"dur":5},
@@ -69,7 +66,7 @@ TEST(ChromeTraceReader, NestingDepthAndParents) {
 }
 
 TEST(ChromeTraceReader, ObjectFormKeysAndMetadata) {
-    auto st = load(R"({"otherData":{"x":[1,2,{"y":"]"}]},"displayTimeUnit":"ns",
+    auto st = importJson(R"({"otherData":{"x":[1,2,{"y":"]"}]},"displayTimeUnit":"ns",
       "traceEvents":[
         {"ph":"M","name":"process_name","pid":7,"args":{"name":"Trainer"}},
         {"ph":"M","name":"process_sort_index","pid":7,"args":{"sort_index":-1}},
@@ -98,16 +95,16 @@ TEST(ChromeTraceReader, TrailingCommaAndMissingBrackets) {
           std::string(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},)"),
           std::string(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},])")}) {
         SCOPED_TRACE(text);
-        auto st = load(text);
+        auto st = importJson(text);
         EXPECT_EQ(st.report().events, 1u);
         EXPECT_EQ(st.sliceCount(), 1u);
     }
-    auto st = load(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},])");
+    auto st = importJson(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},])");
     EXPECT_EQ(reason(st, "trailing-comma"), 1u);
 }
 
 TEST(ChromeTraceReader, UnsortedAndOverlappingXAreKept) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"k3","pid":0,"tid":"stream 7","ts":30,"dur":10},
       {"ph":"X","name":"k1","pid":0,"tid":"stream 7","ts":0,"dur":20},
       {"ph":"X","name":"k2","pid":0,"tid":"stream 7","ts":10,"dur":15}
@@ -123,7 +120,7 @@ TEST(ChromeTraceReader, UnsortedAndOverlappingXAreKept) {
 }
 
 TEST(ChromeTraceReader, UnbalancedBeginEnd) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"E","pid":1,"tid":1,"ts":5},
       {"ph":"B","name":"open","pid":1,"tid":1,"ts":10},
       {"ph":"B","name":"closed","pid":1,"tid":1,"ts":20},
@@ -139,7 +136,7 @@ TEST(ChromeTraceReader, UnbalancedBeginEnd) {
 }
 
 TEST(ChromeTraceReader, FlowV1BindsEnclosingAndNextSlices) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"producer","pid":1,"tid":1,"ts":0,"dur":10},
       {"ph":"X","name":"child","pid":1,"tid":1,"ts":2,"dur":3},
       {"ph":"s","name":"f","cat":"c","id":"0x1","pid":1,"tid":1,"ts":3},
@@ -168,7 +165,7 @@ TEST(ChromeTraceReader, FlowStepBeforeItsStartBindsBackwards) {
       {"ph":"s","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":2,"ts":10},
       {"ph":"t","name":"x","cat":"DataFlow","id":0,"pid":1,"tid":1,"ts":5}
     ])";
-    auto st = load(json);
+    auto st = importJson(json);
     ASSERT_EQ(st.flows().size(), 1u);
     EXPECT_EQ(st.flows()[0].fromSlice, slice(st, "producer"));
     EXPECT_EQ(st.flows()[0].toSlice, slice(st, "consumer"));
@@ -181,7 +178,7 @@ TEST(ChromeTraceReader, FlowStepBeforeItsStartBindsBackwards) {
     // Chrome-compatible: dropped as chrome://tracing drops it, and counted.
     ImportOptions chrome;
     chrome.chromeCompatibleFlows = true;
-    auto cc = load(json, chrome);
+    auto cc = importJson(json, chrome);
     EXPECT_EQ(cc.flows().size(), 0u);
     EXPECT_EQ(reason(cc, "flow-without-start"), 1u);
     EXPECT_EQ(reason(cc, "backwards-flow"), 0u);
@@ -191,7 +188,7 @@ TEST(ChromeTraceReader, ReusedFlowIdsBindInTurnAndBackwardsOnlyToTheNextStart) {
     // One id for three flows: a -> b; then a step at 32 before its start at 35 (e -> d); then
     // f -> g; a last step with no start after it stays unbound. bp:"e" binds an end to its
     // enclosing slice also when it comes before its start.
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},
       {"ph":"X","name":"b","pid":1,"tid":2,"ts":20,"dur":10},
       {"ph":"X","name":"d","pid":1,"tid":1,"ts":30,"dur":5},
@@ -220,7 +217,7 @@ TEST(ChromeTraceReader, ReusedFlowIdsBindInTurnAndBackwardsOnlyToTheNextStart) {
 }
 
 TEST(ChromeTraceReader, FlowV2BindIds) {
-    auto st = load(R"({"traceEvents":[
+    auto st = importJson(R"({"traceEvents":[
       {"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10,"bind_id":"0xa","flow_out":true},
       {"ph":"X","name":"b","pid":1,"tid":2,"ts":20,"dur":10,"bind_id":"0xa","flow_in":true,"flow_out":true},
       {"ph":"X","name":"c","pid":1,"tid":3,"ts":40,"dur":10,"bind_id":"0xa","flow_in":true}
@@ -233,7 +230,7 @@ TEST(ChromeTraceReader, FlowV2BindIds) {
 }
 
 TEST(ChromeTraceReader, CountersAsSortedSeries) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"C","name":"mem","pid":1,"ts":20,"args":{"used":5,"free":1}},
       {"ph":"C","name":"mem","pid":1,"ts":10,"args":{"used":3,"free":"n/a"}},
       {"ph":"C","name":"empty","pid":1,"ts":10,"args":{}}
@@ -250,7 +247,7 @@ TEST(ChromeTraceReader, CountersAsSortedSeries) {
 }
 
 TEST(ChromeTraceReader, AsyncSlicesAndLanes) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"b","name":"req","cat":"net","id":1,"pid":1,"tid":1,"ts":0},
       {"ph":"b","name":"req","cat":"net","id":2,"pid":1,"tid":2,"ts":5},
       {"ph":"n","name":"mark","cat":"net","id":1,"pid":1,"tid":1,"ts":6},
@@ -275,7 +272,7 @@ TEST(ChromeTraceReader, AsyncSlicesAndLanes) {
 }
 
 TEST(ChromeTraceReader, ObjectLifetimes) {
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"N","name":"Tensor","id":"0x10","pid":1,"ts":0},
       {"ph":"O","name":"Tensor","id":"0x10","pid":1,"ts":5,"args":{"snapshot":{"bytes":64}}},
       {"ph":"D","name":"Tensor","id":"0x10","pid":1,"ts":10},
@@ -293,11 +290,11 @@ TEST(ChromeTraceReader, ObjectLifetimes) {
 
 TEST(ChromeTraceReader, OddValuesSurvive) {
     const std::string longName(5000, 'n');
-    auto st = load(R"([
+    auto st = importJson(R"([
       {"ph":"X","name":"nul\u0000inside","pid":18446744073709551617,"tid":1.5,"ts":1633765477670773.125,"dur":0.5,
        "id":123456789012345678901234567890,"args":{"big":123456789012345678901234567890,"s":"t\"q"}},
       {"ph":"X","name":")" +
-                   longName + R"(","pid":1,"tid":1,"ts":-5,"dur":1},
+                         longName + R"(","pid":1,"tid":1,"ts":-5,"dur":1},
       {"ph":"X","name":"nullts","pid":1,"tid":1,"ts":null,"dur":1},
       {"ph":"X","name":"nots","pid":1,"tid":1},
       {"ph":"Z","name":"future","pid":1,"tid":1,"ts":1},
@@ -347,7 +344,7 @@ TEST(ChromeTraceReader, LeadingWhitespaceAndByteOrderMarkAsTheSnifferReadsThem) 
             const std::string text = prefix + body;
             SCOPED_TRACE(text);
             EXPECT_EQ(xt::sniffBytes(text, text.size()), xt::ByteFormat::JsonText);
-            auto st = load(text);
+            auto st = importJson(text);
             EXPECT_TRUE(st.report().objectForm);
             EXPECT_EQ(st.sliceCount(), 1u);
             EXPECT_EQ(reason(st, "trailing-comma"), body == tolerant ? 1u : 0u);
@@ -415,7 +412,7 @@ TEST(ChromeTraceReader, RandomBytesNeverCrash) {
 TEST(ChromeTraceReader, GzipInMemoryAndConcatenatedMembers) {
     const std::string a = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},)";
     const std::string b = R"({"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":2}])";
-    auto st = load(gzip(a) + gzip(b));
+    auto st = importJson(gzip(a) + gzip(b));
     EXPECT_EQ(st.report().container, "gzip");
     EXPECT_EQ(st.sliceCount(), 2u);
 }

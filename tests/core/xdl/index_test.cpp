@@ -13,13 +13,8 @@
 
 using namespace xt;
 using namespace xt::xdl;
+using xt::test::asBytes;
 using xt::test::TempDir;
-
-namespace {
-Bytes asBytes(const std::string& s) {
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
-} // namespace
 
 TEST(RecordIndex, ExtendsByteByByteLikeAGrowingFile) {
     std::string full = xt::test::simpleFile(6);

@@ -12,9 +12,7 @@ using xt::test::rawBytes;
 
 namespace {
 
-Bytes asBytes(const std::string& s) {
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
+using xt::test::asBytes;
 
 struct ColumnCase {
     Dtype dtype;

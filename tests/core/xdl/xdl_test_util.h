@@ -3,6 +3,7 @@
 // protobuf-generated classes (so the hand-written encoder and decoder are checked against
 // protobuf's own serializer).
 
+#include "core/xdl/wire.h"
 #include "temp_dir.h"
 #include "xdl.pb.h"
 
@@ -61,6 +62,11 @@ inline std::string readFile(const std::string& path) {
 }
 
 // A file with a one-key header and `records` float records at gsteps 0..records-1.
+// The bytes of s as the reader takes them.
+inline xdl::Bytes asBytes(const std::string& s) {
+    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
 inline std::string simpleFile(int records, int n = 4) {
     std::string s = frame(headerBytes({"w"}));
     for (int g = 0; g < records; ++g)

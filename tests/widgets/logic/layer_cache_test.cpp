@@ -1,6 +1,7 @@
 // The view's per-layer cache without Qt: instants grouped by scope and sorted by time, flows
 // sorted by either end's start, counter ranges over finite values (and 0), slice density that
 // counts every slice once; a cancel stops the build.
+#include "chrome_json.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "widgets/logic/layer_cache.h"
 
@@ -12,14 +13,10 @@
 namespace xt::view {
 namespace {
 
+using xt::timeline::test::importJson;
+
 using timeline::kNoIndex;
 using timeline::TraceStore;
-
-TraceStore storeOf(const std::string& json) {
-    auto r = timeline::importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return r.isOk() ? std::move(r.value()) : TraceStore{};
-}
 
 const char* kTrace = R"([
   {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}},
@@ -42,7 +39,7 @@ const char* kTrace = R"([
 ])";
 
 TEST(LayerCache, GroupsAndSortsWhatTheViewDraws) {
-    const TraceStore s = storeOf(kTrace);
+    const TraceStore s = importJson(kTrace);
     auto built = buildLayerCache(s);
     ASSERT_TRUE(built.isOk());
     const LayerCache& c = *built;
@@ -86,7 +83,7 @@ TEST(LayerCache, DensityOfManySlicesAndCancel) {
     for (int i = 0; i < 200'000; ++i)
         json += std::string(i ? "," : "") + R"({"ph":"X","name":"x","pid":1,"tid":)" +
                 std::to_string(i % 3) + R"(,"ts":)" + std::to_string(i) + R"(,"dur":0.5})";
-    const TraceStore s = storeOf(json + "]");
+    const TraceStore s = importJson(json + "]");
     int reports = 0;
     auto built = buildLayerCache(s, [&](const ProgressReport& r) {
         EXPECT_LE(r.done, r.total);

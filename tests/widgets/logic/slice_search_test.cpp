@@ -1,6 +1,7 @@
 // Slice search without Qt: the hits equal a brute-force scan (ASCII case folded, other bytes
 // exact), ordered by layer then start across tracks; an empty needle finds nothing; progress
 // rises to its total; a cancel while scanning or while ordering stops with Cancelled.
+#include "chrome_json.h"
 #include "core/timeline/chrome_trace_reader.h"
 #include "widgets/logic/slice_search.h"
 
@@ -13,13 +14,9 @@
 namespace xt::view {
 namespace {
 
-using timeline::TraceStore;
+using xt::timeline::test::importJson;
 
-TraceStore storeOf(const std::string& json) {
-    auto r = timeline::importChromeTraceBytes(json);
-    EXPECT_TRUE(r.isOk()) << r.status().toString();
-    return r.isOk() ? std::move(r.value()) : TraceStore{};
-}
+using timeline::TraceStore;
 
 // `n` X slices over `threads` threads, names cycling through `names`, interleaved in time
 // across the threads so the hits of one name come from every track.
@@ -31,7 +28,7 @@ TraceStore generated(int n, int threads, const std::vector<std::string>& names) 
                 std::to_string(i) + R"(,"dur":0.5,"name":")" +
                 names[std::size_t(i) % names.size()] + "\"}";
     }
-    return storeOf(json + "]");
+    return importJson(json + "]");
 }
 
 char lower(char c) {
@@ -71,7 +68,7 @@ TEST(SliceSearch, ContainsIgnoreCaseFoldsAsciiOnly) {
 }
 
 TEST(SliceSearch, HitsEqualABruteForceScanInLayerThenStartOrder) {
-    const TraceStore a = storeOf(R"([
+    const TraceStore a = importJson(R"([
       {"ph":"X","name":"aten::conv2d","pid":1,"tid":1,"ts":10,"dur":50},
       {"ph":"X","name":"Conv_Backward","pid":1,"tid":1,"ts":20,"dur":5},
       {"ph":"X","name":"relu","pid":1,"tid":1,"ts":70,"dur":5},
@@ -79,7 +76,7 @@ TEST(SliceSearch, HitsEqualABruteForceScanInLayerThenStartOrder) {
       {"ph":"X","name":"conv","pid":1,"tid":2,"ts":20,"dur":5},
       {"ph":"X","name":"Größe conv","pid":2,"tid":3,"ts":15,"dur":5}
     ])");
-    const TraceStore b = storeOf(R"([
+    const TraceStore b = importJson(R"([
       {"ph":"X","name":"xconvx","pid":1,"tid":1,"ts":5,"dur":1},
       {"ph":"X","name":"other","pid":1,"tid":1,"ts":6,"dur":1}
     ])");
