@@ -556,6 +556,12 @@ void StatPlot::redecimate() {
     std::vector<std::size_t> ends;
     const view::LinePoints* endsOf = nullptr; // the line `ends` were found for...
     std::size_t endsBuckets = 0;              // ...and the buckets
+    struct Decimated {
+        const view::BlockExtrema* blocks;
+        std::size_t buckets;
+        XYSeries points;
+    };
+    std::vector<Decimated> decimated; // lines with equal points (one blocks) are decimated once
     for (auto& l : m_lines) {
         const auto [first, last] = view::visibleRange(l.data, range.lower, range.upper);
         XYSeries d;
@@ -584,11 +590,19 @@ void StatPlot::redecimate() {
             // the same buckets.
             const std::size_t want = l.value ? buckets : std::max<std::size_t>(100, buckets / 2);
             if (!endsOf || !l.data.sameX(*endsOf) || endsBuckets != want) {
-                ends = view::bucketEnds(l.data, first, last, want, l.blocks);
+                ends = view::bucketEnds(l.data, first, last, want, *l.blocks);
                 endsOf = &l.data;
                 endsBuckets = want;
             }
-            d = decimateMinMax(l.data, first, last, ends, l.blocks);
+            const auto done = std::ranges::find_if(decimated, [&](const Decimated& e) {
+                return e.blocks == l.blocks.get() && e.buckets == want;
+            });
+            if (done != decimated.end()) {
+                d = done->points;
+            } else {
+                d = decimateMinMax(l.data, first, last, ends, *l.blocks);
+                decimated.push_back({l.blocks.get(), want, d});
+            }
         }
         densest = std::max(densest, d.x.size());
         l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),

@@ -120,10 +120,11 @@ protected:
 private:
     struct Line {
         QCPGraph* graph = nullptr;
-        view::LinePoints data;     // full resolution, x ascending
-        view::BlockExtrema blocks; // of data: decimation reads whole blocks from here
-        bool value = false;        // a value line (not a band edge, marker or legend text)
-        QPen pen;                  // as built; dense lines are drawn a pixel wide
+        view::LinePoints data; // full resolution, x ascending
+        // Of data (shared by lines with equal points): decimation reads whole blocks from here.
+        std::shared_ptr<const view::BlockExtrema> blocks;
+        bool value = false; // a value line (not a band edge, marker or legend text)
+        QPen pen;           // as built; dense lines are drawn a pixel wide
     };
     // One line as built (off the GUI thread for large series); applyLines makes it a graph.
     struct LineSpec {
@@ -135,7 +136,7 @@ private:
         bool value = false;   // see Line
         QColor fill;          // valid: a band's upper edge, filled down to the line before it
         bool markers = false; // points only (the NaN/Inf triangles)
-        view::BlockExtrema blocks;
+        std::shared_ptr<const view::BlockExtrema> blocks;
     };
     struct BuiltLines {
         RunSnapshot run; // holds the series that lines read in place

@@ -8,8 +8,9 @@
 // BM_DecimateMinMax reads every point of plain arrays, BM_DecimateMinMaxBlocks the line's
 // BlockExtrema and the points of the blocks a bucket cuts (what a plot does on every fit, zoom and
 // pan), and BM_BlockExtrema builds those once per line (BM_BlockExtremaFiveLines for the five
-// lines of a rank at once). All but BM_DecimateMinMax read the lines as the plot does: values of
-// each record of a series, in place.
+// lines of a rank at once: tensor:0 a scalar's, which are equal and share one BlockExtrema after a
+// pass that compares them; tensor:1 five different lines). All but BM_DecimateMinMax read the lines
+// as the plot does: values of each record of a series, in place.
 #include "widgets/logic/series_math.h"
 
 #include <algorithm>
@@ -21,7 +22,8 @@ namespace {
 
 struct Line {
     std::vector<double> x, y;
-    xt::analysis::RecordSeries records; // the same points: gstep, mean
+    xt::analysis::RecordSeries records; // the same points: gstep, mean (a scalar's records)
+    xt::analysis::RecordSeries tensor;  // min, max, mean and std apart (a tensor's records)
 };
 
 const Line& line() {
@@ -39,6 +41,11 @@ const Line& line() {
             r.stats.count = r.stats.finite = 1;
             r.stats.min = r.stats.max = r.stats.mean = s.y[i];
             s.records.push_back(r);
+            r.stats.count = r.stats.finite = 100;
+            r.stats.min = s.y[i] - 1 - double(i % 5) * 0.1;
+            r.stats.max = s.y[i] + 1 + double(i % 3) * 0.1;
+            r.stats.std = 0.5 + double(i % 11) * 0.01;
+            s.tensor.push_back(r);
         }
         return s;
     }();
@@ -79,10 +86,12 @@ void BM_BlockExtrema(benchmark::State& state) {
 }
 
 // The five lines of a rank the plot shows by default (mean, min-max band, std band), together.
+// The five lines of a rank (mean, min-max band, std band): one line for a scalar, whose lines
+// are equal, five for a tensor.
 void BM_BlockExtremaFiveLines(benchmark::State& state) {
     using xt::view::LinePoints;
     using F = xt::analysis::StatField;
-    const auto& r = line().records;
+    const auto& r = state.range(0) ? line().tensor : line().records;
     const auto mode = xt::view::XAxisMode::Gstep;
     const LinePoints lines[] = {{r, mode, 0, LinePoints::Value::Stat, F::Mean},
                                 {r, mode, 0, LinePoints::Value::Stat, F::Min},
@@ -92,7 +101,7 @@ void BM_BlockExtremaFiveLines(benchmark::State& state) {
     const LinePoints* all[] = {&lines[0], &lines[1], &lines[2], &lines[3], &lines[4]};
     for (auto _ : state) {
         const auto b = xt::view::blockExtrema(all);
-        benchmark::DoNotOptimize(b.front().lowest.data());
+        benchmark::DoNotOptimize(b.front()->lowest.data());
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * r.size()));
 }
@@ -114,6 +123,10 @@ void BM_DecimateMinMaxBlocks(benchmark::State& state) {
 BENCHMARK(BM_MinMaxReference)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecimateMinMax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BlockExtrema)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_BlockExtremaFiveLines)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BlockExtremaFiveLines)
+    ->ArgName("tensor")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecimateMinMaxBlocks)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace xt::view {
 
@@ -277,37 +278,79 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
 
 BlockExtrema blockExtrema(const LinePoints& line) {
     const LinePoints* one[] = {&line};
-    return std::move(blockExtrema(one).front());
+    return *blockExtrema(one).front();
 }
 
-std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines) {
+std::vector<std::shared_ptr<const BlockExtrema>>
+blockExtrema(std::span<const LinePoints* const> lines) {
     constexpr std::size_t B = BlockExtrema::kBlock;
-    std::vector<BlockExtrema> out(lines.size());
+    const std::size_t L = lines.size();
     std::size_t longest = 0;
-    for (std::size_t l = 0; l < lines.size(); ++l) {
-        const std::size_t count = (lines[l]->size() + B - 1) / B;
-        out[l].lowest.resize(count);
-        out[l].highest.resize(count);
-        out[l].low.resize(count);
-        out[l].high.resize(count);
-        out[l].maxX.resize(count);
-        longest = std::max(longest, lines[l]->size());
+    for (const LinePoints* line : lines)
+        longest = std::max(longest, line->size());
+    // Millions of points (a run of small records) on every core, in stretches of 256 Ki points.
+    constexpr std::size_t kStretch = 4096;
+    const std::size_t count = (longest + B - 1) / B;
+    const std::size_t stretches = (count + kStretch - 1) / kStretch;
+    auto eachStretch = [&](auto&& fn) {
+        if (stretches == 1)
+            fn(std::size_t(0), 0, count);
+        else if (stretches > 1)
+            analysis::ParallelLoop(0).run(stretches, [&](std::size_t s, unsigned) {
+                fn(s, s * kStretch, std::min(count, (s + 1) * kStretch));
+            });
+    };
+    // Which earlier line of the same x each line equals in each stretch (the first one; L: none).
+    std::vector<std::size_t> equalIn(L * stretches, L);
+    eachStretch([&](std::size_t s, std::size_t first, std::size_t last) {
+        double a[B], b[B];
+        for (std::size_t l = 1; l < L; ++l)
+            for (std::size_t k = 0; k < l && equalIn[l * stretches + s] == L; ++k) {
+                if (!lines[l]->sameX(*lines[k])) continue;
+                const std::size_t stop = std::min(lines[l]->size(), last * B);
+                bool equal = true;
+                for (std::size_t i = first * B; i < stop && equal; i += B) {
+                    const std::size_t n = std::min(B, stop - i);
+                    lines[l]->readY(i, n, a);
+                    lines[k]->readY(i, n, b);
+                    equal = std::memcmp(a, b, n * sizeof(double)) == 0;
+                }
+                if (equal) equalIn[l * stretches + s] = k;
+            }
+    });
+    // The line whose blocks each line takes: its own, or an earlier line's that it equals whole.
+    std::vector<std::size_t> owner(L);
+    for (std::size_t l = 0; l < L; ++l) {
+        owner[l] = l;
+        const auto in = std::span(equalIn).subspan(l * stretches, stretches);
+        if (stretches > 0 && in[0] != L &&
+            std::ranges::count(in, in[0]) == std::ptrdiff_t(in.size()))
+            owner[l] = owner[in[0]];
+    }
+    std::vector<BlockExtrema> out(L);
+    for (std::size_t l = 0; l < L; ++l) {
+        if (owner[l] != l) continue;
+        const std::size_t n = (lines[l]->size() + B - 1) / B;
+        out[l].lowest.resize(n);
+        out[l].highest.resize(n);
+        out[l].low.resize(n);
+        out[l].high.resize(n);
+        out[l].maxX.resize(n);
     }
     // Lines with the x of an earlier line take its largest x of each block.
-    std::vector<std::size_t> xOfLine(lines.size());
-    for (std::size_t l = 0; l < lines.size(); ++l) {
+    std::vector<std::size_t> xOfLine(L);
+    for (std::size_t l = 0; l < L; ++l) {
         xOfLine[l] = l;
         for (std::size_t k = 0; k < l && xOfLine[l] == l; ++k)
-            if (lines[l]->sameX(*lines[k])) xOfLine[l] = k;
+            if (owner[k] == k && lines[l]->sameX(*lines[k])) xOfLine[l] = k;
     }
-    // Blocks [first, last) of every line.
-    auto blocksIn = [&](std::size_t first, std::size_t last) {
+    eachStretch([&](std::size_t, std::size_t first, std::size_t last) {
         double x[B];
         for (std::size_t b = first; b < last; ++b)
-            for (std::size_t l = 0; l < lines.size(); ++l) {
+            for (std::size_t l = 0; l < L; ++l) {
                 const LinePoints& line = *lines[l];
                 const std::size_t start = b * B;
-                if (start >= line.size()) continue;
+                if (owner[l] != l || start >= line.size()) continue;
                 const std::size_t stop = std::min(line.size(), start + B);
                 BlockExtrema& blocks = out[l];
                 Extremes e;
@@ -329,19 +372,12 @@ std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines)
                 }
                 blocks.maxX[b] = nan ? std::nan("") : maxX;
             }
-    };
-    // Millions of points (a run of small records) on every core, in stretches of 256 Ki points.
-    constexpr std::size_t kStretch = 4096;
-    const std::size_t count = (longest + B - 1) / B;
-    if (count <= kStretch) {
-        blocksIn(0, count);
-    } else {
-        analysis::ParallelLoop(0).run(
-            (count + kStretch - 1) / kStretch, [&](std::size_t i, unsigned) {
-                blocksIn(i * kStretch, std::min(count, (i + 1) * kStretch));
-            });
-    }
-    return out;
+    });
+    std::vector<std::shared_ptr<const BlockExtrema>> shared(L);
+    for (std::size_t l = 0; l < L; ++l)
+        shared[l] = owner[l] == l ? std::make_shared<const BlockExtrema>(std::move(out[l]))
+                                  : shared[owner[l]];
+    return shared;
 }
 
 std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, std::size_t last,

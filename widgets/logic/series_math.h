@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -88,8 +89,10 @@ struct BlockExtrema {
 };
 BlockExtrema blockExtrema(const LinePoints& line);
 // Those of several lines, found block by block across the lines: lines that read one series
-// read each record once, not once per line.
-std::vector<BlockExtrema> blockExtrema(std::span<const LinePoints* const> lines);
+// read each record once, not once per line. A line whose points equal an earlier line's, bit for
+// bit, shares its blocks: a scalar's min, max, mean and mean -/+ std are one line.
+std::vector<std::shared_ptr<const BlockExtrema>>
+blockExtrema(std::span<const LinePoints* const> lines);
 // The same points as decimateMinMax over the line's points [first, last), through its blocks.
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
                         std::size_t buckets, const BlockExtrema& blocks);

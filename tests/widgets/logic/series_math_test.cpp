@@ -226,19 +226,67 @@ TEST(SeriesMath, BlockExtremaOfSeveralLinesAreEachLinesOwn) {
     }
     const LinePoints owned(points);
     const LinePoints* lines[] = {&mean, &owned, &min, &shifted, &own};
-    const std::vector<BlockExtrema> all = blockExtrema(lines);
+    const auto all = blockExtrema(lines);
     ASSERT_EQ(all.size(), 5u);
     for (std::size_t l = 0; l < 5; ++l) {
         const BlockExtrema one = blockExtrema(*lines[l]);
-        EXPECT_EQ(all[l].lowest, one.lowest) << l;
-        EXPECT_EQ(all[l].highest, one.highest) << l;
-        EXPECT_EQ(all[l].low, one.low) << l;
-        EXPECT_EQ(all[l].high, one.high) << l;
-        EXPECT_EQ(all[l].maxX, one.maxX) << l;
+        EXPECT_EQ(all[l]->lowest, one.lowest) << l;
+        EXPECT_EQ(all[l]->highest, one.highest) << l;
+        EXPECT_EQ(all[l]->low, one.low) << l;
+        EXPECT_EQ(all[l]->high, one.high) << l;
+        EXPECT_EQ(all[l]->maxX, one.maxX) << l;
+        for (std::size_t k = 0; k < l; ++k)
+            EXPECT_NE(all[l], all[k]) << l << " " << k; // no two lines are equal
     }
-    EXPECT_EQ(all[3].maxX.front(), 63 - 7); // its own x, not the shared one
+    EXPECT_EQ(all[3]->maxX.front(), 63 - 7); // its own x, not the shared one
     EXPECT_EQ(own.y(5), y[5]);
     EXPECT_EQ(own.x(5), 5);
+}
+
+TEST(SeriesMath, LinesWithEqualPointsShareTheirBlockExtrema) {
+    // A scalar's series: min, max and mean are one value and std is 0, so the min-max band, the
+    // std band and the mean are one line. l2 is the absolute value: equal only while it is
+    // positive, which ends after more points than one stretch of the parallel pass holds.
+    // Lines of the same values at another x shift are not equal.
+    constexpr std::size_t kPoints = 300000, kSignFlip = 280000;
+    analysis::RecordSeries records;
+    for (std::size_t i = 0; i < kPoints; ++i) {
+        analysis::RecordStats r;
+        r.gstep = std::int64_t(i);
+        r.stats.count = r.stats.finite = 1;
+        const double v = (i < kSignFlip ? 1 : -1) * (1.5 + std::sin(double(i) * 0.001));
+        r.stats.min = r.stats.max = r.stats.mean = v;
+        r.stats.l2 = std::abs(v);
+        records.push_back(r);
+    }
+    using F = analysis::StatField;
+    using V = LinePoints::Value;
+    const LinePoints mean(records, XAxisMode::Gstep, 0, V::Stat, F::Mean);
+    const LinePoints min(records, XAxisMode::Gstep, 0, V::Stat, F::Min);
+    const LinePoints low(records, XAxisMode::Gstep, 0, V::MeanMinusStd);
+    const LinePoints l2(records, XAxisMode::Gstep, 0, V::Stat, F::L2);
+    const LinePoints high(records, XAxisMode::Gstep, 0, V::MeanPlusStd);
+    const LinePoints shifted(records, XAxisMode::Gstep, 3, V::Stat, F::Max);
+    const LinePoints max(records, XAxisMode::Gstep, 3, V::Stat, F::Max);
+    const LinePoints* lines[] = {&mean, &min, &low, &l2, &high, &shifted, &max};
+    const auto all = blockExtrema(lines);
+    ASSERT_EQ(all.size(), 7u);
+    EXPECT_EQ(all[1], all[0]);
+    EXPECT_EQ(all[2], all[0]);
+    EXPECT_NE(all[3], all[0]); // equal to the mean over the first 280 000 points only
+    EXPECT_EQ(all[4], all[0]);
+    EXPECT_NE(all[5], all[0]);
+    EXPECT_EQ(all[6], all[5]);
+    for (std::size_t l = 0; l < 7; ++l) {
+        const BlockExtrema one = blockExtrema(*lines[l]);
+        EXPECT_EQ(all[l]->lowest, one.lowest) << l;
+        EXPECT_EQ(all[l]->highest, one.highest) << l;
+        EXPECT_EQ(all[l]->low, one.low) << l;
+        EXPECT_EQ(all[l]->high, one.high) << l;
+        EXPECT_EQ(all[l]->maxX, one.maxX) << l;
+    }
+    EXPECT_EQ(all[5]->maxX.front(), 63 - 3);
+    EXPECT_EQ(all[3]->low.back(), all[0]->high.back() * -1);
 }
 
 TEST(SeriesMath, DebiasedEma) {
