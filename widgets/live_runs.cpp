@@ -4,7 +4,9 @@
 #include "core/xdl/run_follower.h"
 
 #include <QDateTime>
+#include <algorithm>
 #include <mutex>
+#include <thread>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -38,9 +40,10 @@ std::chrono::steady_clock::time_point lastRecordTime(const LoadedRun& run) {
 
 } // namespace
 
-void keepLargeAllocationsMapped() {
+void tuneHeap() {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 128 * 1024); // glibc's initial value, no longer adjusted
+    mallopt(M_ARENA_MAX, int(std::max(2u, std::thread::hardware_concurrency())));
 #endif
 }
 

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                      std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
     // Rendering to a file and printing help need no display.
     if (noDisplay) qputenv("QT_QPA_PLATFORM", "offscreen");
-    xt::widgets::keepLargeAllocationsMapped(); // followed runs do not fragment the heap
+    xt::widgets::tuneHeap();
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("xtview"));

@@ -121,7 +121,7 @@ double statusMB(const std::string& field) {
 
 int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
     const pid_t writer = startWriter(dir, o);
-    widgets::keepLargeAllocationsMapped(); // as xtview does
+    widgets::tuneHeap(); // as xtview does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     if (!waitForFirstPart(dir)) return 2;
