@@ -276,57 +276,78 @@ XYSeries decimateMinMax(std::span<const double> x, std::span<const double> y, st
     return decimateWith(p, endsWith(p, buckets, end), extremes);
 }
 
-BlockExtrema blockExtrema(const LinePoints& line) {
-    const LinePoints* one[] = {&line};
-    return *blockExtrema(one).front();
-}
+namespace {
 
-std::vector<std::shared_ptr<const BlockExtrema>>
-blockExtrema(std::span<const LinePoints* const> lines) {
+// The blocks of the points of lines, in stretches of 4096 blocks (256 Ki points): millions of
+// points (a run of small records) on every core.
+class Stretches {
+public:
+    explicit Stretches(std::span<const LinePoints* const> lines) {
+        std::size_t longest = 0;
+        for (const LinePoints* line : lines)
+            longest = std::max(longest, line->size());
+        m_blocks = (longest + BlockExtrema::kBlock - 1) / BlockExtrema::kBlock;
+    }
+    std::size_t count() const { return (m_blocks + kStretch - 1) / kStretch; }
+    // fn(stretch, first block, last block) for each stretch.
+    template <class Fn> void run(Fn fn) const {
+        const auto one = [&](std::size_t s) {
+            fn(s, s * kStretch, std::min(m_blocks, (s + 1) * kStretch));
+        };
+        if (count() == 1)
+            one(0);
+        else if (count() > 1)
+            analysis::ParallelLoop(0).run(count(), [&](std::size_t s, unsigned) { one(s); });
+    }
+
+private:
+    static constexpr std::size_t kStretch = 4096;
+    std::size_t m_blocks = 0;
+};
+
+// For each line, the line whose blocks it takes: its own, or the first earlier line of the same
+// x that it equals whole, bit for bit (compared stretch by stretch).
+std::vector<std::size_t> ownersOf(std::span<const LinePoints* const> lines,
+                                  const Stretches& stretches) {
     constexpr std::size_t B = BlockExtrema::kBlock;
-    const std::size_t L = lines.size();
-    std::size_t longest = 0;
-    for (const LinePoints* line : lines)
-        longest = std::max(longest, line->size());
-    // Millions of points (a run of small records) on every core, in stretches of 256 Ki points.
-    constexpr std::size_t kStretch = 4096;
-    const std::size_t count = (longest + B - 1) / B;
-    const std::size_t stretches = (count + kStretch - 1) / kStretch;
-    auto eachStretch = [&](auto&& fn) {
-        if (stretches == 1)
-            fn(std::size_t(0), 0, count);
-        else if (stretches > 1)
-            analysis::ParallelLoop(0).run(stretches, [&](std::size_t s, unsigned) {
-                fn(s, s * kStretch, std::min(count, (s + 1) * kStretch));
-            });
-    };
-    // Which earlier line of the same x each line equals in each stretch (the first one; L: none).
-    std::vector<std::size_t> equalIn(L * stretches, L);
-    eachStretch([&](std::size_t s, std::size_t first, std::size_t last) {
+    const std::size_t L = lines.size(), n = stretches.count();
+    std::vector<std::size_t> owner(L);
+    for (std::size_t l = 0; l < L; ++l)
+        owner[l] = l;
+    if (L < 2 || n == 0) return owner;
+    // The first earlier line that each line equals in each stretch (L: none).
+    std::vector<std::size_t> equalIn(L * n, L);
+    stretches.run([&](std::size_t s, std::size_t first, std::size_t last) {
         double a[B], b[B];
         for (std::size_t l = 1; l < L; ++l)
-            for (std::size_t k = 0; k < l && equalIn[l * stretches + s] == L; ++k) {
+            for (std::size_t k = 0; k < l && equalIn[l * n + s] == L; ++k) {
                 if (!lines[l]->sameX(*lines[k])) continue;
                 const std::size_t stop = std::min(lines[l]->size(), last * B);
                 bool equal = true;
                 for (std::size_t i = first * B; i < stop && equal; i += B) {
-                    const std::size_t n = std::min(B, stop - i);
-                    lines[l]->readY(i, n, a);
-                    lines[k]->readY(i, n, b);
-                    equal = std::memcmp(a, b, n * sizeof(double)) == 0;
+                    const std::size_t m = std::min(B, stop - i);
+                    lines[l]->readY(i, m, a);
+                    lines[k]->readY(i, m, b);
+                    equal = std::memcmp(a, b, m * sizeof(double)) == 0;
                 }
-                if (equal) equalIn[l * stretches + s] = k;
+                if (equal) equalIn[l * n + s] = k;
             }
     });
-    // The line whose blocks each line takes: its own, or an earlier line's that it equals whole.
-    std::vector<std::size_t> owner(L);
-    for (std::size_t l = 0; l < L; ++l) {
-        owner[l] = l;
-        const auto in = std::span(equalIn).subspan(l * stretches, stretches);
-        if (stretches > 0 && in[0] != L &&
-            std::ranges::count(in, in[0]) == std::ptrdiff_t(in.size()))
+    for (std::size_t l = 1; l < L; ++l) {
+        const auto in = std::span(equalIn).subspan(l * n, n);
+        if (in[0] != L && std::ranges::count(in, in[0]) == std::ptrdiff_t(n))
             owner[l] = owner[in[0]];
     }
+    return owner;
+}
+
+// The blocks of the lines that own theirs (owner[l] == l; the others' stay empty), found block by
+// block across the lines.
+std::vector<BlockExtrema> extremaOf(std::span<const LinePoints* const> lines,
+                                    const Stretches& stretches,
+                                    const std::vector<std::size_t>& owner) {
+    constexpr std::size_t B = BlockExtrema::kBlock;
+    const std::size_t L = lines.size();
     std::vector<BlockExtrema> out(L);
     for (std::size_t l = 0; l < L; ++l) {
         if (owner[l] != l) continue;
@@ -344,7 +365,7 @@ blockExtrema(std::span<const LinePoints* const> lines) {
         for (std::size_t k = 0; k < l && xOfLine[l] == l; ++k)
             if (owner[k] == k && lines[l]->sameX(*lines[k])) xOfLine[l] = k;
     }
-    eachStretch([&](std::size_t, std::size_t first, std::size_t last) {
+    stretches.run([&](std::size_t, std::size_t first, std::size_t last) {
         double x[B];
         for (std::size_t b = first; b < last; ++b)
             for (std::size_t l = 0; l < L; ++l) {
@@ -373,8 +394,23 @@ blockExtrema(std::span<const LinePoints* const> lines) {
                 blocks.maxX[b] = nan ? std::nan("") : maxX;
             }
     });
-    std::vector<std::shared_ptr<const BlockExtrema>> shared(L);
-    for (std::size_t l = 0; l < L; ++l)
+    return out;
+}
+
+} // namespace
+
+BlockExtrema blockExtrema(const LinePoints& line) {
+    const LinePoints* one[] = {&line};
+    return std::move(extremaOf(one, Stretches(one), {0}).front());
+}
+
+std::vector<std::shared_ptr<const BlockExtrema>>
+blockExtrema(std::span<const LinePoints* const> lines) {
+    const Stretches stretches(lines);
+    const std::vector<std::size_t> owner = ownersOf(lines, stretches);
+    std::vector<BlockExtrema> out = extremaOf(lines, stretches, owner);
+    std::vector<std::shared_ptr<const BlockExtrema>> shared(lines.size());
+    for (std::size_t l = 0; l < lines.size(); ++l)
         shared[l] = owner[l] == l ? std::make_shared<const BlockExtrema>(std::move(out[l]))
                                   : shared[owner[l]];
     return shared;
