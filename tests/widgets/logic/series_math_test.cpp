@@ -198,6 +198,20 @@ TEST(SeriesMath, LinesReadFromRecordsGiveEachRecordsValue) {
         }
 }
 
+// The blocks found for several lines at once are those of each line found alone.
+void expectEachLinesOwn(std::span<const LinePoints* const> lines,
+                        const std::vector<std::shared_ptr<const BlockExtrema>>& all) {
+    ASSERT_EQ(all.size(), lines.size());
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+        const BlockExtrema one = blockExtrema(*lines[l]);
+        EXPECT_EQ(all[l]->lowest, one.lowest) << l;
+        EXPECT_EQ(all[l]->highest, one.highest) << l;
+        EXPECT_EQ(all[l]->low, one.low) << l;
+        EXPECT_EQ(all[l]->high, one.high) << l;
+        EXPECT_EQ(all[l]->maxX, one.maxX) << l;
+    }
+}
+
 TEST(SeriesMath, BlockExtremaOfSeveralLinesAreEachLinesOwn) {
     // Lines that share their x (one series), one with y of its own, one of its own points and
     // of another length.
@@ -228,13 +242,8 @@ TEST(SeriesMath, BlockExtremaOfSeveralLinesAreEachLinesOwn) {
     const LinePoints* lines[] = {&mean, &owned, &min, &shifted, &own};
     const auto all = blockExtrema(lines);
     ASSERT_EQ(all.size(), 5u);
+    expectEachLinesOwn(lines, all);
     for (std::size_t l = 0; l < 5; ++l) {
-        const BlockExtrema one = blockExtrema(*lines[l]);
-        EXPECT_EQ(all[l]->lowest, one.lowest) << l;
-        EXPECT_EQ(all[l]->highest, one.highest) << l;
-        EXPECT_EQ(all[l]->low, one.low) << l;
-        EXPECT_EQ(all[l]->high, one.high) << l;
-        EXPECT_EQ(all[l]->maxX, one.maxX) << l;
         for (std::size_t k = 0; k < l; ++k)
             EXPECT_NE(all[l], all[k]) << l << " " << k; // no two lines are equal
     }
@@ -277,14 +286,7 @@ TEST(SeriesMath, LinesWithEqualPointsShareTheirBlockExtrema) {
     EXPECT_EQ(all[4], all[0]);
     EXPECT_NE(all[5], all[0]);
     EXPECT_EQ(all[6], all[5]);
-    for (std::size_t l = 0; l < 7; ++l) {
-        const BlockExtrema one = blockExtrema(*lines[l]);
-        EXPECT_EQ(all[l]->lowest, one.lowest) << l;
-        EXPECT_EQ(all[l]->highest, one.highest) << l;
-        EXPECT_EQ(all[l]->low, one.low) << l;
-        EXPECT_EQ(all[l]->high, one.high) << l;
-        EXPECT_EQ(all[l]->maxX, one.maxX) << l;
-    }
+    expectEachLinesOwn(lines, all);
     EXPECT_EQ(all[5]->maxX.front(), 63 - 3);
     EXPECT_EQ(all[3]->low.back(), all[0]->high.back() * -1);
 }
