@@ -21,12 +21,7 @@ namespace fs = std::filesystem;
 using test::TempDir;
 using test::WebHdfsTestServer;
 
-std::string pattern(std::size_t n, int seed = 0) {
-    std::string s(n, '\0');
-    for (std::size_t i = 0; i < n; ++i)
-        s[i] = static_cast<char>((i * 131 + i / 7 + static_cast<std::size_t>(seed) * 17) & 0xff);
-    return s;
-}
+using xt::test::pattern;
 
 std::string slice(const std::string& path, std::uint64_t offset, std::uint64_t n) {
     return test::readFile(path).substr(offset, n);

@@ -28,12 +28,7 @@ HdfsUrl url(const WebHdfsTestServer& srv, const std::string& path) {
     return *parseHdfsUrl(srv.url(path));
 }
 
-std::string pattern(std::size_t n) {
-    std::string s(n, '\0');
-    for (std::size_t i = 0; i < n; ++i)
-        s[i] = static_cast<char>((i * 131 + i / 7) & 0xff);
-    return s;
-}
+using xt::test::pattern;
 
 Result<std::string> readAll(WebHdfsClient& c, const HdfsUrl& u, std::uint64_t off = 0,
                             std::uint64_t len = UINT64_MAX) {

@@ -62,6 +62,14 @@ inline std::string readFile(const std::string& path) {
 }
 
 // A file with a one-key header and `records` float records at gsteps 0..records-1.
+// n bytes of a pattern that differs with `seed`, for files whose ranges tests compare.
+inline std::string pattern(std::size_t n, int seed = 0) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+        s[i] = static_cast<char>((i * 131 + i / 7 + static_cast<std::size_t>(seed) * 17) & 0xff);
+    return s;
+}
+
 // The bytes of s as the reader takes them.
 inline xdl::Bytes asBytes(const std::string& s) {
     return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
