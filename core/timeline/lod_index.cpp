@@ -93,9 +93,13 @@ LodIndex LodIndex::build(const TraceStore& store, std::int64_t grainNs) {
 }
 
 void LodIndex::buildCoarse(const TraceStore& store, std::int64_t grainNs) {
-    const std::int64_t span = store.beginTime() == kNoTime
-                                  ? 1
-                                  : std::max<std::int64_t>(1, store.endTime() - store.beginTime());
+    // Times can be any int64 (a damaged trace): their difference is taken unsigned, at most
+    // INT64_MAX.
+    const std::uint64_t width = std::uint64_t(store.endTime()) - std::uint64_t(store.beginTime());
+    const std::int64_t span =
+        store.beginTime() == kNoTime
+            ? 1
+            : std::max<std::int64_t>(1, std::int64_t(std::min<std::uint64_t>(width, INT64_MAX)));
     m_grain = grainNs > 0 ? grainNs : std::max<std::int64_t>(1, span / 65536);
     const auto durs = store.sliceDuration();
     const std::size_t rows = m_rowOffset.size() - 1;
