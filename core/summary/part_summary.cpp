@@ -216,6 +216,12 @@ private:
     void release(std::size_t begin, std::size_t end) const {
         if (m_file && begin < end) m_file->release(begin, end - begin);
     }
+    // release() of [from, to) passed front to back, with the piece of kReleaseStep before it once
+    // more (not below `floor`): faults in one piece can map pages of the one before again (large
+    // folios of the page cache).
+    void releasePassed(std::size_t floor, std::size_t from, std::size_t to) const {
+        release(std::max(floor, from - std::min(from, kReleaseStep)), to);
+    }
     // Carries the CRC of the file's bytes on to `end`, in file order. The parse calls it as it
     // passes the bytes, so that a large section is read once for both (2.2 GB of columns for a
     // 1 GB run of 200 B records). With `releaseBehind`, pages are given back as they are passed.
@@ -223,9 +229,7 @@ private:
         while (m_crcTo < end) {
             const std::size_t n = std::min(kReleaseStep, end - m_crcTo);
             m_crc = crc32(m_b.subspan(m_crcTo, n), m_crc);
-            // The piece before once more: faults in this one can map its pages again (large
-            // folios of the page cache).
-            if (releaseBehind) release(m_crcTo - std::min(m_crcTo, kReleaseStep), m_crcTo + n);
+            if (releaseBehind) releasePassed(0, m_crcTo, m_crcTo + n);
             m_crcTo += n;
         }
     }
@@ -435,15 +439,10 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
         if (at + kColumnBytes >= m_crcTo + kCrcStep) crcTo(at + kColumnBytes, false);
         if (at + kColumnBytes >= released + kReleaseStep) {
             crcTo(at + kColumnBytes, false);
-            // With the piece before once more, as crcTo.
-            release(std::max(s.begin, released - std::min(released, kReleaseStep)),
-                    at + kColumnBytes);
+            releasePassed(s.begin, released, at + kColumnBytes);
             released = at + kColumnBytes;
-            const std::size_t recordsTo = records.begin + record * kRecordBytes;
-            release(
-                std::max(records.begin, recordsReleased - std::min(recordsReleased, kReleaseStep)),
-                recordsTo);
-            recordsReleased = recordsTo;
+            releasePassed(records.begin, recordsReleased, records.begin + record * kRecordBytes);
+            recordsReleased = records.begin + record * kRecordBytes;
         }
     }
     crcTo(s.end, false);
