@@ -110,6 +110,7 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
         const xdl::RunFiles& files = run->reader->files();
         xdl::FollowOptions options;
         options.idleAfter = m_times.idleAfter;
+        options.reader = followedReaderOptions(run->options.store); // its index, spilled as theirs
         const std::string url = run->sourceUrl;
         const auto pollInterval = m_times.hdfsPoll;
         // Opening the follower reads the run's indexes: off the GUI thread.

@@ -20,6 +20,20 @@
 
 namespace xt::widgets {
 
+xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
+    xdl::ReaderOptions o;
+    o.live = true; // an unfinalised part may still grow: its tail is awaited
+    // A large part's index is kept where its summary's columns are built, not in memory.
+    if (store.save) o.index.spillDir = summary::cacheDirectory(store);
+    return o;
+}
+
+xdl::ReaderOptions followedReaderOptions(const summary::StoreOptions& store) {
+    xdl::ReaderOptions o = readerOptions(store);
+    o.index.spillAbove = 4096;
+    return o;
+}
+
 namespace {
 
 bool isCancelled(const Status& s) {
@@ -170,14 +184,6 @@ std::vector<PartExtent> partExtents(const xdl::RunReader& reader,
     return out;
 }
 
-xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
-    xdl::ReaderOptions o;
-    o.live = true; // an unfinalised part may still grow: its tail is awaited
-    // A large part's index is kept where its summary's columns are built, not in memory.
-    if (store.save) o.index.spillDir = summary::cacheDirectory(store);
-    return o;
-}
-
 // The records of each rank whose keys a large run without summaries counts on opening.
 constexpr std::size_t kKeysPrefixRecords = 4096;
 
@@ -201,6 +207,7 @@ Result<std::shared_ptr<LoadedRun>> openOne(const xdl::RunFiles& files, const Loa
                          analysis::takeKeyStats(options.firstKey));
     if (!opened.isOk()) return opened.status();
     auto run = newSnapshot();
+    run->options = options;
     run->reader = std::make_shared<const xdl::RunReader>(std::move(opened->reader));
     run->partExtents = partExtents(*run->reader);
     auto summaries = std::make_shared<summary::RunSummaries>(std::move(opened->summaries));
@@ -321,7 +328,7 @@ std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
                      }) ||
         keyRecords <= options.overviewAbove)
         return nullptr;
-    std::vector<std::unique_ptr<xdl::PartReader>> readers(todo.size());
+    std::vector<std::shared_ptr<xdl::PartReader>> readers(todo.size());
     std::vector<Diagnostics> unreported(todo.size()); // the full open reports what there is
     if (!parallelFor(todo.size(), kThreads, [&](std::size_t i) {
             auto part = xdl::PartReader::open(*todo[i], peeked[i]->indexState(), unreported[i], {},
@@ -338,7 +345,7 @@ std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
     std::size_t i = 0;
     Diagnostics unreportedToo; // as the parts'
     for (const auto& rank : files.ranks) {
-        std::vector<std::unique_ptr<xdl::PartReader>> parts;
+        std::vector<std::shared_ptr<xdl::PartReader>> parts;
         for (std::size_t p = 0; p < rank.parts.size(); ++p, ++i) {
             overviews.add(readers[i]->part().path, peeked[i]);
             parts.push_back(std::move(readers[i]));
@@ -698,20 +705,28 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
             return f.prefix == old.files().prefix && f.name == old.files().name;
         });
         if (files == found->end()) return result; // the files went away: nothing new
-        xdl::ReaderOptions options;
-        options.live = true;
+        const xdl::ReaderOptions options = followedReaderOptions(run->options.store);
         std::vector<xdl::RankReader> ranks;
         std::map<int, std::size_t> from; // records per rank already in the snapshot
         std::size_t parts = 0;
         for (const auto& rankFiles : files->ranks) {
             const xdl::RankReader* oldRank = old.rank(rankFiles.rank);
             if (oldRank) from[rankFiles.rank] = oldRank->recordCount();
-            std::vector<std::unique_ptr<xdl::PartReader>> readers;
+            std::map<std::string_view, std::shared_ptr<xdl::PartReader>> oldParts;
+            if (oldRank)
+                for (const auto& p : oldRank->parts())
+                    oldParts.emplace(p->part().path, p);
+            std::vector<std::shared_ptr<xdl::PartReader>> readers;
             for (const auto& part : rankFiles.parts) {
-                const xdl::PartReader* oldPart = nullptr;
-                if (oldRank)
-                    for (const auto& p : oldRank->parts())
-                        if (p->part().path == part.path) oldPart = p.get();
+                const auto found = oldParts.find(part.path);
+                std::shared_ptr<xdl::PartReader> oldPart =
+                    found == oldParts.end() ? nullptr : found->second;
+                // A finished part does not change: the snapshots share it (a run of many parts
+                // was opened again, part by part, on every update).
+                if (oldPart && oldPart->finished() && oldPart->part().size == part.size) {
+                    readers.push_back(std::move(oldPart));
+                    continue;
+                }
                 // A remote part keeps its URL and fetcher; a new one gets them from the mirror.
                 xdl::PartFile file = part;
                 if (oldPart) {

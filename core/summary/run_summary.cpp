@@ -50,7 +50,7 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
     // of file pages, the peak of re-opening 10 GB of 200 B records (~500 MB at two, in the same
     // time). Diagnostics are kept per part and merged in order.
     std::vector<Diagnostics> diags(todo.size());
-    std::vector<std::unique_ptr<xdl::PartReader>> opened(todo.size());
+    std::vector<std::shared_ptr<xdl::PartReader>> opened(todo.size());
     std::vector<std::shared_ptr<const PartSummary>> found(todo.size());
     std::vector<Status> failures(todo.size());
     std::vector<std::uint64_t> partDone(todo.size(), 0);
@@ -87,7 +87,7 @@ Result<OpenedRun> openRun(const xdl::RunFiles& files, const StoreOptions& store,
     OpenedRun out;
     // Per rank: its parts' diagnostics in order, then what putting them together finds (a pass
     // over the rank's records, so ranks are put together several at a time).
-    std::vector<std::vector<std::unique_ptr<xdl::PartReader>>> partsOf(files.ranks.size());
+    std::vector<std::vector<std::shared_ptr<xdl::PartReader>>> partsOf(files.ranks.size());
     std::vector<Diagnostics> rankDiags(files.ranks.size());
     std::size_t i = 0;
     for (std::size_t r = 0; r < files.ranks.size(); ++r)
@@ -177,7 +177,7 @@ std::optional<xdl::RunReader> rereadFromSummaries(const xdl::RunReader& run,
     Diagnostics again; // reported when `run` was opened
     std::vector<xdl::RankReader> ranks;
     for (const auto& rank : run.ranks()) {
-        std::vector<std::unique_ptr<xdl::PartReader>> parts;
+        std::vector<std::shared_ptr<xdl::PartReader>> parts;
         for (const auto& part : rank.parts()) {
             const PartSummary* s = summaries.find(*part);
             auto reader = xdl::PartReader::open(

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
@@ -46,10 +47,12 @@ struct SpillMapping {
 constexpr std::size_t kSpillReserveBytes = std::size_t(64) << 20; // the least mapping
 } // namespace
 
-struct RecordIndex::Spill {
-    explicit Spill(int fd) : fd(fd) {}
+struct IndexSpill {
+    explicit IndexSpill(int fd) : fd(fd) {}
     UniqueFd fd;
+    std::mutex mutex; // for `written` and `claimed`: indexes of several snapshots may extend it
     std::size_t written = 0; // records in the file
+    bool claimed = false;    // an index is appending to it (RecordIndex::m_appending)
     std::shared_ptr<const SpillMapping> mapping;
 };
 
@@ -59,9 +62,10 @@ RecordIndex::RecordIndex(std::string file, IndexOptions options)
 RecordIndex RecordIndex::restore(std::string file, IndexState state, IndexOptions options) {
     RecordIndex index(std::move(file), options);
     index.m_records = std::move(state.records);
-    if (!state.mapped.empty()) {
+    if (!state.mapped.empty() || state.spill) {
         index.m_mapped = state.mapped;
         index.m_keep = std::move(state.keep);
+        index.m_spill = std::move(state.spill);
     }
     index.m_keys = std::move(state.keys);
     index.m_hasHeader = state.hasHeader;
@@ -88,6 +92,7 @@ IndexState RecordIndex::takeState() {
     s.records = std::move(m_records);
     s.mapped = m_mapped;
     s.keep = std::move(m_keep);
+    s.spill = std::move(m_spill);
     *this = RecordIndex(std::move(m_file), m_options);
     return s;
 }
@@ -224,15 +229,17 @@ struct RecordIndex::SplitScan {
 };
 
 std::size_t RecordIndex::recordCount() const {
-    return (m_spill.get() ? m_spill.get()->written : m_mapped.size()) + m_records.size();
+    return (m_appending ? m_spill->written : m_mapped.size()) + m_records.size();
 }
 
 void RecordIndex::ownRecords() {
-    if (m_mapped.empty() || m_spill.get()) return; // a spill file is appended to
+    if (m_spill && claimSpill()) return; // appended to
+    m_spill.reset();                     // grown by another index since: not ours to append to
+    if (m_mapped.empty()) return;
     const std::span<const RecordEntry> from = m_mapped;
     const std::shared_ptr<const void> keep = std::move(m_keep);
     m_mapped = {};
-    if (!m_options.spillDir.empty() && from.size() >= kSpillRecords && startSpill()) {
+    if (!m_options.spillDir.empty() && from.size() >= m_options.spillAbove && startSpill()) {
         for (std::size_t i = 0; i < from.size(); i += kSpillRecords) {
             const auto some = from.subspan(i, std::min(kSpillRecords, from.size() - i));
             if (!writeSpill(some)) {
@@ -248,25 +255,40 @@ void RecordIndex::ownRecords() {
     m_records.assign(from.begin(), from.end());
 }
 
+bool RecordIndex::claimSpill() {
+    std::lock_guard lock(m_spill->mutex);
+    if (m_spill->claimed || m_spill->written != m_mapped.size()) return false;
+    m_spill->claimed = m_appending = true;
+    return true;
+}
+
+void RecordIndex::releaseSpill() {
+    if (!m_appending) return;
+    std::lock_guard lock(m_spill->mutex);
+    m_spill->claimed = m_appending = false;
+}
+
 bool RecordIndex::startSpill() {
     const int fd = openUnlinkedFile(m_options.spillDir, ".records");
     if (fd < 0) {
         m_options.spillDir.clear(); // in memory, as without a folder
         return false;
     }
-    m_spill.spill = std::make_shared<Spill>(fd);
+    m_spill = std::make_shared<IndexSpill>(fd);
+    m_spill->claimed = m_appending = true;
     return true;
 }
 
 bool RecordIndex::writeSpill(std::span<const RecordEntry> records) {
-    Spill& spill = *m_spill.get();
+    IndexSpill& spill = *m_spill;
     if (!writeFully(spill.fd.get(), records.data(), records.size_bytes(), "").isOk()) return false;
+    std::lock_guard lock(spill.mutex);
     spill.written += records.size();
     return true;
 }
 
 bool RecordIndex::mapSpill() {
-    Spill& spill = *m_spill.get();
+    IndexSpill& spill = *m_spill;
     const std::size_t bytes = spill.written * sizeof(RecordEntry);
     if (!spill.mapping || spill.mapping->length < bytes) {
         auto mapping = std::make_shared<SpillMapping>();
@@ -281,8 +303,9 @@ bool RecordIndex::mapSpill() {
 }
 
 void RecordIndex::spillRecords(bool map) {
-    if (m_options.spillDir.empty() || (!m_spill.get() && m_records.size() < kSpillRecords)) return;
-    if (!m_spill.get() && !startSpill()) return;
+    if (m_options.spillDir.empty() || (!m_appending && m_records.size() < m_options.spillAbove))
+        return;
+    if (!m_appending && !startSpill()) return;
     if (!m_records.empty()) {
         if (!writeSpill(m_records)) return unspill();
         m_records.clear();
@@ -293,7 +316,7 @@ void RecordIndex::spillRecords(bool map) {
 void RecordIndex::unspill() {
     std::vector<RecordEntry> staged = std::move(m_records);
     m_records.clear();
-    if (m_spill.get()->written > 0) {
+    if (m_spill->written > 0) {
         if (!mapSpill()) throw std::bad_alloc(); // no address space left for the records
         m_records.reserve(m_mapped.size() + staged.size());
         m_records.assign(m_mapped.begin(), m_mapped.end());
@@ -301,7 +324,8 @@ void RecordIndex::unspill() {
     m_records.insert(m_records.end(), staged.begin(), staged.end());
     m_mapped = {};
     m_keep.reset();
-    m_spill.spill.reset();
+    m_appending = false; // the spill stays claimed: no index appends after a failed write
+    m_spill.reset();
     m_options.spillDir.clear(); // in memory from here on
 }
 
@@ -309,6 +333,7 @@ Status RecordIndex::extend(Bytes bytes, Diagnostics& diag, const ProgressCallbac
     if (bytes.size() > m_pos) ownRecords(); // records will be added
     const Status scanned = scanAll(bytes, diag, progress);
     spillRecords(true);
+    releaseSpill();
     return scanned;
 }
 

@@ -41,7 +41,13 @@ struct IndexOptions {
     // of it (records() is then IndexState::mapped, kept by the mapping): the index of a large
     // run takes page cache, which the system can write out and drop, not this process's memory.
     std::string spillDir;
+    // Records held in memory before the spill starts. A followed part's indexes share their
+    // spill from snapshot to snapshot (IndexState::spill), so a live reader starts it sooner.
+    std::size_t spillAbove = std::size_t(1) << 16;
 };
+
+// A spill file of records (IndexOptions::spillDir), shared by the indexes that read it.
+struct IndexSpill;
 
 // Everything an index knows after scanning bytes [0, scannedTo): enough to continue the scan
 // later (a stored summary keeps it, so reopening a part does not scan it again).
@@ -53,6 +59,10 @@ struct IndexState {
     // given back (releaseMappedPages).
     std::span<const RecordEntry> mapped;
     std::shared_ptr<const void> keep;
+    // The spill file whose records `mapped` are. An index restored from this state appends to it
+    // (no copy) while the file ends where `mapped` does: the first index to extend it wins, and
+    // one that finds it grown by another copies its records to a spill of its own.
+    std::shared_ptr<IndexSpill> spill;
     std::vector<std::string> keys;
     bool hasHeader = false;
     bool startChecked = false; // the first message has been looked at (header or not)
@@ -133,12 +143,14 @@ private:
     // extend() but for the spill at its end.
     Status scanAll(Bytes bytes, Diagnostics& diag, const ProgressCallback& progress);
     // IndexOptions::spillDir: m_records are written to the spill file (started when there is
-    // none) once there are kSpillRecords of them, and at the end of extend(), where the mapping
-    // then covers them all (m_mapped, m_keep). A file that cannot be made or written leaves the
-    // records in memory (unspill).
-    struct Spill;
+    // none and IndexOptions::spillAbove are there) kSpillRecords at a time, and at the end of
+    // extend(), where the mapping then covers them all (m_mapped, m_keep). A file that cannot be
+    // made or written leaves the records in memory (unspill). Only the index that claimed the
+    // spill for its extend() (m_appending) writes to it.
     static constexpr std::size_t kSpillRecords = std::size_t(1) << 16;
     void spillRecords(bool map);
+    bool claimSpill();
+    void releaseSpill();
     bool startSpill();
     bool writeSpill(std::span<const RecordEntry> records);
     bool mapSpill();
@@ -151,17 +163,8 @@ private:
     std::vector<RecordEntry> m_records;
     std::span<const RecordEntry> m_mapped;
     std::shared_ptr<const void> m_keep;
-    // Owned by this index alone: a copy reads the same mapping but writes no file of its own
-    // until it is extended.
-    struct SpillRef {
-        std::shared_ptr<Spill> spill;
-        SpillRef() = default;
-        SpillRef(const SpillRef&) {}
-        SpillRef& operator=(const SpillRef&) { return spill.reset(), *this; }
-        SpillRef(SpillRef&&) = default;
-        SpillRef& operator=(SpillRef&&) = default;
-        Spill* get() const { return spill.get(); }
-    } m_spill;
+    std::shared_ptr<IndexSpill> m_spill; // whose records m_mapped are (IndexState::spill)
+    bool m_appending = false;            // within extend(), having claimed m_spill
     std::vector<std::string> m_keys;
     bool m_hasHeader = false;
     bool m_startChecked = false;

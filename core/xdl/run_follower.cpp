@@ -123,7 +123,7 @@ struct RunFollower::Impl {
             if (it != ranks.end() && it->rank() == f.rank) {
                 it->addPart(std::move(*opened), diag);
             } else {
-                std::vector<std::unique_ptr<PartReader>> parts;
+                std::vector<std::shared_ptr<PartReader>> parts;
                 parts.push_back(std::move(*opened));
                 ranks.insert(it, RankReader(f.rank, std::move(parts), diag));
             }

@@ -163,14 +163,14 @@ int PartReader::columnOf(std::string_view key) const {
 
 // ---- RankReader ----
 
-RankReader::RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag,
+RankReader::RankReader(int rank, std::vector<std::shared_ptr<PartReader>> parts, Diagnostics& diag,
                        bool checkSteps)
     : m_rank(rank), m_parts(std::move(parts)) {
     rebuild(diag);
     if (checkSteps) this->checkSteps(0, diag);
 }
 
-void RankReader::addPart(std::unique_ptr<PartReader> part, Diagnostics& diag) {
+void RankReader::addPart(std::shared_ptr<PartReader> part, Diagnostics& diag) {
     std::size_t before = recordCount();
     m_parts.push_back(std::move(part));
     rebuild(diag);
@@ -383,7 +383,7 @@ Result<RunReader> RunReader::open(const RunFiles& files, Diagnostics& diag,
         for (const auto& p : r.parts)
             total += p.size;
     for (const auto& r : files.ranks) {
-        std::vector<std::unique_ptr<PartReader>> parts;
+        std::vector<std::shared_ptr<PartReader>> parts;
         for (const auto& p : r.parts) {
             ProgressCallback partProgress;
             if (progress)

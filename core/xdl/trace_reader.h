@@ -92,15 +92,17 @@ private:
     bool m_cleanScan = false;
 };
 
+// A rank's parts are shared: a newer snapshot of a followed run holds the finished parts of the
+// one before, which no longer change. Only the reader that opened a part refreshes it.
 class RankReader {
 public:
     // Reports negative steps and steps that go back (a pass over the records) unless
     // !checkSteps: a run shown at once from its summaries' overviews, whose full open reports them.
-    RankReader(int rank, std::vector<std::unique_ptr<PartReader>> parts, Diagnostics& diag,
+    RankReader(int rank, std::vector<std::shared_ptr<PartReader>> parts, Diagnostics& diag,
                bool checkSteps = true);
 
     int rank() const { return m_rank; }
-    const std::vector<std::unique_ptr<PartReader>>& parts() const { return m_parts; }
+    const std::vector<std::shared_ptr<PartReader>>& parts() const { return m_parts; }
     // Keys in column order of the first part, then keys that later parts add.
     const std::vector<std::string>& keys() const { return m_keys; }
 
@@ -124,14 +126,14 @@ public:
 
     // Re-reads growing parts (live runs); true when records were added.
     Result<bool> refresh(Diagnostics& diag);
-    void addPart(std::unique_ptr<PartReader> part, Diagnostics& diag);
+    void addPart(std::shared_ptr<PartReader> part, Diagnostics& diag);
 
 private:
     void rebuild(Diagnostics& diag);
     void checkSteps(std::size_t from, Diagnostics& diag);
 
     int m_rank;
-    std::vector<std::unique_ptr<PartReader>> m_parts;
+    std::vector<std::shared_ptr<PartReader>> m_parts;
     std::vector<std::size_t> m_partStart; // record number of each part's first record, + total
     std::vector<std::string> m_keys;
 };

@@ -807,8 +807,6 @@ std::vector<std::size_t> seriesSizes(const RunSnapshot& run, const std::string& 
     return n;
 }
 
-// A large run opened without summaries: the first key's statistics come in doubling stages,
-// each snapshot's series a prefix of the whole, the last one equal to one pass over the run.
 TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
     app();
     TempDir dir;
@@ -854,7 +852,17 @@ TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
     CompleteResult grown = extendRun(r.runs[0]);
     ASSERT_TRUE(grown.after);
     const std::vector<PartExtent>& b = grown.after->partExtents;
-    ASSERT_GT(b.size(), a.size());   // rank 0 has new parts
+    ASSERT_GT(b.size(), a.size()); // rank 0 has new parts
+    // Rank 0's finished parts are shared with the snapshot before, not opened again.
+    const auto& oldParts = r.runs[0]->reader->rank(0)->parts();
+    const auto& newParts = grown.after->reader->rank(0)->parts();
+    ASSERT_GT(newParts.size(), oldParts.size());
+    std::size_t shared = 0;
+    for (std::size_t p = 0; p < oldParts.size(); ++p) {
+        EXPECT_EQ(oldParts[p] == newParts[p], oldParts[p]->finished()) << p;
+        shared += oldParts[p] == newParts[p];
+    }
+    EXPECT_GE(shared, 1u);
     EXPECT_EQ(b.back().records, 9u); // rank 1's part, grown
     EXPECT_EQ(b.back().g1, 11);
     EXPECT_EQ(b.back().t0, 1700000000030);
@@ -870,6 +878,8 @@ TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
         ASSERT_TRUE(w->close().isOk());
 }
 
+// A large run opened without summaries: the first key's statistics come in doubling stages,
+// each snapshot's series a prefix of the whole, the last one equal to one pass over the run.
 TEST(RunLoader, ReadsTheFirstKeyOfALargeRunInStages) {
     app();
     TempDir dir;

@@ -238,7 +238,7 @@ TEST(PartReader, AnEntryBeyondTheFileDoesNotDecode) {
     part.path = path;
     auto reader = PartReader::open(part, seed, diag);
     ASSERT_TRUE(reader.isOk());
-    std::vector<std::unique_ptr<PartReader>> parts;
+    std::vector<std::shared_ptr<PartReader>> parts;
     parts.push_back(std::move(*reader));
     RankReader rank(0, std::move(parts), diag, false);
     EXPECT_TRUE(rank.tensor(1, "w").isOk());
@@ -388,6 +388,16 @@ std::size_t filesIn(const std::string& dir) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir),
                                                   std::filesystem::directory_iterator()));
 }
+// The unlinked files in `dir` this process holds open (spill files).
+std::size_t openUnlinkedIn(const std::string& dir) {
+    std::size_t n = 0;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+        n += !ec && target.starts_with(dir + "/") && target.ends_with(" (deleted)");
+    }
+    return n;
+}
 } // namespace
 
 TEST(RecordIndex, SpilledScanEqualsTheScanInMemory) {
@@ -464,4 +474,62 @@ TEST(RecordIndex, ASpilledIndexIsMappedSharedAndGivenBackBehind) {
     for (std::size_t r = 0; r < memory.records.size(); r += 997)
         ASSERT_EQ(restored.records()[r].timestamp, memory.records[r].timestamp) << r;
     EXPECT_EQ(filesIn(dir.str()), 0u);
+}
+
+TEST(RecordIndex, IndexesRestoredOneFromAnotherAppendToOneSpill) {
+    // A followed part: each snapshot's index is restored from the one before and scans what the
+    // file gained. They share one spill file, each reading the records before where the one
+    // before reads them; an older index extended once a newer one has appended copies its
+    // records to a spill of its own. Every index holds the records of one scan of its bytes.
+    std::mt19937 rng(11);
+    const std::string file = smallRecordsWithDecoys(20000, rng);
+    const Scan whole = scanIn(file, 0, 1);
+    ASSERT_EQ(whole.records.size(), 20000u);
+    const auto expectScanOf = [&](const RecordIndex& index, std::size_t end) {
+        std::size_t n = 0;
+        while (n < whole.records.size() && whole.records[n].offset + whole.records[n].length <= end)
+            ++n;
+        ASSERT_EQ(index.records().size(), n) << "bytes " << end;
+        for (std::size_t r = 0; r < n; ++r) {
+            ASSERT_EQ(index.records()[r].offset, whole.records[r].offset) << r;
+            ASSERT_EQ(index.records()[r].timestamp, whole.records[r].timestamp) << r;
+        }
+    };
+    TempDir dir;
+    IndexOptions options;
+    options.spillDir = dir.str();
+    options.spillAbove = 1000;
+    Diagnostics diag;
+    std::vector<std::size_t> ends;
+    for (int i = 1; i <= 5; ++i)
+        ends.push_back(file.size() * i / 6 - 3); // most likely inside a record
+    std::vector<RecordIndex> snapshots;
+    snapshots.emplace_back("f", options);
+    ASSERT_TRUE(snapshots[0].extend(asBytes(file).first(ends[0]), diag).isOk());
+    ASSERT_TRUE(snapshots[0].spilled());
+    for (std::size_t i = 1; i < ends.size(); ++i) {
+        snapshots.push_back(RecordIndex::restore("f", snapshots.back().state(), options));
+        ASSERT_TRUE(snapshots[i].extend(asBytes(file).first(ends[i]), diag).isOk());
+        EXPECT_EQ(snapshots[i].records().data(), snapshots[i - 1].records().data()) << i;
+    }
+    EXPECT_TRUE(diag.empty());
+    EXPECT_EQ(openUnlinkedIn(dir.str()), 1u);
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        expectScanOf(snapshots[i], ends[i]);
+
+    // The second snapshot grows again, while the spill holds the later ones' records.
+    ASSERT_TRUE(snapshots[1].extend(asBytes(file), diag).isOk());
+    EXPECT_NE(snapshots[1].records().data(), snapshots[4].records().data());
+    EXPECT_EQ(openUnlinkedIn(dir.str()), 2u);
+    expectScanOf(snapshots[1], file.size());
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        if (i != 1) expectScanOf(snapshots[i], ends[i]);
+    // The newest still appends to the first spill.
+    RecordIndex next = RecordIndex::restore("f", snapshots[4].state(), options);
+    ASSERT_TRUE(next.extend(asBytes(file), diag).isOk());
+    EXPECT_EQ(next.records().data(), snapshots[4].records().data());
+    snapshots.clear();
+    EXPECT_EQ(openUnlinkedIn(dir.str()), 1u);
+    expectScanOf(next, file.size());
+    EXPECT_TRUE(diag.empty());
 }

@@ -51,7 +51,7 @@ TEST(RangeFetcherTest, OpenEnsuresWhatItIndexesAndDecodeEnsuresEachRecord) {
     EXPECT_EQ(f.fetcher->calls[0], std::make_pair(std::uint64_t(0), std::uint64_t(bytes.size())));
     EXPECT_EQ((*reader)->part().displayPath(), "hdfs://nn/run/train.trace.0.1");
 
-    std::vector<std::unique_ptr<PartReader>> parts;
+    std::vector<std::shared_ptr<PartReader>> parts;
     parts.push_back(std::move(*reader));
     RankReader rank(0, std::move(parts), diag);
     f.fetcher->calls.clear();
@@ -89,7 +89,7 @@ TEST(RangeFetcherTest, AnUnavailableRangeIsALocatedErrorNotZeros) {
     ASSERT_TRUE(reader);
     const std::uint64_t lastOffset = (*reader)->index().records().back().offset;
     f.fetcher->refuseFrom = lastOffset; // the last record is not there
-    std::vector<std::unique_ptr<PartReader>> parts;
+    std::vector<std::shared_ptr<PartReader>> parts;
     parts.push_back(std::move(*reader));
     RankReader rank(0, std::move(parts), diag);
     EXPECT_TRUE(rank.tensor(0, "w"));
