@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace xt::widgets {
 
@@ -245,6 +246,7 @@ void HistogramView::recompute() {
 }
 
 void HistogramView::startMatrixJob(bool approximate) {
+    if (!approximate) m_exactClock.start();
     const int rank = m_rank->currentData().toInt();
     analysis::HistogramOptions options;
     options.bins = m_bins->value();
@@ -292,6 +294,8 @@ void HistogramView::startMatrixJob(bool approximate) {
                 emit failed(r.error);
             }
             m_approximate = false;
+            m_liveTimer.setInterval(int(std::clamp<qint64>(4 * m_exactClock.elapsed(), 1000,
+                                                           std::numeric_limits<int>::max())));
             showMatrix(std::move(r.matrix), r.cells ? std::move(*r.cells) : nullptr);
             emit finished();
         });

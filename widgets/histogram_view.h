@@ -10,6 +10,7 @@
 #include "widgets/notes.h"
 #include "widgets/run_loader.h"
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
 
@@ -85,7 +86,10 @@ private:
     QString m_key;
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::optional<std::int64_t> m_cursorStep;
-    QTimer m_liveTimer; // paces extendRun's recomputation
+    // Paces extendRun's recomputation: 1 s after the last exact matrix, or four times as long as
+    // it took when longer (it reads every tensor of the key again: a long run's took seconds).
+    QTimer m_liveTimer;
+    QElapsedTimer m_exactClock; // since the exact matrix job started
     std::vector<Note> m_notes;
     std::vector<QCPAbstractItem*> m_noteItems;
 };
