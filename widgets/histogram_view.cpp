@@ -267,8 +267,13 @@ void HistogramView::startMatrixJob(bool approximate) {
                 work.rank = rank;
                 auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
                 Diagnostics diag;
+                // The key's statistics give the range: no pass over its tensors for it.
+                const analysis::RecordSeries* series = nullptr;
+                if (run->partialKey != key)
+                    for (const auto* s : run->seriesOf(key))
+                        if (s->rank == rank) series = &s->records;
                 m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
-                                             ctx.callback(), run->summaries.get());
+                                             ctx.callback(), run->summaries.get(), series);
             }
             if (m.isOk()) {
                 out.matrix =

@@ -185,6 +185,41 @@ bool rangeFromSummaries(const xdl::RankReader& rank, std::string_view key, const
     return true;
 }
 
+// The range of `records` (record numbers of the rank, ascending) from their statistics in
+// `series`; false when it lacks one of them.
+bool rangeFromSeries(const RecordSeries& series, const Runs& records, StatsAccumulator& range) {
+    constexpr std::size_t kBlock = 1024;
+    using F = RecordSeries::Field;
+    std::vector<double> block(4 * kBlock);
+    double *number = block.data(), *finite = number + kBlock, *lo = finite + kBlock,
+           *hi = lo + kBlock;
+    std::size_t at = 0, filled = 0, i = 0; // series records [at, at + filled) are in the block
+    for (const Runs::Run& run : records.runs())
+        for (std::uint64_t k = 0; k < run.count; ++k) {
+            const auto wanted = double(run.value(k));
+            for (;; ++i) {
+                if (i == at + filled) {
+                    at = i;
+                    filled = std::min(kBlock, series.size() - i);
+                    if (filled == 0) return false;
+                    series.read(F::Record, at, filled, number);
+                    series.read(F::Finite, at, filled, finite);
+                    series.read(F::Min, at, filled, lo);
+                    series.read(F::Max, at, filled, hi);
+                }
+                if (number[i - at] >= wanted) break;
+            }
+            if (number[i - at] != wanted) return false;
+            if (finite[i - at] > 0) {
+                range.finite += std::uint64_t(finite[i - at]);
+                range.min = std::min(range.min, lo[i - at]);
+                range.max = std::max(range.max, hi[i - at]);
+            }
+            ++i;
+        }
+    return true;
+}
+
 // The rows of a matrix over the given gsteps: one per distinct gstep, or the same number of
 // consecutive ones merged into each of at most maxRows.
 class RowPlan {
@@ -253,7 +288,8 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
                                        const ProgressCallback& progress,
-                                       const summary::RunSummaries* summaries) {
+                                       const summary::RunSummaries* summaries,
+                                       const RecordSeries* series) {
     Runs gsteps, records;
     std::uint64_t total = 0, done = 0; // tensor bytes
     xdl::ReleaseBehind found(rank);
@@ -286,9 +322,14 @@ Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_
         if (std::int64_t(batch.back()) == records.runs().back().last()) behind.reset();
     };
     StatsAccumulator range;
-    // An automatic range needs a first pass over the tensors unless the summaries know it.
-    const bool rangePass =
-        !options.lo && !(summaries && rangeFromSummaries(rank, key, records, *summaries, range));
+    // An automatic range needs a first pass over the tensors unless the summaries or the series
+    // know it.
+    const auto known = [&] {
+        if (summaries && rangeFromSummaries(rank, key, records, *summaries, range)) return true;
+        range = StatsAccumulator{};
+        return series && rangeFromSeries(*series, records, range);
+    };
+    const bool rangePass = !options.lo && !known();
     const std::uint64_t passes = rangePass ? 2 : 1;
     if (rangePass) {
         range = StatsAccumulator{};

@@ -3,6 +3,7 @@
 // (the data of a heatmap). Records sharing a gstep are added into one row.
 
 #include "core/analysis/backend.h"
+#include "core/analysis/record_series.h"
 #include "core/base/diagnostics.h"
 #include "core/base/progress.h"
 #include "core/summary/run_summary.h"
@@ -40,13 +41,16 @@ struct HistogramMatrix {
 };
 
 // An automatic range (options without lo/hi) is taken over every record in `steps`, so all rows
-// share one layout; from the min/max in `summaries` when they cover every such record (no first
-// pass over the tensors), else computed. NotFound when no record of the range holds the key.
+// share one layout; from the min/max in `summaries` when they cover every such record, else from
+// `series` (the statistics of this rank's key, as computeKeyStats gives them) when it holds every
+// such record (no first pass over the tensors either way), else computed. NotFound when no
+// record of the range holds the key.
 Result<HistogramMatrix> stepHistograms(const xdl::RankReader& rank, std::string_view key,
                                        Backend& backend, const HistogramOptions& options,
                                        const StepRange& steps, Diagnostics& diag,
                                        const ProgressCallback& progress = {},
-                                       const summary::RunSummaries* summaries = nullptr);
+                                       const summary::RunSummaries* summaries = nullptr,
+                                       const RecordSeries* series = nullptr);
 
 // The same matrix approximated from the part summaries' sketches, without reading a tensor
 // byte: each record's sketch (counts over its own [min, max]) is spread evenly over the bins it

@@ -347,6 +347,66 @@ TEST(Engine, StepHistogramRowsMergeConsecutiveStepsUpToMaxRows) {
     EXPECT_EQ(m->stepCounts, (std::vector<std::uint32_t>{2, 2}));
 }
 
+TEST(Engine, StepHistogramRangeFromTheSeriesNeedsNoPassOverTheTensors) {
+    // With NaN and Inf in it: the range is of the finite values.
+    TempDir dir;
+    writeRun(dir.str(), [](int rank, std::int64_t g, int i) {
+        if (rank == 0 && g == 3 && i == 1) return std::numeric_limits<float>::quiet_NaN();
+        if (rank == 1 && g == 4 && i == 0) return -std::numeric_limits<float>::infinity();
+        return baseValue(rank, g, i) * (g == 1 ? -3.0f : 1.0f);
+    });
+    Diagnostics diag;
+    auto run = openRun(dir.str(), diag);
+    CpuBackend backend;
+    auto series = computeKeyStats(run, backend, KeyStatsOptions{}, diag);
+    ASSERT_TRUE(series.isOk());
+    std::vector<std::string> stages;
+    const ProgressCallback progress = [&](const ProgressReport& r) {
+        if (stages.empty() || stages.back() != r.stage) stages.emplace_back(r.stage);
+        return true;
+    };
+    const auto ranged = [&] {
+        return std::find(stages.begin(), stages.end(), "histogram range") != stages.end();
+    };
+    HistogramOptions o;
+    o.bins = 5;
+    StepRange some;
+    ASSERT_TRUE(parseStepRange("1:3", some).isOk());
+    for (const auto& rank : run.ranks())
+        for (const StepRange& steps : {StepRange{}, some}) {
+            SCOPED_TRACE("rank " + std::to_string(rank.rank()));
+            const KeySeries* w = nullptr;
+            for (const auto& s : *series)
+                if (s.rank == rank.rank() && s.key == "w") w = &s;
+            ASSERT_NE(w, nullptr);
+            stages.clear();
+            auto computed = stepHistograms(rank, "w", backend, o, steps, diag, progress);
+            ASSERT_TRUE(computed.isOk());
+            EXPECT_TRUE(ranged());
+            stages.clear();
+            auto known =
+                stepHistograms(rank, "w", backend, o, steps, diag, progress, nullptr, &w->records);
+            ASSERT_TRUE(known.isOk());
+            EXPECT_FALSE(ranged());
+            EXPECT_EQ(known->layout.lo, computed->layout.lo);
+            EXPECT_EQ(known->layout.hi, computed->layout.hi);
+            EXPECT_EQ(known->steps, computed->steps);
+            EXPECT_EQ(known->dense(), computed->dense());
+            EXPECT_EQ(known->total.nan, computed->total.nan);
+            EXPECT_EQ(known->total.negInf, computed->total.negInf);
+            // A series without one of the records: the tensors are passed over, same matrix.
+            RecordSeries partial;
+            for (std::size_t r = 0; r + 1 < w->records.size(); ++r)
+                partial.push_back(w->records[r]);
+            stages.clear();
+            auto fallback =
+                stepHistograms(rank, "w", backend, o, steps, diag, progress, nullptr, &partial);
+            ASSERT_TRUE(fallback.isOk());
+            EXPECT_EQ(ranged(), !steps.last.has_value()); // only the last record is missing
+            EXPECT_EQ(fallback->dense(), computed->dense());
+        }
+}
+
 TEST(Engine, StepHistogramOfStepsThatGoBackAfterARestart) {
     // Rank 0's gsteps: every 2nd, then a restart back to 4, then steps in between and again.
     // Rank 1's: every 4th, then again from 4 on. Rank 2's: as far apart as int64 allows (what a
