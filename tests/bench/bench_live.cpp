@@ -28,8 +28,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <malloc.h>
-#include <set>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -137,21 +137,32 @@ int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
     widgets::KeyView* view = w.currentKeyView();
     if (!view) return 2;
     // Every replot: the records on the curves for the first time, and how long ago they were
-    // committed (their own y value).
-    std::set<double> seen;
+    // committed (their own y value, which grows from record to record of a rank). Only the
+    // newest value of each rank is kept: a soak measures the viewer, not a set of every record.
+    std::vector<double> newest(std::size_t(o.ranks), -std::numeric_limits<double>::infinity());
+    std::size_t shown = 0;
     std::vector<double> latencies;
     std::vector<double> rss;
     auto newlyShown = [&](const std::function<void(double)>& fn) {
         for (int r = 0; r < o.ranks; ++r)
-            if (const auto line = view->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(r)))
-                for (double t : line->y)
-                    if (seen.insert(t).second) fn(t);
+            if (const auto line =
+                    view->statPlot()->lineData(QStringLiteral("rank %1 mean").arg(r))) {
+                double& last = newest[std::size_t(r)];
+                const double before = last;
+                for (auto t = line->y.rbegin(); t != line->y.rend() && *t > before; ++t) {
+                    fn(*t);
+                    ++shown;
+                    last = std::max(last, *t);
+                }
+            }
     };
     QTest::qWait(100);
     newlyShown([](double) {}); // shown at open: not followed
     QObject::connect(view->statPlot()->plot(), &QCustomPlot::afterReplot, [&] {
         const double now = nowNs();
-        newlyShown([&](double t) { latencies.push_back((now - t) / 1e6); });
+        newlyShown([&](double t) {
+            if (o.seconds <= 0) latencies.push_back((now - t) / 1e6);
+        });
     });
     const auto start = Clock::now();
     auto nextSample = start;
@@ -165,7 +176,7 @@ int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
                         "use %.1f MB  records shown %zu\n",
                         std::chrono::duration<double>(Clock::now() - start).count(),
                         statusMB("VmRSS"), rss.back(), statusMB("RssFile"),
-                        double(heap.uordblks + heap.hblkhd) / 1e6, seen.size());
+                        double(heap.uordblks + heap.hblkhd) / 1e6, shown);
             std::fflush(stdout);
             nextSample += std::chrono::seconds(1);
         }
