@@ -36,7 +36,7 @@ struct IndexOptions {
     // records are kept only when the first thread's scan arrives exactly there (the result is
     // the one-thread scan's, damage included). 0 scans on one thread.
     std::uint64_t splitBytes = 16ull << 20;
-    // Where the records of a large index go (empty: memory). Past 64 Ki records they are
+    // Where the records of a large index go (empty: memory). Past spillAbove records they are
     // written, as the scan goes, to an unlinked file in this folder and read through a mapping
     // of it (records() is then IndexState::mapped, kept by the mapping): the index of a large
     // run takes page cache, which the system can write out and drop, not this process's memory.
@@ -95,7 +95,7 @@ public:
     bool hasHeader() const { return m_hasHeader; }
     const std::vector<std::string>& keys() const { return m_keys; }
     std::uint64_t headerLength() const { return m_headerLength; }
-    // Whether the records are in a file written by this index (IndexOptions::spillDir).
+    // Whether the records are in a spill file (IndexOptions::spillDir; maybe another index's).
     bool spilled() const { return m_spill.get() != nullptr; }
     std::span<const RecordEntry> records() const {
         return m_mapped.empty() ? std::span<const RecordEntry>(m_records) : m_mapped;
