@@ -20,6 +20,8 @@
 
 namespace xt::widgets {
 
+namespace {
+
 xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
     xdl::ReaderOptions o;
     o.live = true; // an unfinalised part may still grow: its tail is awaited
@@ -27,14 +29,6 @@ xdl::ReaderOptions readerOptions(const summary::StoreOptions& store) {
     if (store.save) o.index.spillDir = summary::cacheDirectory(store);
     return o;
 }
-
-xdl::ReaderOptions followedReaderOptions(const summary::StoreOptions& store) {
-    xdl::ReaderOptions o = readerOptions(store);
-    o.index.spillAbove = 4096;
-    return o;
-}
-
-namespace {
 
 bool isCancelled(const Status& s) {
     return s.code() == ErrorCode::Cancelled;
@@ -410,6 +404,12 @@ void destroySnapshot(LoadedRun* run) {
 }
 
 } // namespace
+
+xdl::ReaderOptions followedReaderOptions(const summary::StoreOptions& store) {
+    xdl::ReaderOptions o = readerOptions(store);
+    o.index.spillAbove = 4096;
+    return o;
+}
 
 std::shared_ptr<LoadedRun> newSnapshot() {
     return {new LoadedRun, destroySnapshot};

@@ -172,10 +172,9 @@ CompleteResult writeOverviews(const RunSnapshot& run, const ProgressCallback& pr
 // and appended; new parts, ranks and keys are added. `after` is null when nothing changed.
 // Problems in the appended bytes are the follower's to report (RunFollower), not this.
 CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progress = {});
-// How the parts of a run are read: their tails awaited (they may still grow), large indexes
-// spilled to the cache folder of `store`. A followed run's start spilling at 4096 records, so that
-// its snapshots, extended many times a second, share one spill rather than copy their records.
-xdl::ReaderOptions readerOptions(const summary::StoreOptions& store);
+// How the parts of a followed run are read: their tails awaited (they may still grow), indexes of
+// 4096 records and more spilled to the cache folder of `store`, so that its snapshots, extended
+// many times a second, share one spill rather than copy their records.
 xdl::ReaderOptions followedReaderOptions(const summary::StoreOptions& store);
 
 } // namespace xt::widgets
