@@ -111,6 +111,7 @@ void LiveRuns::setRuns(const std::vector<RunSnapshot>& runs) {
         xdl::FollowOptions options;
         options.idleAfter = m_times.idleAfter;
         options.reader = followedReaderOptions(run->options.store); // its index, spilled as theirs
+        options.keepFinishedParts = false; // it only watches: the snapshots read the run
         const std::string url = run->sourceUrl;
         const auto pollInterval = m_times.hdfsPoll;
         // Opening the follower reads the run's indexes: off the GUI thread.

@@ -40,6 +40,7 @@ struct RunFollower::Impl {
     Diagnostics diag;
     std::map<int, std::int64_t> lastIndex;       // highest part index opened per rank
     std::map<int, Clock::time_point> lastGrowth; // when each rank last grew
+    std::size_t letGo = 0, letGoFinalised = 0;   // records and parts of the parts let go
     std::uint64_t generation = 0;
 
     int inotifyFd = -1;
@@ -69,25 +70,41 @@ struct RunFollower::Impl {
         return found;
     }
 
-    static std::size_t totalRecords(const RunReader& r) {
-        std::size_t n = 0;
-        for (const auto& rank : r.ranks())
+    std::size_t totalRecords() const {
+        std::size_t n = letGo;
+        for (const auto& rank : reader.ranks())
             n += rank.recordCount();
         return n;
     }
 
-    static std::size_t finalisedParts(const RunReader& r) {
-        std::size_t n = 0;
-        for (const auto& rank : r.ranks())
+    std::size_t finalisedParts() const {
+        std::size_t n = letGoFinalised;
+        for (const auto& rank : reader.ranks())
             for (const auto& p : rank.parts())
                 n += p->finished();
         return n;
     }
 
+    // FollowOptions::keepFinishedParts off: each rank keeps its parts from its first unfinished
+    // one, and at least its last (the steps of the next part are checked against it).
+    void letGoOfFinishedParts(Diagnostics& diag) {
+        for (auto& rank : reader.ranks()) {
+            const auto& parts = rank.parts();
+            std::size_t drop = 0;
+            while (drop + 1 < parts.size() && parts[drop]->finished())
+                ++drop;
+            if (drop == 0) continue;
+            letGo += rank.partStart(drop);
+            letGoFinalised += drop;
+            rank = RankReader(rank.rank(), {parts.begin() + std::ptrdiff_t(drop), parts.end()},
+                              diag, false);
+        }
+    }
+
     // Extends the reader; returns what changed. Called with the lock held.
     FollowUpdate refresh() {
-        std::size_t recordsBefore = totalRecords(reader);
-        std::size_t finalisedBefore = finalisedParts(reader);
+        std::size_t recordsBefore = totalRecords();
+        std::size_t finalisedBefore = finalisedParts();
         const std::uint64_t diagBefore = diag.total();
         const auto now = Clock::now();
         FollowUpdate u;
@@ -133,8 +150,9 @@ struct RunFollower::Impl {
             if (rank.parts().empty() || now - lastGrowth[rank.rank()] < options.idleAfter) continue;
             rank.parts().back()->finishIdle(diag);
         }
-        std::size_t recordsAfter = totalRecords(reader);
-        std::size_t finalisedAfter = finalisedParts(reader);
+        if (!options.keepFinishedParts) letGoOfFinishedParts(diag);
+        std::size_t recordsAfter = totalRecords();
+        std::size_t finalisedAfter = finalisedParts();
         u.totalRecords = recordsAfter;
         u.newRecords = recordsAfter > recordsBefore ? recordsAfter - recordsBefore : 0;
         u.finalisedParts = finalisedAfter > finalisedBefore ? finalisedAfter - finalisedBefore : 0;

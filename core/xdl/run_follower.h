@@ -42,6 +42,11 @@ struct FollowOptions {
     // (a writer killed mid-record) is reported. Growth after that is still picked up.
     std::chrono::milliseconds idleAfter{10000};
     bool useInotify = true;
+    // When false, a rank's leading finished parts (which no longer change) are let go, their
+    // index with them: the reader then holds each rank's parts from its first unfinished one (at
+    // least its last), and FollowUpdate still counts every record. For a follower that only
+    // watches (the viewer's: its snapshots read the run), so it does not grow with the run.
+    bool keepFinishedParts = true;
     ReaderOptions reader; // `live` is forced on
     // Called on each part file found, before it is opened: a remote mirror gives its sparse
     // copies their URL and range fetcher here.

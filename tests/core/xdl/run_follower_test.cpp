@@ -39,6 +39,10 @@ public:
         std::lock_guard lock(m_mutex);
         return m_count;
     }
+    std::size_t finalisedParts() {
+        std::lock_guard lock(m_mutex);
+        return m_finalised;
+    }
 
 private:
     std::mutex m_mutex;
@@ -118,6 +122,43 @@ TEST(RunFollower, FollowsAppendsPartsAndMetasWithInotify) {
 
 TEST(RunFollower, FollowsAppendsPartsAndMetasByPolling) {
     followsRecorder(false);
+}
+
+// A follower that only watches lets go of finished parts: it holds the last one, yet counts
+// every record and every part finalised.
+TEST(RunFollower, LetsGoOfFinishedPartsWhenAsked) {
+    TempDir dir;
+    Updates updates;
+    FollowOptions options;
+    options.keepFinishedParts = false;
+    options.pollInterval = std::chrono::milliseconds(20);
+    options.rescanInterval = std::chrono::milliseconds(20);
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), options);
+    ASSERT_TRUE(follower.isOk()) << follower.status().toString();
+    auto rec = makeRecorder(dir.str(), 0, 0.006); // ~3 records of 2 kB per part
+    recordSteps(*rec, 0, 10);
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 10; }));
+    ASSERT_TRUE(rec->close().isOk());
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.finalised; }));
+    std::size_t parts = 0;
+    for (const auto& f : fs::directory_iterator(dir.str()))
+        parts += parsePartFileName(f.path().filename().string()).has_value();
+    ASSERT_GE(parts, 3u);
+    EXPECT_EQ(updates.finalisedParts(), parts);
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        const RankReader& rank = r.ranks()[0];
+        ASSERT_EQ(rank.parts().size(), 1u);
+        ASSERT_GE(rank.recordCount(), 1u);
+        const std::size_t first = 10 - rank.recordCount(); // the step of its first record
+        for (std::size_t i = 0; i < rank.recordCount(); ++i) {
+            EXPECT_EQ(rank.entry(i).gstep, std::int64_t(first + i));
+            auto t = rank.tensor(i, "v");
+            ASSERT_TRUE(t.isOk()) << t.status().toString();
+            EXPECT_EQ(t->at<float>(499), float(first + i));
+        }
+        EXPECT_EQ(diag.errorCount(), 0u);
+    });
 }
 
 TEST(RunFollower, PicksUpNewRanksAndExistingData) {
