@@ -21,7 +21,9 @@ namespace xt::widgets {
 
 namespace {
 
-constexpr std::int64_t kMaxColumns = 20000;
+// Wider than any screen (as the ranks heatmap's); a longer run merges neighbouring steps. The
+// matrix and its cells cost ~1.5 KB a column at 64 bins: a live run's heatmap stops growing here.
+constexpr std::int64_t kMaxColumns = 4000;
 
 // The row of the last record at or before `step` (the first row before the first record).
 std::size_t rowAt(const std::vector<std::int64_t>& steps, std::int64_t step) {
