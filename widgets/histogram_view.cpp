@@ -81,12 +81,48 @@ struct HistogramJobResult {
     std::shared_ptr<std::unique_ptr<QCPColorMapData>> cells;
     QString error;
 };
+
+HistogramJobResult withCells(Result<analysis::HistogramMatrix> m) {
+    HistogramJobResult out;
+    if (m.isOk()) {
+        out.matrix = std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
+        if (!out.matrix->steps.empty())
+            out.cells =
+                std::make_shared<std::unique_ptr<QCPColorMapData>>(heatmapCells(*out.matrix));
+    } else if (m.status().code() != ErrorCode::NotFound)
+        out.error = QString::fromStdString(m.status().toString());
+    return out;
+}
+
+// The exact matrix of `key` of `rank` over `steps`, with its cells; off the GUI thread.
+HistogramJobResult exactMatrix(const RunSnapshot& run, const std::string& key, int rank,
+                               const analysis::HistogramOptions& options,
+                               const analysis::StepRange& steps, JobContext& ctx) {
+    const auto* reader = run->reader->rank(rank);
+    if (!reader) return {};
+    analysis::KeyStatsOptions work;
+    work.rank = rank;
+    auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
+    Diagnostics diag;
+    // The key's statistics give the range: no pass over its tensors for it.
+    const analysis::RecordSeries* series = nullptr;
+    if (run->partialKey != key)
+        for (const auto* s : run->seriesOf(key))
+            if (s->rank == rank) series = &s->records;
+    return withCells(analysis::stepHistograms(*reader, key, *backend, options, steps, diag,
+                                              ctx.callback(), run->summaries.get(), series));
+}
+
+bool sameBins(const analysis::BinLayout& a, const analysis::BinLayout& b) {
+    return a.bins == b.bins && a.lo == b.lo && a.hi == b.hi && a.scale == b.scale &&
+           a.linthresh == b.linthresh;
+}
 } // namespace
 
 HistogramView::HistogramView(QWidget* parent)
-    : QWidget(parent), m_jobs(new JobTracker(this)), m_rank(new QComboBox(this)),
-      m_bins(new QSpinBox(this)), m_scale(new QComboBox(this)), m_info(new QLabel(this)),
-      m_heatmap(new PlotWidget(this)), m_stepPlot(new PlotWidget(this)) {
+    : QWidget(parent), m_jobs(new JobTracker(this)), m_detailJobs(new JobTracker(this)),
+      m_rank(new QComboBox(this)), m_bins(new QSpinBox(this)), m_scale(new QComboBox(this)),
+      m_info(new QLabel(this)), m_heatmap(new PlotWidget(this)), m_stepPlot(new PlotWidget(this)) {
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
     bar->addWidget(new QLabel(tr("Histograms of rank"), this));
@@ -126,6 +162,10 @@ HistogramView::HistogramView(QWidget* parent)
     gradient.setNanHandling(QCPColorGradient::nhTransparent);
     m_map->setGradient(gradient);
     m_map->setInterpolate(false);
+    m_detailMap = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
+    m_detailMap->setColorScale(m_colorScale); // the same colours for the same counts
+    m_detailMap->setGradient(gradient);
+    m_detailMap->setInterpolate(false);
     auto* group = new QCPMarginGroup(m_heatmap);
     m_heatmap->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_colorScale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
@@ -150,14 +190,24 @@ HistogramView::HistogramView(QWidget* parent)
         else if (m_run && m_rank->count() > 0)
             startMatrixJob(false);
     });
+    m_detailTimer.setSingleShot(true);
+    m_detailTimer.setInterval(250);
+    connect(&m_detailTimer, &QTimer::timeout, this, &HistogramView::updateDetail);
+    connect(m_heatmap->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& r) {
+                if (m_settingRange || !m_matrix || m_matrix->steps.empty()) return;
+                m_zoomed = r.lower > double(m_matrix->steps.front()) ||
+                           r.upper < double(m_matrix->lastSteps.back() + 1);
+                m_detailTimer.start();
+            });
     connect(m_rank, &QComboBox::activated, this, &HistogramView::recompute);
     connect(m_bins, &QSpinBox::editingFinished, this, &HistogramView::recompute);
     connect(m_scale, &QComboBox::activated, this, &HistogramView::recompute);
     connect(m_heatmap, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
         if (!m_matrix || m_matrix->steps.empty()) return;
-        const double x = m_heatmap->xAxis->pixelToCoord(e->position().x());
-        const auto& s = m_matrix->steps;
-        const std::int64_t step = s[rowAt(s, std::int64_t(std::floor(x)))]; // the column's record
+        const auto x = std::int64_t(std::floor(m_heatmap->xAxis->pixelToCoord(e->position().x())));
+        const auto& s = matrixAt(x)->steps;
+        const std::int64_t step = s[rowAt(s, x)]; // the column's record
         setStepCursor(step);
         emit stepSelected(step);
     });
@@ -226,6 +276,8 @@ int HistogramView::rank() const {
 
 void HistogramView::recompute() {
     m_matrix.reset();
+    clearDetail();
+    m_zoomed = false;
     m_approximate = false;
     m_map->data()->clear();
     m_bars->data()->clear();
@@ -257,35 +309,12 @@ void HistogramView::startMatrixJob(bool approximate) {
     options.maxRows = kMaxColumns; // more rows than columns would only be averaged into them
     m_jobs->startJob(
         [run = m_run, key = m_key.toStdString(), rank, options, approximate](JobContext& ctx) {
-            HistogramJobResult out;
+            if (!approximate) return exactMatrix(run, key, rank, options, {}, ctx);
             const auto* reader = run->reader->rank(rank);
-            if (!reader) return out;
-            Result<analysis::HistogramMatrix> m = Status(ErrorCode::NotFound, "");
-            if (approximate) {
-                m = analysis::sketchStepHistograms(*reader, *run->summaries, key, options, {});
-                if (!m.isOk()) return out; // no sketches: the exact matrix comes next
-            } else {
-                analysis::KeyStatsOptions work;
-                work.rank = rank;
-                auto backend = appBackend().get(analysis::estimateWorkBytes(*run->reader, work));
-                Diagnostics diag;
-                // The key's statistics give the range: no pass over its tensors for it.
-                const analysis::RecordSeries* series = nullptr;
-                if (run->partialKey != key)
-                    for (const auto* s : run->seriesOf(key))
-                        if (s->rank == rank) series = &s->records;
-                m = analysis::stepHistograms(*reader, key, *backend, options, {}, diag,
-                                             ctx.callback(), run->summaries.get(), series);
-            }
-            if (m.isOk()) {
-                out.matrix =
-                    std::make_shared<const analysis::HistogramMatrix>(std::move(m.value()));
-                if (!out.matrix->steps.empty())
-                    out.cells = std::make_shared<std::unique_ptr<QCPColorMapData>>(
-                        heatmapCells(*out.matrix));
-            } else if (m.status().code() != ErrorCode::NotFound)
-                out.error = QString::fromStdString(m.status().toString());
-            return out;
+            if (!reader) return HistogramJobResult{};
+            auto m = analysis::sketchStepHistograms(*reader, *run->summaries, key, options, {});
+            // No sketches: the exact matrix comes next.
+            return m.isOk() ? withCells(std::move(m)) : HistogramJobResult{};
         },
         [this, approximate](HistogramJobResult r) {
             if (approximate) {
@@ -322,16 +351,23 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     m_map->setData(cells.release(), false); // the cells built with the matrix, not a copy
     m_map->rescaleDataRange(false);
-    // Whole cells: rescaleAxes() would stop at the outer cells' centres.
-    m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
-    m_heatmap->yAxis->setRange(t0, t1);
+    if (m_detail && !sameBins(m_detail->layout, layout)) clearDetail();
+    // Whole cells: rescaleAxes() would stop at the outer cells' centres. A live run's new
+    // matrix keeps the steps the user zoomed to, and their detail is brought up to date.
+    m_settingRange = true;
+    if (!m_zoomed) {
+        m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
+        m_heatmap->yAxis->setRange(t0, t1);
+    }
+    m_settingRange = false;
+    if (m_zoomed) m_detailTimer.start();
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
     std::uint64_t stepCount = 0;
     for (const std::uint32_t n : m_matrix->stepCounts)
         stepCount += n;
-    m_info->setText(
+    m_summary =
         tr("%1 steps%2, %3 bins over [%4, %5]%6")
             .arg(stepCount)
             .arg(stepCount > steps.size() ? tr(" in %1 columns").arg(steps.size()) : QString())
@@ -341,10 +377,94 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
                                                                .arg(total.nan)
                                                                .arg(total.posInf + total.negInf)
                                                          : QString()) +
-        (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString()));
-    m_info->setToolTip(m_info->text());
+        (m_approximate ? tr(" - approximate (from summaries), exact one coming") : QString());
+    showInfo();
     m_heatmap->replot(QCustomPlot::rpQueuedReplot); // colouring the cells: an event of its own
     showStep();
+}
+
+void HistogramView::showInfo() {
+    QString text = m_summary;
+    if (m_detail && !m_detail->steps.empty()) {
+        std::uint64_t steps = 0;
+        for (const std::uint32_t n : m_detail->stepCounts)
+            steps += n;
+        text += tr(" - gsteps %1-%2 in detail (%3 steps in %4 columns)")
+                    .arg(m_detail->steps.front())
+                    .arg(m_detail->lastSteps.back())
+                    .arg(steps)
+                    .arg(m_detail->steps.size());
+    }
+    m_info->setText(text);
+    m_info->setToolTip(text);
+}
+
+const analysis::HistogramMatrix* HistogramView::matrixAt(std::int64_t step) const {
+    if (m_detail && !m_detail->steps.empty() && step >= m_detail->steps.front() &&
+        step <= m_detail->lastSteps.back())
+        return m_detail.get();
+    return m_matrix.get();
+}
+
+void HistogramView::clearDetail() {
+    m_detailJobs->cancel();
+    m_detailTimer.stop();
+    m_detailRange = {};
+    if (!m_detail) return;
+    m_detail.reset();
+    m_detailMap->data()->clear();
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+    showInfo();
+    showStep();
+}
+
+void HistogramView::updateDetail() {
+    if (!m_run || !m_matrix || m_matrix->steps.empty() || m_approximate) return;
+    const analysis::HistogramMatrix& m = *m_matrix;
+    const QCPRange view = m_heatmap->xAxis->range();
+    const std::int64_t first = std::max(m.steps.front(), std::int64_t(std::floor(view.lower)));
+    const std::int64_t last = std::min(m.lastSteps.back(), std::int64_t(std::ceil(view.upper)) - 1);
+    const std::int64_t half = (last - first + 1) / 2;
+    const analysis::StepRange range{first - half, last + half};
+    // The steps of the matrix's rows about the view, and the most a row merges there: a detail
+    // is worth its pass when it would merge fewer.
+    std::uint64_t steps = 0;
+    std::uint32_t merged = 1;
+    for (std::size_t r = rowAt(m.steps, *range.first); r < m.steps.size(); ++r) {
+        if (m.steps[r] > *range.last) break;
+        steps += m.stepCounts[r];
+        merged = std::max(merged, m.stepCounts[r]);
+    }
+    if (last < first || (steps + kMaxColumns - 1) / kMaxColumns >= merged) {
+        clearDetail();
+        return;
+    }
+    const bool asked = m_detailRange.first.has_value();
+    if (asked && m_detailRange.contains(first) && m_detailRange.contains(last) &&
+        last <= m_detailNewest)
+        return; // shown, or on its way
+    m_detailRange = range;
+    m_detailNewest = m.lastSteps.back();
+    analysis::HistogramOptions options;
+    options.bins = m.layout.bins;
+    options.scale = m.layout.scale;
+    options.linthresh = m.layout.linthresh;
+    options.lo = m.layout.lo;
+    options.hi = m.layout.hi;
+    options.maxRows = kMaxColumns;
+    m_detailJobs->startJob(
+        [run = m_run, key = m_key.toStdString(), rank = rank(), options, range = m_detailRange](
+            JobContext& ctx) { return exactMatrix(run, key, rank, options, range, ctx); },
+        [this](HistogramJobResult r) {
+            if (!r.error.isEmpty()) emit failed(r.error);
+            if (!m_matrix || !r.matrix || !r.cells || !sameBins(m_matrix->layout, r.matrix->layout))
+                return;
+            m_detail = std::move(r.matrix);
+            m_detailMap->setData(r.cells->release(), false);
+            m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+            showInfo();
+            showStep();
+        });
 }
 
 void HistogramView::setStepCursor(std::int64_t gstep) {
@@ -362,23 +482,24 @@ void HistogramView::showStep() {
         m_stepPlot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    const auto& steps = m_matrix->steps;
+    const analysis::HistogramMatrix& m = m_cursorStep ? *matrixAt(*m_cursorStep) : *m_matrix;
+    const auto& steps = m.steps;
     const std::size_t row = m_cursorStep ? rowAt(steps, *m_cursorStep) : steps.size() - 1;
-    const auto& layout = m_matrix->layout;
+    const auto& layout = m.layout;
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     const double w = (t1 - t0) / layout.bins;
     QVector<double> keys, values;
     for (int b = 0; b < layout.bins; ++b) {
         keys << t0 + (b + 0.5) * w;
-        values << double(m_matrix->rows[row].counts[std::size_t(b)]);
+        values << double(m.rows[row].counts[std::size_t(b)]);
     }
     m_bars->setWidth(w);
     m_bars->setData(keys, values, true);
     // A row that merges gsteps shows their sum: the axis names the first and last.
-    const bool merged = m_matrix->stepCounts[row] > 1;
-    const QString label = merged ? tr("gsteps %1-%2").arg(steps[row]).arg(m_matrix->lastSteps[row])
+    const bool merged = m.stepCounts[row] > 1;
+    const QString label = merged ? tr("gsteps %1-%2").arg(steps[row]).arg(m.lastSteps[row])
                                  : tr("gstep %1").arg(steps[row]);
-    m_bars->setName(merged ? tr("%1 (%2 steps)").arg(label).arg(m_matrix->stepCounts[row]) : label);
+    m_bars->setName(merged ? tr("%1 (%2 steps)").arg(label).arg(m.stepCounts[row]) : label);
     m_stepPlot->xAxis->setLabel(label);
     m_stepPlot->rescaleAxes();
     m_stepPlot->yAxis->setRangeLower(0);

@@ -373,6 +373,64 @@ TEST(Heatmap, ColumnsOfAStridedRankCoverTheStepAxis) {
     }
 }
 
+// A run of more steps than the heatmap has columns merges neighbouring steps. Zoomed in, the steps
+// in view come again one a column, in the same bins (their sums equal the merged rows), drawn
+// over the whole; the cursor shows one step; zoomed out again, the detail goes.
+TEST(Heatmap, ZoomedInWhereStepsAreMergedShowsEachStep) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 1, 9000); // 9000 gsteps: rows of 3 in at most 4000
+    LoadResult r = loadRuns({dir.str()}, {});
+    ASSERT_TRUE(r.status.isOk()) << r.status.toString();
+    HistogramView view;
+    view.resize(900, 300);
+    view.show();
+    bool done = false;
+    QObject::connect(&view, &HistogramView::finished, [&] { done = true; });
+    view.setData(r.runs.front(), "layer/w");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return done && !view.isBusy(); }, 60000));
+    const auto* m = view.matrix();
+    ASSERT_TRUE(m);
+    ASSERT_EQ(m->steps.size(), 3000u);
+    ASSERT_EQ(m->stepCounts[1000], 3u);
+    EXPECT_FALSE(view.detail());
+    view.setStepCursor(3001);
+    EXPECT_EQ(view.stepPlot()->xAxis->label(), QStringLiteral("gsteps 3000-3002"));
+
+    view.heatmapPlot()->xAxis->setRange(3000, 3100); // as a zoom with the wheel does
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view.detail() && !view.isBusy(); }, 60000));
+    const auto* d = view.detail();
+    EXPECT_EQ(view.matrix(), m) << "the whole matrix stays";
+    EXPECT_EQ(d->layout.lo, m->layout.lo);
+    EXPECT_EQ(d->layout.hi, m->layout.hi);
+    EXPECT_EQ(d->layout.bins, m->layout.bins);
+    ASSERT_LE(d->steps.front(), 3000);
+    ASSERT_GE(d->lastSteps.back(), 3099);
+    for (std::size_t i = 0; i < d->steps.size(); ++i) {
+        ASSERT_EQ(d->stepCounts[i], 1u);
+        ASSERT_EQ(d->steps[i], d->steps.front() + std::int64_t(i)) << "every step, one a row";
+    }
+    // Steps 3000-3002 in detail add up to the merged row of the whole matrix.
+    const std::size_t at = std::size_t(3000 - d->steps.front());
+    for (std::size_t b = 0; b < std::size_t(m->layout.bins); ++b)
+        ASSERT_EQ(d->rows[at].counts[b] + d->rows[at + 1].counts[b] + d->rows[at + 2].counts[b],
+                  m->rows[1000].counts[b])
+            << "bin " << b;
+    auto* detailMap = qobject_cast<QCPColorMap*>(view.heatmapPlot()->plottable(1));
+    ASSERT_TRUE(detailMap);
+    EXPECT_EQ(detailMap->data()->keySize(), int(d->steps.size()));
+    EXPECT_EQ(view.stepPlot()->xAxis->label(), QStringLiteral("gstep 3001"));
+    QCoreApplication::processEvents();
+    const QImage shot = view.grab().toImage();
+    EXPECT_TRUE(nonBlank(shot));
+    shot.save(screenshotPath(dir, "heatmap-detail.png"));
+
+    view.heatmapPlot()->xAxis->setRange(0, 9000);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.detail(); }, 5000));
+    EXPECT_EQ(detailMap->data()->keySize(), 0);
+    EXPECT_EQ(view.stepPlot()->xAxis->label(), QStringLiteral("gsteps 3000-3002"));
+}
+
 // --- Tick labels ------------------------------------------------------------------------------
 
 // The tick labels of `axis` overlap: boxes from the axis' tick vector and its font's metrics,
