@@ -85,13 +85,18 @@ struct RunFollower::Impl {
         return n;
     }
 
-    // FollowOptions::keepFinishedParts off: each rank keeps its parts from its first unfinished
-    // one, and at least its last (the steps of the next part are checked against it).
+    // FollowOptions::keepFinishedParts off: each rank keeps its parts from its first one not
+    // finished with every record its meta names (an idle part's late records are still
+    // awaited), and at least from its last one with records: the steps of new records are checked
+    // against it, and a part without a header borrows its key names.
     void letGoOfFinishedParts(Diagnostics& diag) {
         for (auto& rank : reader.ranks()) {
             const auto& parts = rank.parts();
+            std::size_t keep = parts.empty() ? 0 : parts.size() - 1;
+            while (keep > 0 && parts[keep]->index().records().empty())
+                --keep;
             std::size_t drop = 0;
-            while (drop + 1 < parts.size() && parts[drop]->finished())
+            while (drop < keep && parts[drop]->finished() && parts[drop]->reachesMeta())
                 ++drop;
             if (drop == 0) continue;
             letGo += rank.partStart(drop);

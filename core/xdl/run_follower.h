@@ -10,7 +10,8 @@
 // the follower's lock (the watcher remaps files while refreshing, so views into the reader must
 // not be kept after withReader returns). The callback runs on the watcher thread without the
 // lock held, so it may call withReader; it must not call stop(). The reader's files() keeps the
-// run as first opened; its ranks() and their parts() are what the follower has picked up.
+// run as first opened; its ranks() and their parts() are what the follower has picked up (with
+// FollowOptions::keepFinishedParts off, less the finished parts it let go).
 
 #include "core/base/diagnostics.h"
 #include "core/xdl/trace_reader.h"
@@ -44,8 +45,9 @@ struct FollowOptions {
     bool useInotify = true;
     // When false, a rank's leading finished parts (which no longer change) are let go, their
     // index with them: the reader then holds each rank's parts from its first unfinished one (at
-    // least its last), and FollowUpdate still counts every record. For a follower that only
-    // watches (the viewer's: its snapshots read the run), so it does not grow with the run.
+    // least from its last one with records), and FollowUpdate still counts every record. For a
+    // follower that only watches (the viewer's: its snapshots read the run), so it does not grow
+    // with the run.
     bool keepFinishedParts = true;
     ReaderOptions reader; // `live` is forced on
     // Called on each part file found, before it is opened: a remote mirror gives its sparse

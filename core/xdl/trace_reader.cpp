@@ -97,10 +97,14 @@ void PartReader::finishIdle(Diagnostics& diag) {
 }
 
 bool PartReader::dataBehindMeta() const {
-    if (!m_options.live || m_idle || m_part.metaState != MetaState::Finalised) return false;
+    return m_options.live && !m_idle && !reachesMeta();
+}
+
+bool PartReader::reachesMeta() const {
+    if (m_part.metaState != MetaState::Finalised) return true;
     const auto& r = m_index.records();
-    if (r.empty()) return m_part.meta.gstepEnd >= 0 || m_part.meta.lstepEnd >= 0;
-    return r.back().gstep < m_part.meta.gstepEnd || r.back().lstep < m_part.meta.lstepEnd;
+    if (r.empty()) return m_part.meta.gstepEnd < 0 && m_part.meta.lstepEnd < 0;
+    return r.back().gstep >= m_part.meta.gstepEnd && r.back().lstep >= m_part.meta.lstepEnd;
 }
 
 bool PartReader::finished() const {

@@ -43,6 +43,9 @@ public:
     // names (a mirror can copy a finalised meta before the part's last bytes), so more are
     // awaited; the meta is checked against the records once they reach it or the part is idle.
     bool dataBehindMeta() const;
+    // The records indexed reach the steps a finalised meta names (true without one); unlike
+    // dataBehindMeta, also for an idle part.
+    bool reachesMeta() const;
     // The meta is finalised and nothing more is awaited (see dataBehindMeta).
     bool finished() const;
 

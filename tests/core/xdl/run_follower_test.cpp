@@ -161,6 +161,51 @@ TEST(RunFollower, LetsGoOfFinishedPartsWhenAsked) {
     });
 }
 
+// A new part found before its first record: the finished part before it stays until it has
+// one, so that record's step is checked against the part before (a restarted writer going back).
+TEST(RunFollower, KeepsThePartBeforeAnEmptyNewPart) {
+    TempDir dir;
+    auto header = [] {
+        std::string out, body = encodeHeader({"x"});
+        appendLength(out, static_cast<std::uint32_t>(body.size()));
+        return out + body;
+    };
+    auto record = [](std::int64_t step) {
+        RecordEncoder enc;
+        enc.begin(step, step + 1);
+        const double v = double(step);
+        const std::int64_t shape[] = {1};
+        enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
+        EXPECT_TRUE(enc.finish(1700000000000 + step).isOk());
+        return enc.buffer();
+    };
+    const std::string first = dir.str() + "/train.trace.0.1",
+                      second = dir.str() + "/train.trace.0.2";
+    std::ofstream(first, std::ios::binary) << header() << record(0) << record(1) << record(2);
+    std::ofstream(first + ".meta", std::ios::binary)
+        << encodeMeta(MetaInfo{1, 3, 0, 2, 1700000000000, 1700000000002});
+    std::ofstream(second, std::ios::binary) << header();
+    std::ofstream(second + ".meta", std::ios::binary);
+    Updates updates;
+    FollowOptions options;
+    options.keepFinishedParts = false;
+    options.pollInterval = std::chrono::milliseconds(20);
+    options.rescanInterval = std::chrono::milliseconds(20);
+    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), options);
+    ASSERT_TRUE(follower.isOk()) << follower.status().toString();
+    (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
+        ASSERT_EQ(r.ranks().size(), 1u);
+        EXPECT_EQ(r.ranks()[0].parts().size(), 2u) << "the finished part is kept";
+    });
+    std::ofstream(second, std::ios::binary | std::ios::app) << record(1); // back from 2 to 1
+    ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 4; }));
+    (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
+        EXPECT_EQ(diag.countsByCode().count("steps-backwards"), 1u);
+        EXPECT_EQ(r.ranks()[0].parts().size(), 1u) << "let go once the new part has a record";
+        EXPECT_EQ(r.ranks()[0].recordCount(), 1u);
+    });
+}
+
 TEST(RunFollower, PicksUpNewRanksAndExistingData) {
     TempDir dir;
     auto rank0 = makeRecorder(dir.str(), 0);
