@@ -113,6 +113,14 @@ HistogramJobResult exactMatrix(const RunSnapshot& run, const std::string& key, i
                                               ctx.callback(), run->summaries.get(), series));
 }
 
+// x (a whole number) as a step, saturated to the int64 range.
+std::int64_t stepOf(double x) {
+    constexpr double kLimit = 9.2e18;
+    if (x >= kLimit) return std::numeric_limits<std::int64_t>::max();
+    if (x <= -kLimit) return std::numeric_limits<std::int64_t>::min();
+    return std::int64_t(x);
+}
+
 bool sameBins(const analysis::BinLayout& a, const analysis::BinLayout& b) {
     return a.bins == b.bins && a.lo == b.lo && a.hi == b.hi && a.scale == b.scale &&
            a.linthresh == b.linthresh;
@@ -197,7 +205,8 @@ HistogramView::HistogramView(QWidget* parent)
             [this](const QCPRange& r) {
                 if (m_settingRange || !m_matrix || m_matrix->steps.empty()) return;
                 m_zoomed = r.lower > double(m_matrix->steps.front()) ||
-                           r.upper < double(m_matrix->lastSteps.back() + 1);
+                           r.upper < double(m_matrix->steps.back()) + 1; // as showMatrix shows
+
                 m_detailTimer.start();
             });
     connect(m_rank, &QComboBox::activated, this, &HistogramView::recompute);
@@ -205,7 +214,8 @@ HistogramView::HistogramView(QWidget* parent)
     connect(m_scale, &QComboBox::activated, this, &HistogramView::recompute);
     connect(m_heatmap, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
         if (!m_matrix || m_matrix->steps.empty()) return;
-        const auto x = std::int64_t(std::floor(m_heatmap->xAxis->pixelToCoord(e->position().x())));
+        const std::int64_t x =
+            stepOf(std::floor(m_heatmap->xAxis->pixelToCoord(e->position().x())));
         const auto& s = matrixAt(x)->steps;
         const std::int64_t step = s[rowAt(s, x)]; // the column's record
         setStepCursor(step);
@@ -339,6 +349,7 @@ void HistogramView::startMatrixJob(bool approximate) {
 
 void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> m,
                                std::unique_ptr<QCPColorMapData> cells) {
+    const bool sameY = m && m_matrix && sameBins(m_matrix->layout, m->layout);
     m_matrix = std::move(m);
     if (!m_matrix || m_matrix->steps.empty() || !cells) {
         if (!m_matrix) m_info->setText(tr("no finite data"));
@@ -351,14 +362,13 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     m_map->setData(cells.release(), false); // the cells built with the matrix, not a copy
     m_map->rescaleDataRange(false);
-    if (m_detail && !sameBins(m_detail->layout, layout)) clearDetail();
+    if (m_detailRange.first && !sameBins(m_detailBins, layout)) clearDetail();
     // Whole cells: rescaleAxes() would stop at the outer cells' centres. A live run's new
-    // matrix keeps the steps the user zoomed to, and their detail is brought up to date.
+    // matrix keeps the steps the user zoomed to (and their values, in the same bins), and their
+    // detail is brought up to date.
     m_settingRange = true;
-    if (!m_zoomed) {
-        m_heatmap->xAxis->setRange(double(s0), double(s1 + 1));
-        m_heatmap->yAxis->setRange(t0, t1);
-    }
+    if (!m_zoomed) m_heatmap->xAxis->setRange(double(s0), double(s1) + 1);
+    if (!m_zoomed || !sameY) m_heatmap->yAxis->setRange(t0, t1);
     m_settingRange = false;
     if (m_zoomed) m_detailTimer.start();
     m_heatmap->yAxis->setLabel(
@@ -410,6 +420,7 @@ void HistogramView::clearDetail() {
     m_detailJobs->cancel();
     m_detailTimer.stop();
     m_detailRange = {};
+    m_detailPer = 0;
     if (!m_detail) return;
     m_detail.reset();
     m_detailMap->data()->clear();
@@ -421,13 +432,24 @@ void HistogramView::clearDetail() {
 void HistogramView::updateDetail() {
     if (!m_run || !m_matrix || m_matrix->steps.empty() || m_approximate) return;
     const analysis::HistogramMatrix& m = *m_matrix;
+    const std::int64_t s0 = m.steps.front(), sEnd = m.lastSteps.back();
     const QCPRange view = m_heatmap->xAxis->range();
-    const std::int64_t first = std::max(m.steps.front(), std::int64_t(std::floor(view.lower)));
-    const std::int64_t last = std::min(m.lastSteps.back(), std::int64_t(std::ceil(view.upper)) - 1);
-    const std::int64_t half = (last - first + 1) / 2;
-    const analysis::StepRange range{first - half, last + half};
-    // The steps of the matrix's rows about the view, and the most a row merges there: a detail
-    // is worth its pass when it would merge fewer.
+    const std::int64_t first = std::clamp(stepOf(std::floor(view.lower)), s0, sEnd);
+    const std::int64_t last = std::clamp(stepOf(std::ceil(view.upper) - 1), s0, sEnd);
+    if (last < first) {
+        clearDetail();
+        return;
+    }
+    // Half the view more on each side, within the matrix's steps (differences taken unsigned:
+    // they may not fit an int64).
+    const std::uint64_t half = (std::uint64_t(last) - std::uint64_t(first)) / 2 + 1;
+    const analysis::StepRange range{
+        std::int64_t(std::uint64_t(first) -
+                     std::min(half, std::uint64_t(first) - std::uint64_t(s0))),
+        std::int64_t(std::uint64_t(last) +
+                     std::min(half, std::uint64_t(sEnd) - std::uint64_t(last)))};
+    // The steps of the matrix's rows in that range, and the most a row merges there: a detail
+    // is worth its pass when it would merge fewer a column.
     std::uint64_t steps = 0;
     std::uint32_t merged = 1;
     for (std::size_t r = rowAt(m.steps, *range.first); r < m.steps.size(); ++r) {
@@ -435,16 +457,18 @@ void HistogramView::updateDetail() {
         steps += m.stepCounts[r];
         merged = std::max(merged, m.stepCounts[r]);
     }
-    if (last < first || (steps + kMaxColumns - 1) / kMaxColumns >= merged) {
+    const std::uint64_t per = (steps + kMaxColumns - 1) / kMaxColumns;
+    if (per >= merged) {
         clearDetail();
         return;
     }
-    const bool asked = m_detailRange.first.has_value();
-    if (asked && m_detailRange.contains(first) && m_detailRange.contains(last) &&
-        last <= m_detailNewest)
-        return; // shown, or on its way
+    if (m_detailRange.first && m_detailRange.contains(first) && m_detailRange.contains(last) &&
+        last <= m_detailNewest && m_detailPer <= per)
+        return; // shown, or on its way, as fine as this one would be
     m_detailRange = range;
-    m_detailNewest = m.lastSteps.back();
+    m_detailNewest = sEnd;
+    m_detailPer = per;
+    m_detailBins = m.layout;
     analysis::HistogramOptions options;
     options.bins = m.layout.bins;
     options.scale = m.layout.scale;
@@ -457,8 +481,11 @@ void HistogramView::updateDetail() {
             JobContext& ctx) { return exactMatrix(run, key, rank, options, range, ctx); },
         [this](HistogramJobResult r) {
             if (!r.error.isEmpty()) emit failed(r.error);
-            if (!m_matrix || !r.matrix || !r.cells || !sameBins(m_matrix->layout, r.matrix->layout))
+            if (!m_matrix || !r.matrix || !r.cells ||
+                !sameBins(m_matrix->layout, r.matrix->layout)) {
+                m_detailRange = {}; // asked for again at the next change of the view
                 return;
+            }
             m_detail = std::move(r.matrix);
             m_detailMap->setData(r.cells->release(), false);
             m_heatmap->replot(QCustomPlot::rpQueuedReplot);

@@ -73,7 +73,8 @@ private:
     void showStep();
     void showInfo();
     // Computes the detail of the steps in view (and half as many on each side) when it would
-    // merge fewer steps a column than the matrix does there and none covers them; else drops it.
+    // merge fewer steps a column than the matrix does there and no detail as fine covers them;
+    // else drops it.
     void updateDetail();
     void clearDetail();
     // The detail when it holds `step`, else the matrix.
@@ -101,6 +102,8 @@ private:
     std::shared_ptr<const analysis::HistogramMatrix> m_detail;
     analysis::StepRange m_detailRange; // asked for (the detail may be on its way)
     std::int64_t m_detailNewest = 0;   // the matrix's last step when it was asked for
+    std::uint64_t m_detailPer = 0;     // about how many steps a column it merges
+    analysis::BinLayout m_detailBins;  // the bins it was asked for in
     QTimer m_detailTimer;              // after the step axis changed
     bool m_settingRange = false;       // the view sets the step axis, not the user
     bool m_zoomed = false;             // the user narrowed the step axis: live updates keep it
