@@ -73,6 +73,31 @@ void recordSteps(recorder::Recorder& rec, int from, int to) {
     ASSERT_TRUE(rec.flush().isOk());
 }
 
+// A part's framed header for the one key "x", and a record of step (lstep step + 1) with x = v.
+std::string framedHeader() {
+    std::string out, body = encodeHeader({"x"});
+    appendLength(out, static_cast<std::uint32_t>(body.size()));
+    return out + body;
+}
+
+std::string framedRecord(std::int64_t step, double v) {
+    RecordEncoder enc;
+    enc.begin(step, step + 1);
+    const std::int64_t shape[] = {1};
+    enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
+    EXPECT_TRUE(enc.finish(1700000000000 + step).isOk());
+    return enc.buffer();
+}
+
+// Options of a follower that only watches (lets go of finished parts), polling often.
+FollowOptions watchOnly() {
+    FollowOptions options;
+    options.keepFinishedParts = false;
+    options.pollInterval = std::chrono::milliseconds(20);
+    options.rescanInterval = std::chrono::milliseconds(20);
+    return options;
+}
+
 void followsRecorder(bool inotify) {
     TempDir dir;
     Updates updates;
@@ -129,11 +154,8 @@ TEST(RunFollower, FollowsAppendsPartsAndMetasByPolling) {
 TEST(RunFollower, LetsGoOfFinishedPartsWhenAsked) {
     TempDir dir;
     Updates updates;
-    FollowOptions options;
-    options.keepFinishedParts = false;
-    options.pollInterval = std::chrono::milliseconds(20);
-    options.rescanInterval = std::chrono::milliseconds(20);
-    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), options);
+    auto follower =
+        RunFollower::start(dir.str(), "train", "trace", updates.callback(), watchOnly());
     ASSERT_TRUE(follower.isOk()) << follower.status().toString();
     auto rec = makeRecorder(dir.str(), 0, 0.006); // ~3 records of 2 kB per part
     recordSteps(*rec, 0, 10);
@@ -165,39 +187,23 @@ TEST(RunFollower, LetsGoOfFinishedPartsWhenAsked) {
 // one, so that record's step is checked against the part before (a restarted writer going back).
 TEST(RunFollower, KeepsThePartBeforeAnEmptyNewPart) {
     TempDir dir;
-    auto header = [] {
-        std::string out, body = encodeHeader({"x"});
-        appendLength(out, static_cast<std::uint32_t>(body.size()));
-        return out + body;
-    };
-    auto record = [](std::int64_t step) {
-        RecordEncoder enc;
-        enc.begin(step, step + 1);
-        const double v = double(step);
-        const std::int64_t shape[] = {1};
-        enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
-        EXPECT_TRUE(enc.finish(1700000000000 + step).isOk());
-        return enc.buffer();
-    };
     const std::string first = dir.str() + "/train.trace.0.1",
                       second = dir.str() + "/train.trace.0.2";
-    std::ofstream(first, std::ios::binary) << header() << record(0) << record(1) << record(2);
+    std::ofstream(first, std::ios::binary)
+        << framedHeader() << framedRecord(0, 0) << framedRecord(1, 1) << framedRecord(2, 2);
     std::ofstream(first + ".meta", std::ios::binary)
         << encodeMeta(MetaInfo{1, 3, 0, 2, 1700000000000, 1700000000002});
-    std::ofstream(second, std::ios::binary) << header();
+    std::ofstream(second, std::ios::binary) << framedHeader();
     std::ofstream(second + ".meta", std::ios::binary);
     Updates updates;
-    FollowOptions options;
-    options.keepFinishedParts = false;
-    options.pollInterval = std::chrono::milliseconds(20);
-    options.rescanInterval = std::chrono::milliseconds(20);
-    auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback(), options);
+    auto follower =
+        RunFollower::start(dir.str(), "train", "trace", updates.callback(), watchOnly());
     ASSERT_TRUE(follower.isOk()) << follower.status().toString();
     (*follower)->withReader([](const RunReader& r, const Diagnostics&) {
         ASSERT_EQ(r.ranks().size(), 1u);
         EXPECT_EQ(r.ranks()[0].parts().size(), 2u) << "the finished part is kept";
     });
-    std::ofstream(second, std::ios::binary | std::ios::app) << record(1); // back from 2 to 1
+    std::ofstream(second, std::ios::binary | std::ios::app) << framedRecord(1, 1); // 2 to 1
     ASSERT_TRUE(updates.waitFor([](const FollowUpdate& u) { return u.totalRecords == 4; }));
     (*follower)->withReader([](const RunReader& r, const Diagnostics& diag) {
         EXPECT_EQ(diag.countsByCode().count("steps-backwards"), 1u);
@@ -245,24 +251,11 @@ TEST(RunFollower, WaitsForDirectoryToAppear) {
 TEST(RunFollower, IgnoresPartialRecordUntilComplete) {
     TempDir dir;
     const std::string path = dir.str() + "/train.trace.0.1";
-    std::string header;
-    std::string body = encodeHeader({"x"});
-    appendLength(header, static_cast<std::uint32_t>(body.size()));
-    header += body;
-    auto record = [](std::int64_t step) {
-        RecordEncoder enc;
-        enc.begin(step, step + 1);
-        double v = double(step) * 1.5;
-        const std::int64_t shape[] = {1};
-        enc.addColumn(Dtype::Double, shape, Bytes(reinterpret_cast<const std::uint8_t*>(&v), 8));
-        EXPECT_TRUE(enc.finish(1700000000000 + step).isOk());
-        return enc.buffer();
-    };
-    std::string r0 = record(0), r1 = record(1);
+    const std::string r0 = framedRecord(0, 0), r1 = framedRecord(1, 1.5);
     {
         std::ofstream(path + ".meta", std::ios::binary);
         std::ofstream out(path, std::ios::binary);
-        out << header << r0 << r1.substr(0, 7);
+        out << framedHeader() << r0 << r1.substr(0, 7);
     }
     Updates updates;
     auto follower = RunFollower::start(dir.str(), "train", "trace", updates.callback());
