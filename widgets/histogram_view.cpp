@@ -206,7 +206,6 @@ HistogramView::HistogramView(QWidget* parent)
                 if (m_settingRange || !m_matrix || m_matrix->steps.empty()) return;
                 m_zoomed = r.lower > double(m_matrix->steps.front()) ||
                            r.upper < double(m_matrix->steps.back()) + 1; // as showMatrix shows
-
                 m_detailTimer.start();
             });
     connect(m_rank, &QComboBox::activated, this, &HistogramView::recompute);
@@ -362,7 +361,9 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     const double t0 = layout.transform(layout.lo), t1 = layout.transform(layout.hi);
     m_map->setData(cells.release(), false); // the cells built with the matrix, not a copy
     m_map->rescaleDataRange(false);
-    if (m_detailRange.first && !sameBins(m_detailBins, layout)) clearDetail();
+    if ((m_detail && !sameBins(m_detail->layout, layout)) ||
+        (m_detailRange.first && !sameBins(m_detailBins, layout)))
+        clearDetail(); // shown or asked for in other bins
     // Whole cells: rescaleAxes() would stop at the outer cells' centres. A live run's new
     // matrix keeps the steps the user zoomed to (and their values, in the same bins), and their
     // detail is brought up to date.
