@@ -1,5 +1,6 @@
 #include "widgets/job_tracker.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cerrno>
 #include <utility>
@@ -14,6 +15,9 @@ QThreadPool* jobPool() {
     static QThreadPool* pool = [] {
         auto* p = new QThreadPool; // lives as long as the process, as the global pool does
         p->setObjectName(QStringLiteral("xtview jobs"));
+        // Jobs still running when the application goes (their trackers cancelled them) end
+        // first: one running on would meet the statics it uses (the backend) destroyed.
+        qAddPostRoutine([] { pool->waitForDone(); });
         return p;
     }();
     return pool;
