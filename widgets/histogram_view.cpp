@@ -121,6 +121,14 @@ std::int64_t stepOf(double x) {
     return std::int64_t(x);
 }
 
+// The gsteps with records in the rows of `m` (a row may merge several).
+std::uint64_t stepCount(const analysis::HistogramMatrix& m) {
+    std::uint64_t n = 0;
+    for (const std::uint32_t c : m.stepCounts)
+        n += c;
+    return n;
+}
+
 bool sameBins(const analysis::BinLayout& a, const analysis::BinLayout& b) {
     return a.bins == b.bins && a.lo == b.lo && a.hi == b.hi && a.scale == b.scale &&
            a.linthresh == b.linthresh;
@@ -375,13 +383,11 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
     m_heatmap->yAxis->setLabel(
         layout.scale == analysis::BinScale::SymLog ? tr("%1 (symlog)").arg(m_key) : m_key);
     const auto& total = m_matrix->total;
-    std::uint64_t stepCount = 0;
-    for (const std::uint32_t n : m_matrix->stepCounts)
-        stepCount += n;
+    const std::uint64_t stepTotal = stepCount(*m_matrix);
     m_summary =
         tr("%1 steps%2, %3 bins over [%4, %5]%6")
-            .arg(stepCount)
-            .arg(stepCount > steps.size() ? tr(" in %1 columns").arg(steps.size()) : QString())
+            .arg(stepTotal)
+            .arg(stepTotal > steps.size() ? tr(" in %1 columns").arg(steps.size()) : QString())
             .arg(layout.bins)
             .arg(formatValue(layout.lo), formatValue(layout.hi))
             .arg(total.nan + total.posInf + total.negInf ? tr(", %1 NaN, %2 Inf not binned")
@@ -396,16 +402,12 @@ void HistogramView::showMatrix(std::shared_ptr<const analysis::HistogramMatrix> 
 
 void HistogramView::showInfo() {
     QString text = m_summary;
-    if (m_detail && !m_detail->steps.empty()) {
-        std::uint64_t steps = 0;
-        for (const std::uint32_t n : m_detail->stepCounts)
-            steps += n;
+    if (m_detail && !m_detail->steps.empty())
         text += tr(" - gsteps %1-%2 in detail (%3 steps in %4 columns)")
                     .arg(m_detail->steps.front())
                     .arg(m_detail->lastSteps.back())
-                    .arg(steps)
+                    .arg(stepCount(*m_detail))
                     .arg(m_detail->steps.size());
-    }
     m_info->setText(text);
     m_info->setToolTip(text);
 }
@@ -463,11 +465,12 @@ void HistogramView::updateDetail() {
         clearDetail();
         return;
     }
+    // (The range asked for ends at most at the matrix's last step then: steps recorded since
+    // fall outside it.)
     if (m_detailRange.first && m_detailRange.contains(first) && m_detailRange.contains(last) &&
-        last <= m_detailNewest && m_detailPer <= per)
+        m_detailPer <= per)
         return; // shown, or on its way, as fine as this one would be
     m_detailRange = range;
-    m_detailNewest = sEnd;
     m_detailPer = per;
     m_detailBins = m.layout;
     analysis::HistogramOptions options;

@@ -101,7 +101,6 @@ private:
     std::shared_ptr<const analysis::HistogramMatrix> m_matrix;
     std::shared_ptr<const analysis::HistogramMatrix> m_detail;
     analysis::StepRange m_detailRange; // asked for (the detail may be on its way)
-    std::int64_t m_detailNewest = 0;   // the matrix's last step when it was asked for
     std::uint64_t m_detailPer = 0;     // about how many steps a column it merges
     analysis::BinLayout m_detailBins;  // the bins it was asked for in
     QTimer m_detailTimer;              // after the step axis changed
