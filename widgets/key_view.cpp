@@ -184,7 +184,10 @@ void KeyView::updateFollowControls() {
                               "records, from the summaries' overviews. The exact curves follow "
                               "once the summaries are checked.")
                                .arg(summary::kOverviewBlock));
-    m_reading->setVisible(reading || (m_run && m_run->overview));
+    else if (m_run && m_run->preview)
+        m_reading->setText(tr("The first %1 records of the run, shown while the rest is indexed.")
+                               .arg(m_run->recordCount()));
+    m_reading->setVisible(reading || (m_run && (m_run->overview || m_run->preview)));
 }
 
 void KeyView::replaceRun(RunSnapshot run) {

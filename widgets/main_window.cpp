@@ -589,6 +589,11 @@ void MainWindow::startLoad() {
     options.overviewAbove =
         m_settings->value(QStringLiteral("open/overviewAbove"), qulonglong(options.overviewAbove))
             .toULongLong();
+    // A finished run of more bytes than this without summaries is shown at once from its first
+    // records, then opened in full (open/previewAboveMB).
+    options.previewAboveBytes =
+        std::uint64_t(m_settings->value(QStringLiteral("open/previewAboveMB"), 512).toULongLong()) *
+        1000000ull;
     if (KeyView* v = currentKeyView()) options.firstKey = v->key().toStdString();
     if (options.firstKey.empty()) options.firstKey = m_firstKey.toStdString();
     m_loadJobs->startJob(
@@ -601,8 +606,13 @@ void MainWindow::onLoaded(LoadResult result) {
     // The size of what is open decides the application's analysis backend (chosen by the first
     // job that asks, off the GUI thread).
     std::uint64_t workBytes = 0;
-    for (const RunSnapshot& run : result.runs)
+    for (const RunSnapshot& run : result.runs) {
         workBytes += analysis::estimateWorkBytes(*run->reader, {});
+        if (run->preview) // its reader holds the first records: the rest counts too
+            for (const auto& rank : run->reader->files().ranks)
+                for (const auto& part : rank.parts)
+                    workBytes += part.size;
+    }
     appBackend().noteWork(workBytes);
     m_diagModel->setDiagnostics(result.diagnostics);
     if (result.cancelled) {
@@ -642,14 +652,18 @@ void MainWindow::onLoaded(LoadResult result) {
             selectFirstKey();
         std::size_t keys = 0;
         std::uint64_t records = 0;
+        bool preview = false;
         for (const auto& r : result.runs) {
             keys += r->keys.size();
-            for (const auto& rank : r->reader->ranks())
-                records += rank.recordCount();
+            records += r->recordCount();
+            preview = preview || r->preview;
         }
-        QString msg = tr("%n run(s), %1 keys, %2 records", nullptr, int(result.runs.size()))
-                          .arg(keys)
-                          .arg(records);
+        QString msg =
+            (preview ? tr("%n run(s), %1 keys, %2 records so far (indexing)", nullptr,
+                          int(result.runs.size()))
+                     : tr("%n run(s), %1 keys, %2 records", nullptr, int(result.runs.size())))
+                .arg(keys)
+                .arg(records);
         if (!result.diagnostics.empty())
             msg += tr(" - %n diagnostic(s)", nullptr, int(result.diagnostics.total()));
         m_statusLabel->setText(msg);
@@ -697,10 +711,10 @@ void MainWindow::completeNextRun(bool readShown) {
             if (wanted(*r)) return r;
         return RunSnapshot();
     };
-    if (RunSnapshot r = firstRun([](const LoadedRun& l) { return l.overview; })) {
+    if (RunSnapshot r = firstRun([](const LoadedRun& l) { return l.overview || l.preview; })) {
         const KeyView* v = currentKeyView();
         const std::string key = v && v->run() == r ? v->key().toStdString() : std::string();
-        start(tr("Checking summaries"),
+        start(r->preview ? tr("Indexing") : tr("Checking summaries"),
               [r, key](const ProgressCallback& p) { return openExact(r, key, p); });
     } else if (RunSnapshot r = firstRun([](const LoadedRun& l) { return !l.complete; })) {
         start(tr("Summarising"), [r](const ProgressCallback& p) {
@@ -763,6 +777,11 @@ void MainWindow::onRunCompleted(CompleteResult result) {
 }
 
 void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after) {
+    if (before->preview)
+        m_statusLabel->setText(tr("%1 indexed: %2 keys, %3 records")
+                                   .arg(runName(after))
+                                   .arg(after->keys.size())
+                                   .arg(after->recordCount()));
     m_live->replaced(before, after);
     m_runModel->replaceRun(before, after);
     if (m_currentRun == before) {
@@ -1158,6 +1177,7 @@ void MainWindow::showStepTimeline() {
         m_statusLabel->setText(tr("Open an XDL run to show its step timeline"));
         return;
     }
+    if (stillIndexing(tr("The step timeline"))) return;
     TimelinePage* page = currentTimelinePage();
     const RunSnapshot run = m_currentRun;
     if (!page) page = newTimelinePage(tr("Steps: %1").arg(runName(run)));

@@ -202,6 +202,8 @@ private:
     void createCompareExportActions(QMenu* file);
     void exportCompareView();
     bool compareOrExportBusy() const;
+    // A current run shown from a preview (LoadedRun::preview) says that `what` waits for it.
+    bool stillIndexing(const QString& what);
     void createTimelineActions();
     TimelinePage* newTimelinePage(const QString& title);
     void updateBusyIndicators();

@@ -93,11 +93,19 @@ void MainWindow::showCompareDialog() {
     if (dialog.exec() == QDialog::Accepted && dialog.isValid()) openCompare(dialog.request());
 }
 
+bool MainWindow::stillIndexing(const QString& what) {
+    if (!m_currentRun || !m_currentRun->preview) return false;
+    m_statusLabel->setText(tr("%1 waits until %2 is indexed (the progress bar shows how far)")
+                               .arg(what, runName(m_currentRun)));
+    return true;
+}
+
 Hdf5ExportDialog* MainWindow::showExportHdf5Dialog() {
     if (!m_currentRun) {
         m_statusLabel->setText(tr("Open a run to export"));
         return nullptr;
     }
+    if (stillIndexing(tr("Exporting"))) return nullptr;
     if (m_hdf5Dialog && m_hdf5Dialog->isRunning()) {
         m_hdf5Dialog->raise();
         return m_hdf5Dialog;
@@ -124,7 +132,7 @@ Hdf5ExportDialog* MainWindow::showExportHdf5Dialog() {
 }
 
 void MainWindow::exportStatisticsCsv(const QString& path) {
-    if (!m_currentRun) return;
+    if (!m_currentRun || stillIndexing(tr("Exporting"))) return;
     m_statusLabel->setText(tr("Writing statistics to %1...").arg(path));
     m_exportJobs->startJob(
         [run = m_currentRun, p = path.toStdString()](JobContext& ctx) {

@@ -386,6 +386,89 @@ std::shared_ptr<LoadedRun> openFromOverviews(const xdl::RunFiles& files,
     return run;
 }
 
+// A large finished local run whose first part has no summary, shown at once from the first
+// records of each rank (LoadedRun::preview), or null: it is then opened in full.
+Result<std::shared_ptr<LoadedRun>> openPreview(const xdl::RunFiles& files,
+                                               const LoadOptions& options,
+                                               const ProgressCallback& progress) {
+    std::uint64_t bytes = 0;
+    for (const auto& rank : files.ranks)
+        for (const auto& p : rank.parts) {
+            if (p.metaState != xdl::MetaState::Finalised)
+                return std::shared_ptr<LoadedRun>(); // it may be growing
+            bytes += p.size;
+        }
+    if (bytes <= options.previewAboveBytes || !files.source.empty() || files.ranks.empty() ||
+        summary::peekValidSummary(files.ranks.front().parts.front(), options.store))
+        return std::shared_ptr<LoadedRun>();
+    // A quarter of the first stage's bytes, shared by the ranks: whole parts, then the start of
+    // the next.
+    struct Prefix {
+        const xdl::PartFile* part;
+        std::uint64_t scanBytes;
+    };
+    std::vector<std::vector<Prefix>> prefixes(files.ranks.size());
+    std::vector<Prefix*> todo;
+    const std::uint64_t share =
+        std::max<std::uint64_t>(1, options.firstStageBytes / 4 / files.ranks.size());
+    for (std::size_t r = 0; r < files.ranks.size(); ++r) {
+        std::uint64_t left = share;
+        for (const auto& p : files.ranks[r].parts) {
+            prefixes[r].push_back({&p, left});
+            if (p.size >= left) break;
+            left -= p.size;
+        }
+        for (auto& p : prefixes[r])
+            todo.push_back(&p);
+    }
+    std::vector<std::shared_ptr<xdl::PartReader>> readers(todo.size());
+    std::vector<Diagnostics> unreported(todo.size()); // the full open reports what there is
+    if (!parallelFor(todo.size(), 0, [&](std::size_t i) {
+            xdl::ReaderOptions reading = readerOptions(options.store);
+            reading.scanBytes = todo[i]->scanBytes;
+            auto part = xdl::PartReader::open(*todo[i]->part, unreported[i], {}, reading);
+            if (!part) return false;
+            readers[i] = std::move(*part);
+            return true;
+        }))
+        return std::shared_ptr<LoadedRun>();
+    std::vector<xdl::RankReader> ranks;
+    Diagnostics unreportedToo;
+    std::map<int, std::size_t> keysPrefix;
+    for (std::size_t r = 0, i = 0; r < files.ranks.size(); ++r) {
+        std::vector<std::shared_ptr<xdl::PartReader>> parts;
+        for (std::size_t p = 0; p < prefixes[r].size(); ++p)
+            parts.push_back(std::move(readers[i++]));
+        ranks.emplace_back(files.ranks[r].rank, std::move(parts), unreportedToo, false);
+        keysPrefix[files.ranks[r].rank] = kKeysPrefixRecords;
+    }
+    auto run = newSnapshot();
+    run->reader =
+        std::make_shared<const xdl::RunReader>(xdl::RunReader::fromRanks(files, std::move(ranks)));
+    run->summaries = std::make_shared<summary::RunSummaries>();
+    run->options = options;
+    run->preview = true;
+    run->complete = run->keysCounted = false;
+    auto keys = xdl::summarizeKeyPrefix(*run->reader, keysPrefix, unreportedToo);
+    if (!keys) return std::shared_ptr<LoadedRun>();
+    run->keys = std::move(*keys);
+    std::string first = options.firstKey;
+    if (first.empty() || !run->summaryOf(first)) first = firstKeyWithData(run->keys);
+    if (first.empty()) return std::shared_ptr<LoadedRun>(); // no record in the preview
+    analysis::KeyStatsOptions stats;
+    stats.keyFilter = [first](std::string_view k) { return k == first; };
+    auto series = statistics(*run, std::move(stats), run->backend, unreportedToo, progress);
+    if (!series) {
+        if (isCancelled(series.status())) return series.status();
+        return std::shared_ptr<LoadedRun>();
+    }
+    run->series = std::move(*series);
+    run->computedKeys.push_back(first);
+    run->partExtents = partExtents(*run->reader);
+    setNonFinite(*run);
+    return run;
+}
+
 void destroySnapshot(LoadedRun* run) {
     const QCoreApplication* app = QCoreApplication::instance();
     if (!app || QThread::currentThread() != app->thread()) {
@@ -436,6 +519,13 @@ bool LoadedRun::hasSeries(const std::string& key) const {
     return (complete && !seriesOnDemand) || key == partialKey || contains(computedKeys, key);
 }
 
+std::uint64_t LoadedRun::recordCount() const {
+    std::uint64_t n = 0;
+    for (const auto& rank : reader->ranks())
+        n += rank.recordCount();
+    return n;
+}
+
 double LoadedRun::partialFraction() const {
     if (partialKey.empty()) return 1.0;
     std::uint64_t until = 0, records = 0;
@@ -479,6 +569,15 @@ LoadResult loadRuns(const std::vector<std::string>& paths, const ProgressCallbac
             remote->attach(files, diag); // a remote run: its URL, and its parts' fetchers
             if (auto shown = openFromOverviews(files, options)) {
                 result.runs.push_back(std::move(shown));
+                continue;
+            }
+            auto preview = openPreview(files, options, progress);
+            if (!preview.isOk()) {
+                result.cancelled = true;
+                return result;
+            }
+            if (*preview) {
+                result.runs.push_back(std::move(*preview));
                 continue;
             }
             auto run = openOne(files, options, diag, progress);

@@ -66,6 +66,9 @@ struct LoadOptions {
     // A run with more key records than this whose parts all have valid summaries is shown at
     // once from their overviews (LoadedRun::overview), then opened in full in the background.
     std::uint64_t overviewAbove = 4'000'000;
+    // A finished local run of more bytes than this, its first part without a summary, is shown
+    // at once from its first records (LoadedRun::preview), then opened in full.
+    std::uint64_t previewAboveBytes = UINT64_MAX;
     summary::StoreOptions store;
 };
 
@@ -109,12 +112,18 @@ struct LoadedRun {
     // nothing is reported yet and the records are unchecked. openExact() opens it in full, with
     // `options`, and gives the run a full open gives.
     bool overview = false;
+    // A large run without summaries is shown at once from the first records of each rank (about
+    // a quarter of LoadOptions::firstStageBytes in all): its reader indexes only those, its keys
+    // are counted over them and the first key's series covers them; nothing is reported yet.
+    // openExact() opens it in full.
+    bool preview = false;
     LoadOptions options;
     // Some of its parts' summaries were written before the overview section: writeOverviews()
     // writes them again with one, so that the next open shows the run at once.
     bool overviewsToWrite = false;
 
     std::string label() const { return reader->files().label(); }
+    std::uint64_t recordCount() const; // of every rank
     // The series of `key` on every rank that holds it, in rank order.
     std::vector<const analysis::KeySeries*> seriesOf(const std::string& key) const;
     const xdl::KeySummary* summaryOf(const std::string& key) const;
@@ -160,8 +169,8 @@ CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
 // series on demand). Cancelled when `progress` says stop.
 CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& store,
                            const ProgressCallback& progress);
-// `run`, shown from its overviews, opened in full (its summaries parsed and checked, what they
-// and the records hold reported) with the statistics of `key` first.
+// `run`, shown from its overviews or a preview, opened in full (its summaries parsed and checked,
+// every part indexed, what they and the records hold reported) with the statistics of `key` first.
 CompleteResult openExact(const RunSnapshot& run, const std::string& key,
                          const ProgressCallback& progress);
 // Writes again, with an overview, the summaries of `run` that have none (overviewsToWrite);

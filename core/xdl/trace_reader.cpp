@@ -67,7 +67,9 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
         reader->m_index =
             RecordIndex::restore(reader->m_part.displayPath(), std::move(*seed), options.index);
     const std::uint64_t from = reader->m_index.scannedTo();
-    XT_RETURN_IF_ERROR(reader->ensure(from, reader->m_part.size - from));
+    const std::uint64_t to = std::max(from, std::min(reader->m_part.size, options.scanBytes));
+    reader->m_previewOnly = to < reader->m_part.size;
+    XT_RETURN_IF_ERROR(reader->ensure(from, to - from));
     // The scan touches every record, and the kernel maps the cached pages around each touch:
     // pages the scan has passed leave this process (they stay in the page cache), so opening a
     // large part does not leave it resident.
@@ -80,12 +82,11 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
         return reportProgress(progress, r.done, r.total, r.stage);
     };
     const std::uint64_t reportedBefore = diag.total();
-    XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes(), diag, scanProgress));
-    reader->m_file.release(releasedTo,
-                           reader->m_part.size - std::min(releasedTo, reader->m_part.size));
+    XT_RETURN_IF_ERROR(reader->m_index.extend(reader->bytes().first(to), diag, scanProgress));
+    reader->m_file.release(releasedTo, to - std::min(releasedTo, to));
     if (sparse) reader->m_file.advise(MappedFile::Access::Sequential); // tensors are read whole
     if (reader->m_index.hasHeader()) reader->setKeys(reader->m_index.keys());
-    reader->finishIfComplete(diag);
+    if (!reader->m_previewOnly) reader->finishIfComplete(diag);
     reader->m_cleanScan = from == 0 && diag.total() == reportedBefore;
     return reader;
 }
@@ -108,7 +109,7 @@ bool PartReader::reachesMeta() const {
 }
 
 bool PartReader::finished() const {
-    return m_part.metaState == MetaState::Finalised && !dataBehindMeta();
+    return !m_previewOnly && m_part.metaState == MetaState::Finalised && !dataBehindMeta();
 }
 
 void PartReader::finishIfComplete(Diagnostics& diag) {

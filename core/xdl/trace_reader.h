@@ -20,6 +20,9 @@ struct ReaderOptions {
     IndexOptions index;
     // Live runs: an incomplete trailing record of an unfinalised part is awaited, not reported.
     bool live = false;
+    // A preview of a large part: only the records within its first scanBytes bytes are indexed.
+    // The rest is neither scanned nor checked (its tail, its meta), and the part is not finished.
+    std::uint64_t scanBytes = UINT64_MAX;
 };
 
 class PartReader {
@@ -48,6 +51,8 @@ public:
     bool reachesMeta() const;
     // The meta is finalised and nothing more is awaited (see dataBehindMeta).
     bool finished() const;
+    // Only a prefix of the part was indexed (ReaderOptions::scanBytes).
+    bool previewOnly() const { return m_previewOnly; }
 
     const PartFile& part() const { return m_part; }
     const RecordIndex& index() const { return m_index; }
@@ -93,6 +98,7 @@ private:
     bool m_metaChecked = false;
     bool m_idle = false; // finishIdle was called
     bool m_cleanScan = false;
+    bool m_previewOnly = false;
 };
 
 // A rank's parts are shared: a newer snapshot of a followed run holds the finished parts of the

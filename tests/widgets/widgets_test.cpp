@@ -1368,6 +1368,88 @@ TEST(RunLoader, DamageBesideAnIntactOverviewIsFoundByTheFullOpen) {
     }
 }
 
+// A large run without summaries is shown at once from the first records of each rank: the first
+// key's statistics over them are those a full open gives, nothing is reported yet (a damaged
+// tail further on is the full open's to report), and openExact opens it in full. A run whose
+// first part has a summary is not previewed; a small one is not either.
+TEST(RunLoader, ALargeRunWithoutSummariesIsShownFromItsFirstRecordsThenInFull) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 3000);
+    std::string rank1;
+    for (const auto& e : std::filesystem::directory_iterator(dir.str()))
+        if (e.path().filename().string().find(".1.") != std::string::npos &&
+            e.path().extension() != ".meta")
+            rank1 = e.path().string();
+    ASSERT_FALSE(rank1.empty());
+    {
+        std::ofstream out(rank1, std::ios::binary | std::ios::app);
+        out << "\x07\x00"; // the file ends inside a length prefix
+    }
+    LoadOptions options;
+    options.previewAboveBytes = 100'000;
+    options.firstStageBytes = 160'000; // a preview of ~20 kB of each rank's records
+    options.firstKey = "layer/w";
+    options.store.cacheDir = dir.file("cache");
+    LoadResult shown = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(shown.status.isOk()) << shown.status.toString();
+    ASSERT_EQ(shown.runs.size(), 1u);
+    const RunSnapshot preview = shown.runs[0];
+    EXPECT_TRUE(preview->preview);
+    EXPECT_FALSE(preview->complete);
+    EXPECT_FALSE(preview->keysCounted);
+    EXPECT_TRUE(shown.diagnostics.empty());
+    EXPECT_TRUE(preview->hasSeries("layer/w"));
+    EXPECT_FALSE(preview->hasSeries("loss"));
+    EXPECT_NE(preview->summaryOf("loss"), nullptr);
+    ASSERT_EQ(preview->reader->ranks().size(), 2u);
+    for (const auto& rank : preview->reader->ranks()) {
+        EXPECT_GT(rank.recordCount(), 50u);
+        EXPECT_LT(rank.recordCount(), 500u);
+        EXPECT_LE(rank.recordBytes(0, rank.recordCount()), 20'000u);
+    }
+
+    CompleteResult exact = openExact(preview, "layer/w", {});
+    ASSERT_TRUE(exact.after) << exact.status.toString();
+    EXPECT_FALSE(exact.after->preview);
+    EXPECT_EQ(exact.after->recordCount(), 6000u);
+    bool reported = false;
+    for (const auto& d : exact.diagnostics.items())
+        reported = reported || (d.code == "truncated-record" && d.file == rank1);
+    EXPECT_TRUE(reported);
+
+    LoadOptions whole = options;
+    whole.previewAboveBytes = UINT64_MAX;
+    LoadResult full = loadRuns({dir.str()}, {}, whole);
+    ASSERT_TRUE(full.status.isOk());
+    EXPECT_FALSE(full.runs[0]->preview);
+    const auto a = preview->seriesOf("layer/w"), b = full.runs[0]->seriesOf("layer/w");
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(b.size(), 2u);
+    for (std::size_t r = 0; r < 2; ++r) {
+        ASSERT_EQ(a[r]->records.size(), preview->reader->ranks()[r].recordCount());
+        ASSERT_EQ(b[r]->records.size(), 3000u);
+        for (std::size_t k = 0; k < a[r]->records.size(); ++k) {
+            EXPECT_EQ(a[r]->records[k].gstep, b[r]->records[k].gstep);
+            EXPECT_EQ(a[r]->records[k].stats.mean, b[r]->records[k].stats.mean);
+            EXPECT_EQ(a[r]->records[k].stats.nan, b[r]->records[k].stats.nan);
+        }
+    }
+    EXPECT_EQ(preview->nonFinite.count("layer/w"), 1u); // rank 1's NaN at step 3
+
+    CompleteResult summarised = completeRun(exact.after, options.store, {});
+    ASSERT_TRUE(summarised.after) << summarised.status.toString();
+    LoadResult again = loadRuns({dir.str()}, {}, options);
+    ASSERT_TRUE(again.status.isOk());
+    EXPECT_FALSE(again.runs[0]->preview); // its parts have summaries now
+    LoadOptions small = options;
+    small.previewAboveBytes = 10'000'000;
+    small.store.cacheDir = dir.file("another cache");
+    LoadResult smallRun = loadRuns({dir.str()}, {}, small);
+    ASSERT_TRUE(smallRun.status.isOk());
+    EXPECT_FALSE(smallRun.runs[0]->preview);
+}
+
 // Summaries written before the overview section: the run opens in full, and writeOverviews
 // writes them again with one, so that the next open shows it from them.
 TEST(RunLoader, SummariesWithoutAnOverviewAreWrittenAgainWithOne) {
@@ -1454,6 +1536,61 @@ TEST(MainWindow, ShowsALargeSummarisedRunFromItsOverviewsThenExactly) {
             EXPECT_FALSE(!l->isHidden() && l->text().contains("overviews"))
                 << l->text().toStdString();
     }
+}
+
+// In the viewer, a large run without summaries is drawn at once from its first records (said so
+// above the plot; exports wait), then in full, without being asked.
+TEST(MainWindow, ShowsALargeRunFromItsFirstRecordsWhileItIsIndexed) {
+    app();
+    TempDir dir;
+    writeRun(dir.str(), 3000);
+    const CacheHomeIn cacheHome(dir.file("cache"));
+    {
+        QSettings settings(qfile(dir, "settings.ini"), QSettings::IniFormat);
+        settings.setValue("open/previewAboveMB", 0);
+        settings.setValue("open/firstStageMB", 0.16);
+    }
+    MainWindow w(qfile(dir, "settings.ini"));
+    w.resize(1200, 800);
+    w.show();
+    bool previewAtLoad = false, exportRefused = false;
+    QString readingAtLoad, statusAtLoad;
+    std::size_t pointsAtLoad = 0;
+    const auto status = [&] {
+        for (const auto* l : w.statusBar()->findChildren<QLabel*>())
+            if (l->text().contains("index")) return l->text();
+        return QString();
+    };
+    QObject::connect(&w, &MainWindow::loadFinished, [&] {
+        ASSERT_TRUE(w.currentKeyView());
+        previewAtLoad = w.runs()[0]->preview;
+        const auto* reading = w.currentKeyView()->findChild<QLabel*>("readingKey");
+        readingAtLoad = reading->isHidden() ? QString() : reading->text();
+        const auto mean = w.currentKeyView()->statPlot()->lineData("rank 0 mean");
+        pointsAtLoad = mean ? mean->x.size() : 0;
+        exportRefused = w.showExportHdf5Dialog() == nullptr;
+        statusAtLoad = status();
+    });
+    w.openPaths({QString::fromStdString(dir.str())});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
+    EXPECT_TRUE(previewAtLoad);
+    EXPECT_TRUE(readingAtLoad.contains("while the rest is indexed")) << readingAtLoad.toStdString();
+    EXPECT_GT(pointsAtLoad, 50u);
+    EXPECT_LT(pointsAtLoad, 500u);
+    EXPECT_TRUE(exportRefused);
+    EXPECT_TRUE(statusAtLoad.contains("waits until")) << statusAtLoad.toStdString();
+    ASSERT_EQ(w.runs().size(), 1u);
+    EXPECT_FALSE(w.runs()[0]->preview);
+    KeyView* v = w.currentKeyView();
+    ASSERT_TRUE(v);
+    EXPECT_TRUE(v->findChild<QLabel*>("readingKey")->isHidden());
+    const auto mean = v->statPlot()->lineData("rank 0 mean");
+    ASSERT_TRUE(mean);
+    EXPECT_EQ(mean->x.size(), 3000u);
+    EXPECT_TRUE(status().contains("indexed: ")) << status().toStdString();
+    Hdf5ExportDialog* dialog = w.showExportHdf5Dialog();
+    EXPECT_TRUE(dialog);
+    if (dialog) dialog->close();
 }
 
 // In the viewer, a run with series on demand draws each key shown, and holds the series of the

@@ -220,6 +220,45 @@ TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
     EXPECT_EQ((*rescanned)->index().records()[1].gstep, 1);
 }
 
+// A preview (ReaderOptions::scanBytes) indexes the records within the first bytes only, at any
+// cut: the record the cut falls in is neither indexed nor reported, nor is the meta checked, and
+// the part is not finished. A limit past the end is an ordinary open.
+TEST(PartReader, APreviewIndexesTheRecordsWithinItsFirstBytes) {
+    TempDir dir;
+    const std::string path = dir.file("train.trace.0.1");
+    const std::string full = xt::test::simpleFile(6);
+    xt::test::writeFile(path, full);
+    PartFile part;
+    part.path = path;
+    part.metaState = MetaState::Finalised;
+    // The meta of six records (lstep, gstep, timestamp ranges): not what a prefix has.
+    part.meta = {1, 6, 0, 5, 1700000000000, 1700000000500};
+    for (int records = 0; records <= 6; ++records) {
+        const std::size_t end = xt::test::simpleFile(records).size();
+        for (std::uint64_t cut : {std::uint64_t(end), std::uint64_t(end + 3)}) {
+            if (cut > full.size()) continue;
+            ReaderOptions options;
+            options.scanBytes = cut;
+            Diagnostics diag;
+            auto reader = PartReader::open(part, diag, {}, options);
+            ASSERT_TRUE(reader.isOk()) << cut;
+            EXPECT_EQ((*reader)->index().records().size(), std::size_t(records)) << cut;
+            EXPECT_EQ((*reader)->previewOnly(), cut < full.size()) << cut;
+            EXPECT_EQ((*reader)->finished(), cut == full.size()) << cut;
+            EXPECT_TRUE(diag.empty()) << cut << ": " << diag.items().front().message;
+            if (records) EXPECT_EQ((*reader)->index().records().back().gstep, records - 1);
+        }
+    }
+    ReaderOptions past;
+    past.scanBytes = full.size() + 100;
+    Diagnostics diag;
+    auto whole = PartReader::open(part, diag, {}, past);
+    ASSERT_TRUE(whole.isOk());
+    EXPECT_EQ((*whole)->index().records().size(), 6u);
+    EXPECT_FALSE((*whole)->previewOnly());
+    EXPECT_TRUE((*whole)->finished());
+}
+
 // A seed whose entries were not checked (a run shown from its summaries' overviews): an entry
 // that lies beyond the file gives an error where it is read, not bytes past the mapping.
 TEST(PartReader, AnEntryBeyondTheFileDoesNotDecode) {
