@@ -290,16 +290,19 @@ void StatPlot::applyLines(BuiltLines built) {
         if (l.inLegend) g->addToLegend();
         g->setPen(l.pen);
         g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
-        if (l.fill.isValid()) {        // a band: filled down to its lower edge, the line before
+        const bool upper = l.fill.isValid();
+        if (upper) { // a band: filled down to its lower edge, the line before
             g->setBrush(l.fill);
             g->setChannelFillGraph(m_lines.back().graph);
+            m_lines.back().keep = view::Keep::Lowest;
         }
         if (l.markers) {
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, l.pen.color(),
                                                l.pen.color(), 9));
         }
-        m_lines.push_back({g, std::move(l.data), std::move(l.blocks), l.value, l.pen});
+        m_lines.push_back({g, std::move(l.data), std::move(l.blocks), l.value, l.pen,
+                           upper ? view::Keep::Highest : view::Keep::Both});
     }
     const XAxisMode mode = xMode();
     const bool right = built.rightAxis;
@@ -559,6 +562,7 @@ void StatPlot::redecimate() {
     struct Decimated {
         const view::BlockExtrema* blocks;
         std::size_t buckets;
+        view::Keep keep;
         XYSeries points;
     };
     std::vector<Decimated> decimated; // lines with equal points (one blocks) are decimated once
@@ -585,9 +589,11 @@ void StatPlot::redecimate() {
             d = l.data.copy(first, last);
         } else {
             // A band's edges are only filled between, not drawn: a bucket per two pixels is
-            // enough for them (filling between edges of a point per pixel took 30 of the first
-            // paint's 50 ms with 8 bands). Lines of one series (mean, bands) have the same x, so
-            // the same buckets.
+            // enough for them, its lowest point for the lower edge and its highest for the upper
+            // (filling between edges of a lowest and a highest point per pixel, which zigzag
+            // across the band, took 30 of the first paint's 50 ms with 8 bands, and 36% of the
+            // GUI thread's time while a large run of small records opened). Lines of one series
+            // (mean, bands) have the same x, so the same buckets.
             const std::size_t want = l.value ? buckets : std::max<std::size_t>(100, buckets / 2);
             if (!endsOf || !l.data.sameX(*endsOf) || endsBuckets != want) {
                 ends = view::bucketEnds(l.data, first, last, want, *l.blocks);
@@ -595,13 +601,13 @@ void StatPlot::redecimate() {
                 endsBuckets = want;
             }
             const auto done = std::ranges::find_if(decimated, [&](const Decimated& e) {
-                return e.blocks == l.blocks.get() && e.buckets == want;
+                return e.blocks == l.blocks.get() && e.buckets == want && e.keep == l.keep;
             });
             if (done != decimated.end()) {
                 d = done->points;
             } else {
-                d = decimateMinMax(l.data, first, last, ends, *l.blocks);
-                decimated.push_back({l.blocks.get(), want, d});
+                d = decimateMinMax(l.data, first, last, ends, *l.blocks, l.keep);
+                decimated.push_back({l.blocks.get(), want, l.keep, d});
             }
         }
         densest = std::max(densest, d.x.size());

@@ -123,8 +123,9 @@ private:
         view::LinePoints data; // full resolution, x ascending
         // Of data (shared by lines with equal points): decimation reads whole blocks from here.
         std::shared_ptr<const view::BlockExtrema> blocks;
-        bool value = false; // a value line (not a band edge, marker or legend text)
-        QPen pen;           // as built; dense lines are drawn a pixel wide
+        bool value = false;                 // a value line (not a band edge, marker or legend text)
+        QPen pen;                           // as built; dense lines are drawn a pixel wide
+        view::Keep keep = view::Keep::Both; // a band's edge keeps one side of each bucket
     };
     // One line as built (off the GUI thread for large series); applyLines makes it a graph.
     struct LineSpec {

@@ -208,7 +208,8 @@ std::vector<std::size_t> endsWith(const P& p, std::size_t buckets, End end) {
 // Each slice's first lowest and first highest point in x order, found by `extremes` over its
 // point range [from, to); every point with a y when there are no slices.
 template <class P, class Find>
-XYSeries decimateWith(const P& p, std::span<const std::size_t> ends, Find extremes) {
+XYSeries decimateWith(const P& p, std::span<const std::size_t> ends, Find extremes,
+                      Keep keep = Keep::Both) {
     XYSeries out;
     if (ends.empty()) {
         for (std::size_t i = 0; i < p.size(); ++i)
@@ -225,6 +226,12 @@ XYSeries decimateWith(const P& p, std::span<const std::size_t> ends, Find extrem
         const Extremes e = extremes(i, to);
         i = to;
         if (e.lo == SIZE_MAX) continue;
+        if (keep != Keep::Both) {
+            const std::size_t k = keep == Keep::Lowest ? e.lo : e.hi;
+            out.x.push_back(p.x(k));
+            out.y.push_back(p.y(k));
+            continue;
+        }
         const std::size_t first = std::min(e.lo, e.hi), second = std::max(e.lo, e.hi);
         out.x.push_back(p.x(first));
         out.y.push_back(p.y(first));
@@ -438,7 +445,7 @@ std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, s
 }
 
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
-                        std::span<const std::size_t> ends, const BlockExtrema& blocks) {
+                        std::span<const std::size_t> ends, const BlockExtrema& blocks, Keep keep) {
     constexpr std::size_t B = BlockExtrema::kBlock;
     const Slice<LinePoints> p{line, first, last - first};
     // Whether the line's block starting at the slice's point i lies whole inside [i, to).
@@ -467,7 +474,7 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
         }
         return e;
     };
-    return decimateWith(p, ends, extremes);
+    return decimateWith(p, ends, extremes, keep);
 }
 
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,

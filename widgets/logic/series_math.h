@@ -100,8 +100,13 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
 // each bucket of the points [first, last) ends (empty: draw them all), then their points.
 std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, std::size_t last,
                                     std::size_t buckets, const BlockExtrema& blocks);
+// Which points of each bucket decimation keeps: its lowest and its highest (a line), or only its
+// lowest or only its highest (the lower or upper edge of a band filled between them: such edges
+// do not zigzag within a bucket, and fill in a fraction of the time).
+enum class Keep { Both, Lowest, Highest };
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
-                        std::span<const std::size_t> ends, const BlockExtrema& blocks);
+                        std::span<const std::size_t> ends, const BlockExtrema& blocks,
+                        Keep keep = Keep::Both);
 // The points [first, last) of a line with x in [lo, hi], plus one on each side so lines reach
 // the edges of the view.
 std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi);

@@ -123,6 +123,55 @@ TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
     }
 }
 
+// A band's edges keep one point of each bucket: the lower edge its first lowest, the upper its
+// first highest (NaN never counts; a bucket of NaN only keeps none), through the line's blocks.
+TEST(SeriesMath, BandEdgesKeepEachBucketsLowestOrHighestPoint) {
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::size_t n = 2000 + rng() % 20000;
+        std::vector<double> x(n), y(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] = double(i) + (rng() % 100 == 0 ? 50.0 : 0.0) * double(i % 7);
+            const unsigned r = rng() % 100;
+            y[i] = r < 5    ? std::nan("")
+                   : r < 35 ? double(rng() % 4)
+                            : std::sin(double(i) * 0.01) + double(rng() % 1000) * 1e-3;
+        }
+        std::sort(x.begin(), x.end());
+        const LinePoints line(XYSeries{x, y});
+        const BlockExtrema blocks = blockExtrema(line);
+        for (std::size_t buckets : {1u, 50u, 700u, 100000u}) {
+            SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(buckets));
+            const auto ends = bucketEnds(line, 0, n, buckets, blocks);
+            for (Keep keep : {Keep::Lowest, Keep::Highest}) {
+                XYSeries want;
+                std::size_t i = 0;
+                for (const std::size_t to : ends.empty() ? std::vector<std::size_t>{} : ends) {
+                    std::size_t best = SIZE_MAX;
+                    for (std::size_t k = i; k < to; ++k)
+                        if (!std::isnan(y[k]) &&
+                            (best == SIZE_MAX ||
+                             (keep == Keep::Lowest ? y[k] < y[best] : y[k] > y[best])))
+                            best = k;
+                    i = to;
+                    if (best == SIZE_MAX) continue;
+                    want.x.push_back(x[best]);
+                    want.y.push_back(y[best]);
+                }
+                if (ends.empty()) // few points: all of them
+                    for (std::size_t k = 0; k < n; ++k)
+                        if (!std::isnan(y[k])) {
+                            want.x.push_back(x[k]);
+                            want.y.push_back(y[k]);
+                        }
+                const XYSeries got = decimateMinMax(line, 0, n, ends, blocks, keep);
+                ASSERT_TRUE(sameValues(got.x, want.x));
+                ASSERT_TRUE(sameValues(got.y, want.y));
+            }
+        }
+    }
+}
+
 TEST(SeriesMath, LinesReadFromRecordsGiveEachRecordsValue) {
     // 1500 records (two chunks of RecordSeries and a tail), every fourth without a finite
     // element; x steps back once (a restarted run).
