@@ -839,13 +839,8 @@ void CompareView::updateProgress() {
     auto ctx = m_compareJobs->current();
     if (!ctx) return;
     const auto done = ctx->done.load(), total = ctx->total.load();
-    if (total > 0) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(int(double(done) / double(total) * 1000));
-        m_progress->setFormat(tr("keys %1/%2").arg(done).arg(total));
-    } else {
-        m_progress->setRange(0, 0);
-    }
+    showProgress(m_progress, done, total);
+    if (total > 0) m_progress->setFormat(tr("keys %1/%2").arg(done).arg(total));
 }
 
 void CompareView::changeEvent(QEvent* e) {

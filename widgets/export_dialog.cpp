@@ -320,8 +320,8 @@ void Hdf5ExportDialog::reject() {
 void Hdf5ExportDialog::updateProgress() {
     auto ctx = m_jobs->current();
     if (!ctx) return;
-    const auto done = ctx->done.load(), total = ctx->total.load();
-    if (total > 0) m_progress->setValue(int(double(done) / double(total) * 1000));
+    if (const auto total = ctx->total.load(); total > 0)
+        showProgress(m_progress, ctx->done.load(), total);
     const QString stage = ctx->stage();
     if (!stage.isEmpty()) m_progress->setFormat(stage + QStringLiteral(" %p%"));
 }

@@ -23,6 +23,17 @@ QThreadPool* jobPool() {
     return pool;
 }
 
+void showProgress(QProgressBar* bar, std::uint64_t done, std::uint64_t total) {
+    bar->setUpdatesEnabled(false); // no repaint() in setValue...
+    if (total > 0) {
+        bar->setRange(0, 1000);
+        bar->setValue(int(double(done) / double(total) * 1000));
+    } else {
+        bar->setRange(0, 0);
+    }
+    bar->setUpdatesEnabled(true); // ...but an update(), painted with the rest of the window
+}
+
 void yieldToGui() {
 #ifdef __linux__
     thread_local bool done = false;

@@ -916,13 +916,7 @@ void MainWindow::updateProgress() {
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
     if (!ctx) return;
-    const auto done = ctx->done.load(), total = ctx->total.load();
-    if (total > 0) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(int(double(done) / double(total) * 1000));
-    } else {
-        m_progress->setRange(0, 0);
-    }
+    showProgress(m_progress, ctx->done.load(), ctx->total.load());
     const QString stage = ctx->stage();
     if (!stage.isEmpty()) m_progress->setFormat(stage + QStringLiteral(" %p%"));
 }

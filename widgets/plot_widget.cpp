@@ -2,6 +2,10 @@
 
 namespace xt::widgets {
 
+PlotWidget::PlotWidget(QWidget* parent) : QCustomPlot(parent) {
+    setPlottingHint(QCP::phImmediateRefresh, false);
+}
+
 void PlotWidget::resizeEvent(QResizeEvent* event) {
     // The queued replot was posted before the paint this resize asks for: it runs first, with
     // the new size.

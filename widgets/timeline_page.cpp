@@ -140,13 +140,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
         auto ctx = m_jobs->current();
         if (!ctx) return;
-        const auto done = ctx->done.load(), total = ctx->total.load();
-        if (total > 0) {
-            m_loadProgress->setRange(0, 1000);
-            m_loadProgress->setValue(int(double(done) / double(total) * 1000));
-        } else {
-            m_loadProgress->setRange(0, 0);
-        }
+        showProgress(m_loadProgress, ctx->done.load(), ctx->total.load());
         m_loadLabel->setText(tr("Loading %1: %2").arg(m_current, ctx->stage()));
     });
 }

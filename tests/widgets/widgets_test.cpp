@@ -36,6 +36,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
@@ -215,6 +216,51 @@ TEST(PlotWidget, AResizeWithAReplotQueuedDrawsOnce) {
     EXPECT_EQ(plot.viewport().height(), 340);
     EXPECT_EQ(plot.axisRect()->outerRect().height(), 340);
     EXPECT_EQ(plot.toPixmap().height(), 340);
+}
+
+// Counts the paints of a window that happen while `what` runs (a synchronous UpdateRequest).
+int paintsDuring(QWidget& window, const std::function<void()>& what) {
+    struct Counter : QObject {
+        int n = 0;
+        bool eventFilter(QObject*, QEvent* e) override {
+            n += e->type() == QEvent::UpdateRequest;
+            return false;
+        }
+    } counter;
+    window.installEventFilter(&counter);
+    what();
+    window.removeEventFilter(&counter);
+    return counter.n;
+}
+
+// Neither a replot nor a job's progress paints the window there and then (QCustomPlot's and
+// QProgressBar's default: the whole window's due paint, in the middle of another event); both
+// are painted in the window's next paint.
+TEST(PlotWidget, AReplotAndAProgressLeaveTheWindowsPaintToItsTurn) {
+    app();
+    QWidget window;
+    window.resize(500, 400);
+    auto* plot = new PlotWidget(&window);
+    plot->setGeometry(0, 0, 500, 350);
+    auto* bar = new QProgressBar(&window);
+    bar->setGeometry(0, 360, 500, 30);
+    plot->addGraph()->setData({0, 1, 2}, {1, 3, 2});
+    window.show();
+    QCoreApplication::processEvents();
+    int replots = 0;
+    QObject::connect(plot, &QCustomPlot::afterReplot, [&] { ++replots; });
+    EXPECT_EQ(paintsDuring(window, [&] { plot->replot(); }), 0);
+    EXPECT_EQ(replots, 1); // the layers were drawn
+    EXPECT_EQ(paintsDuring(window, [&] { showProgress(bar, 250, 1000); }), 0);
+    EXPECT_EQ(bar->value(), 250);
+    EXPECT_EQ(paintsDuring(window, [&] { showProgress(bar, 0, 0); }), 0);
+    EXPECT_EQ(bar->maximum(), 0); // busy
+    EXPECT_EQ(paintsDuring(window, [] { QCoreApplication::processEvents(); }), 1);
+    QProgressBar plain(&window);
+    plain.setRange(0, 1000);
+    plain.show();
+    QCoreApplication::processEvents();
+    EXPECT_GT(paintsDuring(window, [&] { plain.setValue(600); }), 0); // what showProgress avoids
 }
 
 TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
