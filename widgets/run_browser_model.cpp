@@ -222,6 +222,17 @@ int RunBrowserModel::columnCount(const QModelIndex&) const {
     return ColumnCount;
 }
 
+namespace {
+
+// A count of records; of a run shown from a preview, those indexed so far ("...", as the Keys
+// dock marks counts still to come).
+QVariant recordsText(const LoadedRun& run, std::uint64_t records) {
+    if (run.preview) return QObject::tr("%1...").arg(records);
+    return qulonglong(records);
+}
+
+} // namespace
+
 QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const quintptr id = index.internalId();
@@ -260,9 +271,10 @@ QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
             return entry.name();
         case StatusColumn:
             if (!entry.liveStatus.isEmpty()) return entry.liveStatus;
+            if (run.preview) return tr("indexing");
             return damaged ? tr("damaged") : live ? tr("live") : tr("finalised");
         case RecordsColumn:
-            return qulonglong(records);
+            return recordsText(run, records);
         case SizeColumn:
             return formatBytes(size);
         }
@@ -281,7 +293,7 @@ QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
         case StatusColumn:
             return rankState(rankFiles);
         case RecordsColumn:
-            return qulonglong(reader ? reader->recordCount() : 0);
+            return recordsText(run, reader ? reader->recordCount() : 0);
         case SizeColumn:
             return formatBytes(size);
         }
@@ -303,7 +315,7 @@ QVariant RunBrowserModel::data(const QModelIndex& index, int role) const {
     case StatusColumn:
         return partState(part);
     case RecordsColumn:
-        return qulonglong(records);
+        return recordsText(run, records);
     case SizeColumn:
         return formatBytes(part.size);
     }

@@ -1609,7 +1609,7 @@ TEST(MainWindow, ShowsALargeRunFromItsFirstRecordsWhileItIsIndexed) {
     w.resize(1200, 800);
     w.show();
     bool previewAtLoad = false, exportRefused = false;
-    QString readingAtLoad, statusAtLoad;
+    QString readingAtLoad, statusAtLoad, runStatusAtLoad, runRecordsAtLoad;
     std::size_t pointsAtLoad = 0;
     const auto status = [&] {
         for (const auto* l : w.statusBar()->findChildren<QLabel*>())
@@ -1625,6 +1625,10 @@ TEST(MainWindow, ShowsALargeRunFromItsFirstRecordsWhileItIsIndexed) {
         pointsAtLoad = mean ? mean->x.size() : 0;
         exportRefused = w.showExportHdf5Dialog() == nullptr;
         statusAtLoad = status();
+        runStatusAtLoad = w.runModel()->index(0, RunBrowserModel::StatusColumn).data().toString();
+        runRecordsAtLoad = w.runModel()->index(0, RunBrowserModel::RecordsColumn).data().toString();
+        if (const QString shots = qEnvironmentVariable("XT_SCREENSHOT_DIR"); !shots.isEmpty())
+            w.grab().save(shots + QStringLiteral("/preview.png"));
     });
     w.openPaths({QString::fromStdString(dir.str())});
     ASSERT_TRUE(QTest::qWaitFor([&] { return w.hasLoaded() && !w.isBusy(); }, 30000));
@@ -1634,6 +1638,10 @@ TEST(MainWindow, ShowsALargeRunFromItsFirstRecordsWhileItIsIndexed) {
     EXPECT_LT(pointsAtLoad, 500u);
     EXPECT_TRUE(exportRefused);
     EXPECT_TRUE(statusAtLoad.contains("waits until")) << statusAtLoad.toStdString();
+    EXPECT_EQ(runStatusAtLoad, "indexing"); // the Runs dock: the count is of the records so far
+    EXPECT_EQ(runRecordsAtLoad, QString("%1...").arg(2 * pointsAtLoad));
+    EXPECT_EQ(w.runModel()->index(0, RunBrowserModel::StatusColumn).data().toString(), "finalised");
+    EXPECT_EQ(w.runModel()->index(0, RunBrowserModel::RecordsColumn).data().toString(), "6000");
     ASSERT_EQ(w.runs().size(), 1u);
     EXPECT_FALSE(w.runs()[0]->preview);
     KeyView* v = w.currentKeyView();
