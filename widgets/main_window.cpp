@@ -727,7 +727,10 @@ void MainWindow::completeNextRun(bool readShown) {
 }
 
 void MainWindow::ensureKeySeries(const QString& key) {
-    if (!m_currentRun || m_currentRun->hasSeries(key.toStdString())) return;
+    // A preview's other keys come with its full open (a snapshot extended meanwhile would leave
+    // that open's result behind, and it would start again).
+    if (!m_currentRun || m_currentRun->preview || m_currentRun->hasSeries(key.toStdString()))
+        return;
     startKeySeries(m_currentRun, key.toStdString());
 }
 
@@ -755,7 +758,7 @@ bool MainWindow::readShownSeries() {
     if (m_keyJobs->isRunning()) return true;
     for (const auto& run : m_runModel->runs())
         for (const std::string& key : shownKeys(run))
-            if (!key.empty() && run->summaryOf(key) && !run->hasSeries(key)) {
+            if (!key.empty() && !run->preview && run->summaryOf(key) && !run->hasSeries(key)) {
                 startKeySeries(run, key);
                 return true;
             }
@@ -797,8 +800,8 @@ void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after)
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == before) {
             // A view whose statistics were there keeps its zoom and heatmap; one that waited
-            // for them is drawn now.
-            if (before->hasSeries(v->key().toStdString()))
+            // for them, or had a preview's, is drawn now.
+            if (before->hasSeries(v->key().toStdString()) && !before->preview)
                 v->replaceRun(after);
             else
                 v->setData(after, v->key());
