@@ -64,6 +64,50 @@ QString xLabel(XAxisMode m, bool logX) {
 const QColor kCursorColours[2] = {cursorColour(Cursor::A), cursorColour(Cursor::B)};
 const char* const kCursorNames[2] = {cursorName(Cursor::A), cursorName(Cursor::B)};
 
+// A band's upper edge, filled down to its lower edge (its channel fill graph). Dense, with both
+// edges at the same keys (decimated to buckets: view::Keep), the band is a rectangle per point,
+// from the lower edge's value to this edge's and as wide as the step to the next key. Qt fills a
+// polygon in time proportional to its edges times the rows each crosses, and a noisy band's edges
+// go up and down across it at every point (its fill took most of a replot of a large run);
+// rectangles fill row by row. Sparse, the band keeps its slopes (QCPGraph's fill).
+class BandGraph : public QCPGraph {
+public:
+    using QCPGraph::QCPGraph;
+
+protected:
+    void drawFill(QCPPainter* painter, QVector<QPointF>* lines) const override {
+        const QCPGraph* lower = channelFillGraph();
+        if (!lower || keyAxis()->orientation() != Qt::Horizontal || brush().style() == Qt::NoBrush)
+            return QCPGraph::drawFill(painter, lines);
+        const QCPGraphDataContainer& hi = *data();
+        const QCPGraphDataContainer& lo = *lower->data();
+        const int n = hi.size();
+        if (n < 2 || lo.size() != n) return QCPGraph::drawFill(painter, lines);
+        const QCPAxis* x = keyAxis();
+        const QCPAxis* y = valueAxis();
+        const double pixels =
+            std::abs(x->coordToPixel(hi.at(n - 1)->key) - x->coordToPixel(hi.at(0)->key));
+        if (n < pixels / 4) return QCPGraph::drawFill(painter, lines);
+        QVector<QRectF> rects;
+        rects.reserve(n);
+        for (int i = 0; i < n; ++i) {
+            const QCPGraphData& h = *hi.at(i);
+            const QCPGraphData& l = *lo.at(i);
+            if (h.key != l.key) return QCPGraph::drawFill(painter, lines);
+            if (std::isnan(h.value) || std::isnan(l.value)) continue;
+            const double x0 = x->coordToPixel(h.key);
+            const double x1 = i + 1 < n ? x->coordToPixel(hi.at(i + 1)->key) : x0 + 1;
+            rects.append(
+                QRectF(QPointF(x0, y->coordToPixel(h.value)), QPointF(x1, y->coordToPixel(l.value)))
+                    .normalized());
+        }
+        applyFillAntialiasingHint(painter);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(brush());
+        painter->drawRects(rects);
+    }
+};
+
 // The last point of `line` with a value at or before x (NaN when there is none).
 double valueAt(const view::LinePoints& line, double x) {
     for (std::size_t i = view::visibleRange(line, x, x).second; i-- > 0;)
@@ -285,7 +329,9 @@ void StatPlot::applyLines(BuiltLines built) {
     m_decimated.reset();
     m_spread = std::move(built.spread);
     for (LineSpec& l : built.lines) {
-        QCPGraph* g = m_plot->addGraph(m_plot->xAxis, l.rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
+        QCPAxis* valueAxis = l.rightAxis ? m_plot->yAxis2 : m_plot->yAxis;
+        QCPGraph* g = l.fill.isValid() ? new BandGraph(m_plot->xAxis, valueAxis)
+                                       : m_plot->addGraph(m_plot->xAxis, valueAxis);
         g->setName(l.name);
         if (l.inLegend) g->addToLegend();
         g->setPen(l.pen);

@@ -530,11 +530,12 @@ TEST(StatPlot, BandEdgesAreDrawnWithAQuarterOfThePointsOfALineAndKeepItsSpikes) 
     EXPECT_LE(lower->data()->size(), buckets / 2 + 2);
     EXPECT_GT(upper->data()->size(), buckets / 4);
     EXPECT_GT(lower->data()->size(), buckets / 4);
-    // Each edge is the envelope of the line: no point of the upper edge below the lower's.
-    for (const QCPGraphData& p : *upper->data()) {
-        const auto below = lower->data()->findBegin(p.key, false);
-        if (below != lower->data()->constEnd() && below->key == p.key)
-            EXPECT_GE(p.value, below->value) << p.key;
+    // The edges are the line's envelope, bucket by bucket at the same keys (the band is filled
+    // as a rectangle a bucket).
+    ASSERT_EQ(upper->data()->size(), lower->data()->size());
+    for (int i = 0; i < upper->data()->size(); ++i) {
+        EXPECT_EQ(upper->data()->at(i)->key, lower->data()->at(i)->key) << i;
+        EXPECT_GE(upper->data()->at(i)->value, lower->data()->at(i)->value) << i;
     }
     const auto extreme = [](QCPGraph* g, bool highest) {
         double v = highest ? -1e300 : 1e300;

@@ -223,12 +223,14 @@ XYSeries decimateWith(const P& p, std::span<const std::size_t> ends, Find extrem
     out.y.reserve(2 * ends.size() + 2);
     std::size_t i = 0;
     for (const std::size_t to : ends) {
+        const std::size_t from = i;
         const Extremes e = extremes(i, to);
         i = to;
         if (e.lo == SIZE_MAX) continue;
-        if (keep != Keep::Both) {
+        if (keep != Keep::Both) { // at the bucket's first x: a band's two edges share their keys
             const std::size_t k = keep == Keep::Lowest ? e.lo : e.hi;
-            out.x.push_back(p.x(k));
+            const double x = p.x(from);
+            out.x.push_back(std::isnan(x) ? p.x(k) : x);
             out.y.push_back(p.y(k));
             continue;
         }

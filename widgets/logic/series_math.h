@@ -101,8 +101,8 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
 std::vector<std::size_t> bucketEnds(const LinePoints& line, std::size_t first, std::size_t last,
                                     std::size_t buckets, const BlockExtrema& blocks);
 // Which points of each bucket decimation keeps: its lowest and its highest (a line), or only its
-// lowest or only its highest (the lower or upper edge of a band filled between them: such edges
-// do not zigzag within a bucket, and fill in a fraction of the time).
+// lowest or only its highest, at the bucket's first x (the lower or upper edge of a band filled
+// between them: such edges do not zigzag within a bucket, and share their keys).
 enum class Keep { Both, Lowest, Highest };
 XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t last,
                         std::span<const std::size_t> ends, const BlockExtrema& blocks,

@@ -124,7 +124,8 @@ TEST(SeriesMath, DecimationPicksTheSamePointsAsAPlainPass) {
 }
 
 // A band's edges keep one point of each bucket: the lower edge its first lowest, the upper its
-// first highest (NaN never counts; a bucket of NaN only keeps none), through the line's blocks.
+// first highest (NaN never counts; a bucket of NaN only keeps none), through the line's blocks,
+// at the bucket's first x.
 TEST(SeriesMath, BandEdgesKeepEachBucketsLowestOrHighestPoint) {
     std::mt19937 rng(5);
     for (int trial = 0; trial < 20; ++trial) {
@@ -153,9 +154,10 @@ TEST(SeriesMath, BandEdgesKeepEachBucketsLowestOrHighestPoint) {
                             (best == SIZE_MAX ||
                              (keep == Keep::Lowest ? y[k] < y[best] : y[k] > y[best])))
                             best = k;
+                    const std::size_t from = i;
                     i = to;
                     if (best == SIZE_MAX) continue;
-                    want.x.push_back(x[best]);
+                    want.x.push_back(x[from]);
                     want.y.push_back(y[best]);
                 }
                 if (ends.empty()) // few points: all of them
