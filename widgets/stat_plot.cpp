@@ -101,10 +101,14 @@ protected:
                 QRectF(QPointF(x0, y->coordToPixel(h.value)), QPointF(x1, y->coordToPixel(l.value)))
                     .normalized());
         }
-        applyFillAntialiasingHint(painter);
+        // Without antialiasing: it changes nothing one can see on edges along the pixels, but
+        // made each band's rectangles take 20-60 ms (a band of 250 to 500 buckets).
+        painter->save();
+        painter->setAntialiasing(false);
         painter->setPen(Qt::NoPen);
         painter->setBrush(brush());
         painter->drawRects(rects);
+        painter->restore();
     }
 };
 
