@@ -607,11 +607,14 @@ void MainWindow::onLoaded(LoadResult result) {
     // job that asks, off the GUI thread).
     std::uint64_t workBytes = 0;
     for (const RunSnapshot& run : result.runs) {
-        workBytes += analysis::estimateWorkBytes(*run->reader, {});
-        if (run->preview) // its reader holds the first records: the rest counts too
-            for (const auto& rank : run->reader->files().ranks)
-                for (const auto& part : rank.parts)
-                    workBytes += part.size;
+        if (!run->preview) {
+            workBytes += analysis::estimateWorkBytes(*run->reader, {});
+            continue;
+        }
+        // Its reader holds the first parts only: the work is every part of its files.
+        for (const auto& rank : run->reader->files().ranks)
+            for (const auto& part : rank.parts)
+                workBytes += part.size;
     }
     appBackend().noteWork(workBytes);
     m_diagModel->setDiagnostics(result.diagnostics);
