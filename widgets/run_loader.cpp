@@ -58,12 +58,8 @@ std::map<int, std::size_t> stageEnd(const xdl::RunReader& run,
     const std::uint64_t share = std::max<std::uint64_t>(
         1, std::max(minBytes, done) / std::max<std::size_t>(1, run.ranks().size()));
     std::map<int, std::size_t> to;
-    for (const auto& rank : run.ranks()) {
-        std::size_t rec = start(rank);
-        for (std::uint64_t bytes = 0; rec < rank.recordCount() && bytes < share; ++rec)
-            bytes += rank.entry(rec).length + 4;
-        to[rank.rank()] = rec;
-    }
+    for (const auto& rank : run.ranks())
+        to[rank.rank()] = rank.recordAfterBytes(start(rank), share);
     return to;
 }
 

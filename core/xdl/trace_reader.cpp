@@ -246,18 +246,35 @@ std::uint64_t RankReader::recordBytes(std::size_t from, std::size_t to) const {
     std::uint64_t bytes = 0;
     for (std::size_t p = from < to ? partOf(from) : m_parts.size(); p < m_parts.size(); ++p) {
         if (m_partStart[p] >= to) break;
-        const RecordIndex& index = m_parts[p]->index();
-        const auto records = index.records();
+        const auto records = m_parts[p]->index().records();
         const std::size_t end = std::min(to - m_partStart[p], records.size());
-        std::size_t r = from > m_partStart[p] ? from - m_partStart[p] : 0;
-        std::size_t released = r;
-        for (; r < end; ++r) {
-            bytes += records[r].length + 4;
-            index.releaseBehind(r, released);
-        }
-        index.releaseBehind(end, released);
+        const std::size_t first = from > m_partStart[p] ? from - m_partStart[p] : 0;
+        if (first < end)
+            bytes +=
+                records[end - 1].offset + records[end - 1].length - (records[first].offset - 4);
     }
     return bytes;
+}
+
+std::size_t RankReader::recordAfterBytes(std::size_t from, std::uint64_t bytes) const {
+    if (from >= recordCount()) return recordCount();
+    for (std::size_t p = partOf(from); p < m_parts.size(); ++p) {
+        const auto records = m_parts[p]->index().records();
+        const std::size_t first = from > m_partStart[p] ? from - m_partStart[p] : 0;
+        if (first >= records.size()) continue;
+        const std::uint64_t start = records[first].offset - 4;
+        const std::uint64_t span = records.back().offset + records.back().length - start;
+        if (span < bytes) {
+            bytes -= span;
+            continue;
+        }
+        // The first record that ends at or past `bytes` from the start ends the range.
+        const auto last = std::partition_point(
+            records.begin() + std::ptrdiff_t(first), records.end(),
+            [&](const RecordEntry& e) { return e.offset + e.length - start < bytes; });
+        return m_partStart[p] + std::size_t(last - records.begin()) + 1;
+    }
+    return recordCount();
 }
 
 std::size_t RankReader::partOf(std::size_t record) const {

@@ -129,9 +129,12 @@ public:
                        const std::function<bool(std::size_t, const TensorView&)>& fn) const;
     // The first record with this global step.
     std::optional<std::size_t> findGstep(std::int64_t gstep) const;
-    // The bytes of records [from, to), length prefixes included. A pass over them: the pages of
-    // an index in a mapping are given back behind it (RecordIndex::releaseBehind).
+    // The bytes records [from, to) span in their parts, length prefixes included (a damaged
+    // stretch between two of them too). Reads two entries a part, not the records between.
     std::uint64_t recordBytes(std::size_t from, std::size_t to) const;
+    // The end of the shortest range of records from `from` (at least one) whose recordBytes
+    // reach `bytes`, or recordCount(). A binary search in each part's index.
+    std::size_t recordAfterBytes(std::size_t from, std::uint64_t bytes) const;
 
     // Re-reads growing parts (live runs); true when records were added.
     Result<bool> refresh(Diagnostics& diag);

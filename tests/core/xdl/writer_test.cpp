@@ -174,6 +174,40 @@ TEST(Writer, NamingSplittingHeadersAndMetas) {
     }
 }
 
+// recordBytes and recordAfterBytes read a part's first and last entries and search its index;
+// they must agree with a walk over every record, across parts and headers.
+TEST(Writer, RecordBytesAndTheRecordAfterBytesAgreeWithAWalkOverTheRecords) {
+    TempDir dir;
+    WriterOptions opt{dir.path().string(), "walk.trace", 0.0005, 0, false};
+    auto w = FileSeriesWriter::create(opt, {"w"});
+    ASSERT_TRUE(w.isOk());
+    for (int g = 0; g < 40; ++g) {
+        const std::string framed =
+            xt::test::frame(xt::test::floatRecord(g, 1 + (g * 7) % 13).SerializeAsString());
+        ASSERT_TRUE((*w)->write(asBytes(framed.data(), framed.size()), g, g + 1, g).isOk());
+    }
+    ASSERT_TRUE((*w)->close().isOk());
+    Diagnostics diag;
+    const RunReader run = openOnly(dir.path().string(), diag);
+    const RankReader& rank = run.ranks().at(0);
+    ASSERT_GE(rank.parts().size(), 3u);
+    const std::size_t n = rank.recordCount();
+    ASSERT_EQ(n, 40u);
+    for (std::size_t from = 0; from <= n; ++from) {
+        std::uint64_t walked = 0;
+        for (std::size_t to = from; to <= n; ++to) {
+            EXPECT_EQ(rank.recordBytes(from, to), walked) << from << ".." << to;
+            if (to < n) walked += rank.entry(to).length + 4;
+        }
+        for (std::uint64_t bytes : {1ull, 30ull, 100ull, 333ull, 1000ull, 100000ull}) {
+            std::size_t end = from;
+            for (std::uint64_t sum = 0; end < n && sum < bytes; ++end)
+                sum += rank.entry(end).length + 4;
+            EXPECT_EQ(rank.recordAfterBytes(from, bytes), end) << from << " + " << bytes;
+        }
+    }
+}
+
 TEST(Writer, EmptyRunHasUnknownMeta) {
     TempDir dir;
     {
