@@ -310,7 +310,11 @@ void RecordIndex::spillRecords(bool map) {
         if (!writeSpill(m_records)) return unspill();
         m_records.clear();
     }
-    if (map && !mapSpill()) unspill();
+    if (!map) return; // more to come: the capacity is used again
+    if (!mapSpill()) return unspill();
+    // A scan leaves megabytes of capacity behind (its split steps' records); an index of each
+    // part of a large run kept them all.
+    std::vector<RecordEntry>().swap(m_records);
 }
 
 void RecordIndex::unspill() {
