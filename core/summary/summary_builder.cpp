@@ -122,9 +122,12 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     // hold a vector and its doubled copy (records of small tensors have ~100 B of summary per
     // column); a growing part's extensions still grow the vectors geometrically.
     std::size_t newColumns = 0;
-    for (std::size_t r = first; r < s.records.size(); ++r)
+    std::size_t counted = first; // records in place (a spilled index): given back behind
+    for (std::size_t r = first; r < s.records.size(); ++r) {
         newColumns += s.records[r].columnCount;
-    s.records.release(first, s.records.size()); // in place: read again as the build passes
+        s.records.releaseBehind(r + 1, counted);
+    }
+    s.records.releaseBehind(s.records.size(), counted);
     const UniqueFd spill(first == 0 && newColumns > kSpillAbove && !spillDir.empty()
                              ? openUnlinkedFile(spillDir, ".columns")
                              : -1);
