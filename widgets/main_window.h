@@ -271,6 +271,7 @@ private:
 
     QLabel* m_statusLabel;
     QProgressBar* m_progress;
+    QLabel* m_progressText; // the stage and percentage of m_progress
     QToolButton* m_cancel;
     QTimer m_progressTimer;
     QMenu* m_recentMenu;
