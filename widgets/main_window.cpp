@@ -119,6 +119,11 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     // and shapes a bar's text on every paint, and some of those paints took 30-40 ms of the
     // GUI thread while a large run opened.
     m_progressText = new QLabel(this);
+    // A fixed size: a label that may change size asks the whole window to lay out again on
+    // every setText.
+    m_progressText->setFixedSize(
+        m_progressText->fontMetrics().horizontalAdvance(tr("Checking summaries 100%")) + 8,
+        m_progressText->sizeHint().height());
     m_progressText->hide();
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(160);
