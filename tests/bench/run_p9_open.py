@@ -12,7 +12,8 @@ left ("re-open"). xtview runs offscreen with XT_TRACE_STARTUP=1 and prints the f
 and its longest GUI-thread stall; /usr/bin/time gives the peak RSS of the whole process (the
 background summarising included). Prints medians, and re-open(10 GB) / re-open(100 MB) as a
 ratio measured in the same invocation. --first-plot-only stops each first open half a second
-after its first plot (for p9-10gb-200b, whose first open summarises for minutes).
+after its first plot (for p9-10gb-200b, whose first open summarises for minutes); --until-idle
+opens without --screenshot, which gives up after 120 s, and stops xtview once it is idle.
 """
 import argparse
 import os
@@ -86,6 +87,36 @@ def first_plot_only(build, run, key, cache, workdir):
             "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
 
 
+def open_until_idle(build, run, key, cache, workdir):
+    """Opens `run` without --screenshot (which gives up after 120 s) until xtview reports it
+    idle, then stops it: the first open of 10 GB of small records summarises for minutes. The
+    peak RSS is the process's VmHWM at that moment."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XT_TRACE_STARTUP="1",
+               XDG_CACHE_HOME=cache)
+    t0 = time.time()
+    p = subprocess.Popen([os.path.join(build, "app/xtview/xtview"), run, "--key", key,
+                          "--settings", os.path.join(workdir, "settings.ini")],
+                         env=env, stderr=subprocess.PIPE, text=True)
+    out = ""
+    for line in p.stderr:
+        out += line
+        if "idle after" in line:
+            with open("/proc/%d/status" % p.pid) as f:
+                hwm = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+            break
+    p.kill()
+    p.wait()
+    first = re.search(r"first plot after (\d+) ms", out)
+    exact = re.search(r"exact plot after (\d+) ms", out)
+    idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
+    if not (first and idle):
+        sys.exit("xtview failed on %s:\n%s" % (run, out))
+    return {"first_plot_ms": int(first.group(1)),
+            "exact_plot_ms": int((exact or first).group(1)),
+            "idle_ms": int(idle.group(1)), "stall_ms": int(idle.group(2)),
+            "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
+
+
 def open_once(build, run, key, cache, workdir):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XT_TRACE_STARTUP="1",
                XDG_CACHE_HOME=cache)
@@ -119,6 +150,9 @@ def main():
     ap.add_argument("--data", default=os.environ.get("XT_BENCH_DIR", "/tmp"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default=",".join(DEFAULT))
+    ap.add_argument("--until-idle", action="store_true",
+                    help="open without --screenshot until xtview is idle, then stop it (no "
+                         "120 s limit; peak RSS is the VmHWM at that moment)")
     ap.add_argument("--first-plot-only", action="store_true",
                     help="first opens only, each stopped half a second after its first plot "
                          "(idle and stall are then 0; peak RSS is up to that moment)")
@@ -134,7 +168,8 @@ def main():
         first, again = [], []
         for _ in range(a.runs):
             drop_summaries(run, cache)
-            opener = first_plot_only if a.first_plot_only else open_once
+            opener = (first_plot_only if a.first_plot_only else
+                      open_until_idle if a.until_idle else open_once)
             first.append(opener(build, run, key, cache, workdir))
         if a.first_plot_only:
             m = median_of(first)
@@ -142,7 +177,8 @@ def main():
                   (name, m["first_plot_ms"], m["rss_mb"]), flush=True)
             continue
         for _ in range(a.runs):
-            again.append(open_once(build, run, key, cache, workdir))
+            again.append((open_until_idle if a.until_idle else open_once)(build, run, key, cache,
+                                                                           workdir))
         results[name] = (median_of(first), median_of(again))
         for label, m in (("first open", results[name][0]), ("re-open", results[name][1])):
             print("%-12s %-10s first plot %6.0f ms  exact %6.0f ms  idle %6.0f ms  "
