@@ -61,55 +61,56 @@ def drop_summaries(run, cache):
                 os.remove(os.path.join(root, f))
 
 
-def first_plot_only(build, run, key, cache, workdir):
-    """Opens `run` until its first plot, then stops xtview: the time to it and the peak RSS half a
-    second later (a first open of 10 GB of small records goes on summarising for minutes)."""
+def open_until(build, run, key, cache, workdir, stop):
+    """Opens `run` without --screenshot until stop(line) is true for a line xtview prints, then
+    stops it. Returns what it printed and its peak RSS (VmHWM) at that moment in kB (None when
+    it ended before)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XT_TRACE_STARTUP="1",
                XDG_CACHE_HOME=cache)
-    t0 = time.time()
     p = subprocess.Popen([os.path.join(build, "app/xtview/xtview"), run, "--key", key,
                           "--settings", os.path.join(workdir, "settings.ini")],
                          env=env, stderr=subprocess.PIPE, text=True)
-    first = None
+    out, hwm = "", None
     for line in p.stderr:
-        m = re.search(r"first plot after (\d+) ms", line)
-        if m:
-            first = int(m.group(1))
-            time.sleep(0.5)
+        out += line
+        if stop(line):
             with open("/proc/%d/status" % p.pid) as f:
                 hwm = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
             break
     p.kill()
     p.wait()
-    if first is None:
+    return out, hwm
+
+
+def first_plot_only(build, run, key, cache, workdir):
+    """Opens `run` until its first plot, then stops xtview: the time to it and the peak RSS half a
+    second later (a first open of 10 GB of small records goes on summarising for minutes)."""
+    t0 = time.time()
+
+    def plotted(line):
+        if "first plot after" not in line:
+            return False
+        time.sleep(0.5)
+        return True
+
+    out, hwm = open_until(build, run, key, cache, workdir, plotted)
+    first = re.search(r"first plot after (\d+) ms", out)
+    if hwm is None or not first:
         sys.exit("xtview showed no plot of %s" % run)
-    return {"first_plot_ms": first, "exact_plot_ms": first, "idle_ms": 0, "stall_ms": 0,
-            "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
+    return {"first_plot_ms": int(first.group(1)), "exact_plot_ms": int(first.group(1)),
+            "idle_ms": 0, "stall_ms": 0, "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
 
 
 def open_until_idle(build, run, key, cache, workdir):
     """Opens `run` without --screenshot (which gives up after 120 s) until xtview reports it
     idle, then stops it: the first open of 10 GB of small records summarises for minutes. The
     peak RSS is the process's VmHWM at that moment."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XT_TRACE_STARTUP="1",
-               XDG_CACHE_HOME=cache)
     t0 = time.time()
-    p = subprocess.Popen([os.path.join(build, "app/xtview/xtview"), run, "--key", key,
-                          "--settings", os.path.join(workdir, "settings.ini")],
-                         env=env, stderr=subprocess.PIPE, text=True)
-    out = ""
-    for line in p.stderr:
-        out += line
-        if "idle after" in line:
-            with open("/proc/%d/status" % p.pid) as f:
-                hwm = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
-            break
-    p.kill()
-    p.wait()
+    out, hwm = open_until(build, run, key, cache, workdir, lambda line: "idle after" in line)
     first = re.search(r"first plot after (\d+) ms", out)
     exact = re.search(r"exact plot after (\d+) ms", out)
     idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
-    if not (first and idle):
+    if hwm is None or not (first and idle):
         sys.exit("xtview failed on %s:\n%s" % (run, out))
     return {"first_plot_ms": int(first.group(1)),
             "exact_plot_ms": int((exact or first).group(1)),
