@@ -101,21 +101,28 @@ def first_plot_only(build, run, key, cache, workdir):
             "idle_ms": 0, "stall_ms": 0, "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
 
 
+def open_result(run, out, rss_kb, wall_s, failed):
+    """The figures of an open from what xtview printed; exits when it printed no idle line or
+    `failed`."""
+    first = re.search(r"first plot after (\d+) ms", out)
+    exact = re.search(r"exact plot after (\d+) ms", out)
+    idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
+    if failed or rss_kb is None or not (first and idle):
+        sys.exit("xtview failed on %s:\n%s" % (run, out))
+    # (builds before the overviews print no exact plot: their first plot is exact)
+    return {"first_plot_ms": int(first.group(1)),
+            "exact_plot_ms": int((exact or first).group(1)),
+            "idle_ms": int(idle.group(1)), "stall_ms": int(idle.group(2)),
+            "rss_mb": rss_kb / 1024.0, "wall_s": wall_s}
+
+
 def open_until_idle(build, run, key, cache, workdir):
     """Opens `run` without --screenshot (which gives up after 120 s) until xtview reports it
     idle, then stops it: the first open of 10 GB of small records summarises for minutes. The
     peak RSS is the process's VmHWM at that moment."""
     t0 = time.time()
     out, hwm = open_until(build, run, key, cache, workdir, lambda line: "idle after" in line)
-    first = re.search(r"first plot after (\d+) ms", out)
-    exact = re.search(r"exact plot after (\d+) ms", out)
-    idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
-    if hwm is None or not (first and idle):
-        sys.exit("xtview failed on %s:\n%s" % (run, out))
-    return {"first_plot_ms": int(first.group(1)),
-            "exact_plot_ms": int((exact or first).group(1)),
-            "idle_ms": int(idle.group(1)), "stall_ms": int(idle.group(2)),
-            "rss_mb": hwm / 1024.0, "wall_s": time.time() - t0}
+    return open_result(run, out, hwm, time.time() - t0, False)
 
 
 def open_once(build, run, key, cache, workdir):
@@ -126,19 +133,10 @@ def open_once(build, run, key, cache, workdir):
            "--screenshot", os.path.join(workdir, "shot.png"),
            "--settings", os.path.join(workdir, "settings.ini")]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    out = p.stderr
-    first = re.search(r"first plot after (\d+) ms", out)
-    exact = re.search(r"exact plot after (\d+) ms", out)
-    idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
-    rss = re.search(r"peak_rss_kb (\d+) wall_s ([\d.]+)", out)
-    if p.returncode != 0 or not (first and idle and rss):
-        sys.exit("xtview failed on %s (exit %d):\n%s" % (run, p.returncode, out))
-    # (builds before the overviews print no exact plot: their first plot is exact)
-    return {"first_plot_ms": int(first.group(1)),
-            "exact_plot_ms": int((exact or first).group(1)),
-            "idle_ms": int(idle.group(1)),
-            "stall_ms": int(idle.group(2)), "rss_mb": int(rss.group(1)) / 1024.0,
-            "wall_s": float(rss.group(2))}
+    rss = re.search(r"peak_rss_kb (\d+) wall_s ([\d.]+)", p.stderr)
+    return open_result(run, "exit %d:\n%s" % (p.returncode, p.stderr),
+                       int(rss.group(1)) if rss else None,
+                       float(rss.group(2)) if rss else 0.0, p.returncode != 0)
 
 
 def median_of(samples):
@@ -158,6 +156,7 @@ def main():
                     help="first opens only, each stopped half a second after its first plot "
                          "(idle and stall are then 0; peak RSS is up to that moment)")
     a = ap.parse_args()
+    whole_open = open_until_idle if a.until_idle else open_once
     build = os.path.abspath(a.build)
     workdir = tempfile.mkdtemp(prefix="xt_p9_")
     cache = os.path.join(workdir, "cache")
@@ -169,17 +168,15 @@ def main():
         first, again = [], []
         for _ in range(a.runs):
             drop_summaries(run, cache)
-            opener = (first_plot_only if a.first_plot_only else
-                      open_until_idle if a.until_idle else open_once)
-            first.append(opener(build, run, key, cache, workdir))
+            first.append((first_plot_only if a.first_plot_only else whole_open)(build, run, key,
+                                                                             cache, workdir))
         if a.first_plot_only:
             m = median_of(first)
             print("%-12s first open first plot %6.0f ms  peak RSS %7.1f MB (0.5 s after it)" %
                   (name, m["first_plot_ms"], m["rss_mb"]), flush=True)
             continue
         for _ in range(a.runs):
-            again.append((open_until_idle if a.until_idle else open_once)(build, run, key, cache,
-                                                                           workdir))
+            again.append(whole_open(build, run, key, cache, workdir))
         results[name] = (median_of(first), median_of(again))
         for label, m in (("first open", results[name][0]), ("re-open", results[name][1])):
             print("%-12s %-10s first plot %6.0f ms  exact %6.0f ms  idle %6.0f ms  "
