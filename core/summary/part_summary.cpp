@@ -222,6 +222,12 @@ private:
     void releasePassed(std::size_t floor, std::size_t from, std::size_t to) const {
         release(std::max(floor, from - std::min(from, kReleaseStep)), to);
     }
+    // releasePassed() of [released, at) once it spans kReleaseStep; `released` moves on to `at`.
+    void releaseBehind(std::size_t floor, std::size_t& released, std::size_t at) const {
+        if (at < released + kReleaseStep) return;
+        releasePassed(floor, released, at);
+        released = at;
+    }
     // Carries the CRC of the file's bytes on to `end`, in file order. The parse calls it as it
     // passes the bytes, so that a large section is read once for both (2.2 GB of columns for a
     // 1 GB run of 200 B records). With `releaseBehind`, pages are given back as they are passed.
@@ -332,6 +338,9 @@ Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
     std::vector<xdl::RecordEntry>* built = inPlace ? nullptr : &out.records.built();
     if (built) built->resize(s.count);
     std::uint64_t prevEnd = 0;
+    // Read here, again for the columns' starts and again with the columns: each pass gives the
+    // pages back behind it (two parses at once held their whole records sections, 40-60 MB each).
+    std::size_t released = s.begin;
     for (std::size_t i = 0; i < s.count; ++i) {
         xdl::RecordEntry e;
         std::memcpy(&e, m_b.data() + s.begin + i * kRecordBytes, kRecordBytes);
@@ -346,7 +355,9 @@ Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
         if (m_overview) m_overview->addRecord(i, e);
         const std::size_t checked = s.begin + (i + 1) * kRecordBytes;
         if (checked >= m_crcTo + kCrcStep) crcTo(checked, false); // as for the columns
+        releaseBehind(s.begin, released, std::min(checked, m_crcTo));
     }
+    release(released, s.end);
     if (inPlace) out.records = RecordTable::mapped(m_file, {inFile, std::size_t(s.count)});
     return Status::ok();
 }
@@ -393,14 +404,16 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
     XT_RETURN_IF_ERROR(checkFixed(s, kColumnBytes, "columns"));
     // Columns belong to the records in order; damaged records have none.
     out.columnStart.reset();
-    std::size_t damaged = 0;
+    std::size_t damaged = 0, startsReleased = records.begin;
     for (std::size_t i = 0; i < out.records.size(); ++i) {
         const bool isDamaged =
             damaged < out.damagedRecords.size() && out.damagedRecords[damaged] == i;
         damaged += isDamaged;
         out.columnStart.push_back(out.columnStart.back() +
                                   (isDamaged ? 0 : out.records[i].columnCount));
+        releaseBehind(records.begin, startsReleased, records.begin + i * kRecordBytes);
     }
+    release(startsReleased, records.end);
     if (out.columnStart.back() != s.count)
         return fail(s.begin - 16, "columns: " + std::to_string(s.count) +
                                       " for records that have " +
@@ -439,11 +452,9 @@ Status Parser::parseColumns(const Section& s, PartSummary& out, bool inPlace,
         if (at + kColumnBytes >= m_crcTo + kCrcStep) crcTo(at + kColumnBytes, false);
         if (at + kColumnBytes >= released + kReleaseStep) {
             crcTo(at + kColumnBytes, false);
-            releasePassed(s.begin, released, at + kColumnBytes);
-            released = at + kColumnBytes;
-            releasePassed(records.begin, recordsReleased, records.begin + record * kRecordBytes);
-            recordsReleased = records.begin + record * kRecordBytes;
+            releaseBehind(s.begin, released, at + kColumnBytes);
         }
+        releaseBehind(records.begin, recordsReleased, records.begin + record * kRecordBytes);
     }
     crcTo(s.end, false);
     release(released, s.end);
