@@ -120,10 +120,32 @@ void adviseHugePages(void* data, std::uint64_t size) {
         (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
+void* mapFileReadOnly(int fd, std::uint64_t size) {
+    constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    if (size < kHuge) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    // Address space for the mapping and the shift, reserved; the file goes over part of it.
+    const std::uintptr_t span = size + kHuge + page;
+    void* reserved =
+        ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    const auto base = reinterpret_cast<std::uintptr_t>(reserved);
+    const std::uintptr_t at = ((base + kHuge - 1) & ~(kHuge - 1)) + page;
+    void* p = ::mmap(reinterpret_cast<void*>(at), size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        ::munmap(reserved, span);
+        return MAP_FAILED;
+    }
+    const std::uintptr_t end = at + (size + page - 1) / page * page;
+    ::munmap(reserved, at - base);
+    ::munmap(reinterpret_cast<void*>(end), base + span - end);
+    return p;
+}
+
 Status MappedFile::map(std::uint64_t size) {
     m_size = size;
     if (size == 0) return Status::ok();
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, m_fd, 0);
+    void* p = mapFileReadOnly(m_fd, size);
     if (p == MAP_FAILED) {
         m_size = 0;
         return errnoStatus("cannot map " + m_path, errno);

@@ -61,6 +61,13 @@ private:
 void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
                         std::uint64_t length);
 
+// mmap(PROT_READ, MAP_SHARED) of `size` bytes of `fd` from offset 0, placed one page past a
+// 2 MiB boundary; MAP_FAILED when it cannot be mapped. Where the page cache holds a file in
+// 2 MiB folios (files just written, on kernels with large folios), a mapping aligned with them
+// maps a whole folio at the first touch of any byte in it: each lookup in a summary or a spilled
+// index held 2 MiB. One page off, a touch maps the kernel's fault-around piece (64 KiB).
+void* mapFileReadOnly(int fd, std::uint64_t size);
+
 // Asks for transparent huge pages for the whole 2 MiB pages of [data, data + size), memory about
 // to be filled (a large index): a fault per 2 MiB instead of per 4 KiB. Advice: nothing changes
 // where the system has none to give.

@@ -293,7 +293,7 @@ bool RecordIndex::mapSpill() {
     if (!spill.mapping || spill.mapping->length < bytes) {
         auto mapping = std::make_shared<SpillMapping>();
         mapping->length = std::max(bytes + bytes / 2, kSpillReserveBytes);
-        mapping->data = ::mmap(nullptr, mapping->length, PROT_READ, MAP_SHARED, spill.fd.get(), 0);
+        mapping->data = mapFileReadOnly(spill.fd.get(), mapping->length);
         if (mapping->data == MAP_FAILED) return false;
         spill.mapping = std::move(mapping);
     }

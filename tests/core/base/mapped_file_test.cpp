@@ -139,6 +139,29 @@ TEST(MappedFile, ReleaseDropsResidentPagesAndKeepsBytesReadable) {
     fs::remove(path);
 }
 
+// A file just written sits in the page cache in large folios where the kernel has them (6.x on
+// ext4, tmpfs); a mapping aligned with them maps a whole 2 MiB folio at one touch. The mapping
+// is placed so that one touch maps the kernel's fault-around piece (64 KiB) at most.
+TEST(MappedFile, OneTouchMapsAPieceNotAWholeLargeFolio) {
+    auto path = tempPath("touch");
+    const std::size_t size = 8u << 20;
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << std::string(size, 'x');
+    }
+    auto f = MappedFile::open(path.string());
+    ASSERT_TRUE(f.isOk());
+    const std::uint8_t* bytes = f->bytes().data();
+    const std::size_t at = 3u << 20; // inside the file's second 2 MiB
+    EXPECT_EQ(bytes[at + 123], 'x');
+    EXPECT_LE(xt::test::residentKbIn(bytes + at - (1u << 20), 2u << 20), 64u);
+    EXPECT_LE(xt::test::residentKbAt(bytes), 64u);
+    EXPECT_EQ(bytes[size - 1], 'x'); // the whole file is readable
+    f->release(0, size);
+    EXPECT_EQ(xt::test::residentKbIn(bytes, size), 0u);
+    fs::remove(path);
+}
+
 TEST(MappedFile, HugePagesAreAdvisedForMemoryAboutToBeFilled) {
     std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string modes;

@@ -941,7 +941,8 @@ TEST(SummaryStore, APassGivesBackTheMappedRecordsAndColumnsBehindIt) {
     EXPECT_GT(steps + std::int64_t(sum), 0);
     EXPECT_GE(xt::test::residentKbAt(mapping), recordKb);
     // ...and releasing behind it gives back both. What stays in are the pages shared with the
-    // small sections around them, and what the last reads mapped in around them (up to 64 kB).
+    // small sections around them, and what the reads of those sections mapped in around them
+    // (the kernel's fault-around, up to 64 kB each).
     const auto recordsKb = [&] {
         return xt::test::residentKbIn(mapping, s->recordCount() * sizeof(xdl::RecordEntry));
     };
@@ -950,12 +951,14 @@ TEST(SummaryStore, APassGivesBackTheMappedRecordsAndColumnsBehindIt) {
     for (std::size_t r = 0; r <= s->recordCount(); ++r)
         s->releaseBehind(r, released);
     EXPECT_EQ(released, s->recordCount());
-    EXPECT_LE(xt::test::residentKbAt(mapping), 96u);
+    EXPECT_LE(xt::test::residentKbAt(mapping), 256u);
     EXPECT_LE(recordsKb(), 8u);
     EXPECT_EQ(s->records[10].gstep, step10); // still readable: mapped in again
     // The records alone, read again and given back.
+    std::int64_t lsteps = 0;
     for (std::size_t r = 0; r < s->recordCount(); ++r)
-        steps += s->records[r].lstep;
+        lsteps += s->records[r].lstep;
+    EXPECT_GT(lsteps, 0);
     EXPECT_GE(recordsKb(), recordKb - 8);
     s->records.release(0, s->recordCount());
     EXPECT_LE(recordsKb(), 8u);
