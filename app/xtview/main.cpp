@@ -45,17 +45,20 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 // With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
 // is drawn first from its summaries' overviews), and, once everything is idle, the longest time
-// the GUI thread went without running its event loop.
+// the GUI thread went without running its event loop, and when that ended.
 void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
     auto* timer = new QTimer(window);
     timer->setInterval(5);
     struct State {
-        qint64 last = -1, worst = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
+        qint64 last = -1, worst = 0, worstAt = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
     };
     auto s = std::make_shared<State>();
     QObject::connect(timer, &QTimer::timeout, window, [=] {
         const qint64 now = sinceStart->elapsed();
-        if (s->last >= 0) s->worst = std::max(s->worst, now - s->last - timer->interval());
+        if (s->last >= 0 && now - s->last - timer->interval() > s->worst) {
+            s->worst = now - s->last - timer->interval();
+            s->worstAt = now;
+        }
         s->last = now;
         if (s->exactPlot < 0)
             if (auto* v = window->currentKeyView()) {
@@ -79,8 +82,11 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
         if (idle && s->idleSince < 0) s->idleSince = now;
         if (idle && now - s->idleSince > 300) {
             timer->stop();
-            std::fprintf(stderr, "xtview: idle after %lld ms, longest GUI-thread stall %lld ms\n",
-                         static_cast<long long>(s->idleSince), static_cast<long long>(s->worst));
+            std::fprintf(stderr,
+                         "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
+                         "%lld ms)\n",
+                         static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
+                         static_cast<long long>(s->worstAt));
         }
     });
     timer->start();
