@@ -161,33 +161,44 @@ inline StatsAccumulator stats(xdl::Dtype dtype, const std::uint8_t* p, std::size
 using I4 = std::int32_t __attribute__((vector_size(16)));
 
 // Counts slots. With few bins, neighbouring elements often share a bin, and each increment waits
-// for the previous one's store: four interleaved tables, summed at the end, break that chain.
-// Many bins seldom repeat, and four tables would crowd the L1 cache: those keep one.
+// for the previous one's store: interleaved tables, summed at the end, break that chain. Eight
+// for up to 256 bins (the summaries' 32-bin sketch: 338 against 375-392 us per MiB with four),
+// four up to 1024; many bins seldom repeat, and more tables would crowd the L1 cache: those
+// keep one.
 class SlotCounter {
 public:
     static constexpr int kInterleaveMaxBins = 1024;
+    static constexpr int kEightMaxBins = 256;
     SlotCounter(std::uint32_t* counts, int bins)
-        : m_counts(counts), m_slots(std::size_t(bins) + kExtraSlots) {
-        if (bins <= kInterleaveMaxBins) m_more.assign(3 * m_slots, 0);
+        : m_counts(counts), m_slots(std::size_t(bins) + kExtraSlots),
+          m_tables(bins <= kEightMaxBins        ? 8
+                   : bins <= kInterleaveMaxBins ? 4
+                                                : 1) {
+        m_more.assign((m_tables - 1) * m_slots, 0);
     }
     void add(const std::int32_t* slots, std::size_t m) {
         std::size_t i = 0;
-        if (!m_more.empty()) {
-            std::uint32_t *c1 = m_more.data(), *c2 = c1 + m_slots, *c3 = c2 + m_slots;
+        std::uint32_t* c = m_more.data();
+        const std::size_t n = m_slots;
+        if (m_tables == 8)
+            for (; i + 8 <= m; i += 8) {
+                ++m_counts[slots[i]];
+                for (std::size_t t = 1; t < 8; ++t)
+                    ++c[(t - 1) * n + std::size_t(slots[i + t])];
+            }
+        if (m_tables == 4)
             for (; i + 4 <= m; i += 4) {
                 ++m_counts[slots[i]];
-                ++c1[slots[i + 1]];
-                ++c2[slots[i + 2]];
-                ++c3[slots[i + 3]];
+                for (std::size_t t = 1; t < 4; ++t)
+                    ++c[(t - 1) * n + std::size_t(slots[i + t])];
             }
-        }
         for (; i < m; ++i)
             ++m_counts[slots[i]];
     }
     ~SlotCounter() {
-        if (m_more.empty()) return;
-        for (std::size_t s = 0; s < m_slots; ++s)
-            m_counts[s] += m_more[s] + m_more[m_slots + s] + m_more[2 * m_slots + s];
+        for (std::size_t t = 0; t + 1 < m_tables; ++t)
+            for (std::size_t s = 0; s < m_slots; ++s)
+                m_counts[s] += m_more[t * m_slots + s];
     }
     SlotCounter(const SlotCounter&) = delete;
     SlotCounter& operator=(const SlotCounter&) = delete;
@@ -195,7 +206,8 @@ public:
 private:
     std::uint32_t* m_counts;
     std::size_t m_slots;
-    std::vector<std::uint32_t> m_more; // tables 1..3 when interleaved
+    std::size_t m_tables;
+    std::vector<std::uint32_t> m_more; // tables 1.. when interleaved
 };
 
 template <class T>
