@@ -177,21 +177,9 @@ public:
         m_more.assign((m_tables - 1) * m_slots, 0);
     }
     void add(const std::int32_t* slots, std::size_t m) {
-        std::size_t i = 0;
-        std::uint32_t* c = m_more.data();
-        const std::size_t n = m_slots;
-        if (m_tables == 8)
-            for (; i + 8 <= m; i += 8) {
-                ++m_counts[slots[i]];
-                for (std::size_t t = 1; t < 8; ++t)
-                    ++c[(t - 1) * n + std::size_t(slots[i + t])];
-            }
-        if (m_tables == 4)
-            for (; i + 4 <= m; i += 4) {
-                ++m_counts[slots[i]];
-                for (std::size_t t = 1; t < 4; ++t)
-                    ++c[(t - 1) * n + std::size_t(slots[i + t])];
-            }
+        std::size_t i = m_tables == 8   ? addInterleaved<8>(slots, m)
+                        : m_tables == 4 ? addInterleaved<4>(slots, m)
+                                        : 0;
         for (; i < m; ++i)
             ++m_counts[slots[i]];
     }
@@ -204,6 +192,21 @@ public:
     SlotCounter& operator=(const SlotCounter&) = delete;
 
 private:
+    // Counts the slots of whole groups of kTables, element t of each in table t (table 0 is
+    // m_counts); returns how many it counted.
+    template <std::size_t kTables>
+    std::size_t addInterleaved(const std::int32_t* slots, std::size_t m) {
+        std::uint32_t *counts = m_counts, *more = m_more.data();
+        const std::size_t n = m_slots;
+        std::size_t i = 0;
+        for (; i + kTables <= m; i += kTables) {
+            ++counts[slots[i]];
+            for (std::size_t t = 1; t < kTables; ++t)
+                ++more[(t - 1) * n + std::size_t(slots[i + t])];
+        }
+        return i;
+    }
+
     std::uint32_t* m_counts;
     std::size_t m_slots;
     std::size_t m_tables;
