@@ -125,9 +125,8 @@ Status summarizeRecords(PartSummary& s, std::size_t first, const MappedFile& fil
     std::size_t counted = first; // records in place (a spilled index): given back behind
     for (std::size_t r = first; r < s.records.size(); ++r) {
         newColumns += s.records[r].columnCount;
-        s.records.releaseBehind(r + 1, counted);
+        s.records.releaseBehind(r + 1, counted); // the last record's call releases the rest
     }
-    s.records.releaseBehind(s.records.size(), counted);
     const UniqueFd spill(first == 0 && newColumns > kSpillAbove && !spillDir.empty()
                              ? openUnlinkedFile(spillDir, ".columns")
                              : -1);
