@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -55,6 +56,47 @@ struct IndexSpill {
     bool claimed = false;    // an index is appending to it (RecordIndex::m_appending)
     std::shared_ptr<const SpillMapping> mapping;
 };
+
+struct RecordArena::Chunk {
+    explicit Chunk(int fd) : fd(fd) {}
+    UniqueFd fd;
+    std::shared_ptr<const SpillMapping> mapping; // reserved for kSpillReserveBytes (or one Kept)
+    std::size_t written = 0;                     // records in the file
+};
+
+std::shared_ptr<RecordArena> RecordArena::inFolder(const std::string& dir) {
+    static std::mutex mutex;
+    static std::map<std::string, std::weak_ptr<RecordArena>> arenas;
+    std::lock_guard lock(mutex);
+    std::weak_ptr<RecordArena>& slot = arenas[dir];
+    auto arena = slot.lock();
+    if (!arena) slot = arena = std::make_shared<RecordArena>(dir);
+    return arena;
+}
+
+std::optional<RecordArena::Kept> RecordArena::keep(std::span<const RecordEntry> records) {
+    std::lock_guard lock(m_mutex);
+    const std::size_t capacity =
+        m_chunk ? m_chunk->mapping->length / sizeof(RecordEntry) : std::size_t(0);
+    if (!m_chunk || capacity - m_chunk->written < records.size()) {
+        auto chunk = std::make_shared<Chunk>(openUnlinkedFile(m_dir, ".records"));
+        if (chunk->fd.get() < 0) return std::nullopt;
+        auto mapping = std::make_shared<SpillMapping>();
+        mapping->length = std::max(records.size_bytes(), kSpillReserveBytes);
+        mapping->data = mapFileReadOnly(chunk->fd.get(), mapping->length);
+        if (mapping->data == MAP_FAILED) return std::nullopt;
+        chunk->mapping = std::move(mapping);
+        m_chunk = std::move(chunk); // the full one lives on in the records it kept
+    }
+    Chunk& chunk = *m_chunk;
+    if (!writeFully(chunk.fd.get(), records.data(), records.size_bytes(), "").isOk()) {
+        m_chunk.reset(); // where its file ends is not known now: the next records start another
+        return std::nullopt;
+    }
+    const auto* at = static_cast<const RecordEntry*>(chunk.mapping->data) + chunk.written;
+    chunk.written += records.size();
+    return Kept{{at, records.size()}, chunk.mapping};
+}
 
 RecordIndex::RecordIndex(std::string file, IndexOptions options)
     : m_file(std::move(file)), m_options(options) {}
@@ -522,6 +564,20 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
 }
 
 void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
+    reportTail(bytes, diag);
+    keepInArena();
+}
+
+void RecordIndex::keepInArena() {
+    if (!m_options.finishedArena || !m_mapped.empty() || m_records.empty()) return;
+    auto kept = m_options.finishedArena->keep(m_records);
+    if (!kept) return;
+    m_mapped = kept->records;
+    m_keep = std::move(kept->keep);
+    std::vector<RecordEntry>().swap(m_records);
+}
+
+void RecordIndex::reportTail(Bytes bytes, Diagnostics& diag) {
     flushZeroRun(diag);
     if (m_pos >= bytes.size() || m_reportedTailAt == m_pos) return;
     m_reportedTailAt = m_pos;
@@ -544,7 +600,7 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
                      " bytes to the next record");
         m_pos = q;
         (void)extend(bytes, diag);
-        finish(bytes, diag);
+        reportTail(bytes, diag);
         return;
     }
     diag.add(codes::kTruncatedRecord, m_file, m_pos, recordNo,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +28,8 @@ struct RecordEntry {
     std::int64_t lstep = 0;
     std::int64_t timestamp = 0;
 };
+
+class RecordArena;
 
 struct IndexOptions {
     // A length prefix above this is treated as corrupt rather than as a record still to come.
@@ -44,6 +47,33 @@ struct IndexOptions {
     // Records held in memory before the spill starts. A followed part's indexes share their
     // spill from snapshot to snapshot (IndexState::spill), so a live reader starts it sooner.
     std::size_t spillAbove = std::size_t(1) << 16;
+    // Where the records of an index go when it is finished (finish()) and holds them in memory:
+    // the small finished parts of a followed run, thousands in a day, share one file there.
+    std::shared_ptr<RecordArena> finishedArena;
+};
+
+// Records that no longer change, copied into an unlinked file of a folder and read through a
+// mapping of it: page cache, which the system can write out and drop, not this process's memory.
+// Indexes of many small parts share one (RecordArena::inFolder). Thread-safe.
+class RecordArena {
+public:
+    // The arena of `dir` in this process, made when none is alive.
+    static std::shared_ptr<RecordArena> inFolder(const std::string& dir);
+    struct Kept {
+        std::span<const RecordEntry> records; // in the mapping
+        std::shared_ptr<const void> keep;     // the mapping, kept while they are read
+    };
+    // Copies records to the file. Nothing when it cannot be written or mapped: the caller keeps
+    // its own.
+    std::optional<Kept> keep(std::span<const RecordEntry> records);
+
+    explicit RecordArena(std::string dir) : m_dir(std::move(dir)) {}
+
+private:
+    struct Chunk;
+    std::mutex m_mutex;
+    std::string m_dir;
+    std::shared_ptr<Chunk> m_chunk; // the file written to now; full ones live in their Kept
 };
 
 // A spill file of records (IndexOptions::spillDir), shared by the indexes that read it.
@@ -88,7 +118,8 @@ public:
     // span when the file has grown. Returns Cancelled when progress asks to stop (the index
     // stays consistent and a later call continues).
     Status extend(Bytes fileBytes, Diagnostics& diag, const ProgressCallback& progress = {});
-    // Declares that the file will not grow: a trailing incomplete record is reported.
+    // Declares that the file will not grow: a trailing incomplete record is reported, and the
+    // records go to IndexOptions::finishedArena.
     void finish(Bytes fileBytes, Diagnostics& diag);
 
     const std::string& file() const { return m_file; }
@@ -128,6 +159,8 @@ private:
     bool plausibleRecordAt(Bytes bytes, std::uint64_t pos, bool allowIncomplete) const;
     std::uint64_t resync(Bytes bytes, std::uint64_t from) const;
     void flushZeroRun(Diagnostics& diag);
+    void reportTail(Bytes bytes, Diagnostics& diag); // finish() but for the arena
+    void keepInArena();
     // extend()'s cold paths for the record at pos. checkStart: true when msg is the header.
     // The skips return where the scan goes on (bytes.size() or nothing: it stops there).
     bool checkStart(Bytes msg, std::uint64_t pos, Diagnostics& diag);

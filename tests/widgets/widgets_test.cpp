@@ -919,6 +919,15 @@ TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
         shared += oldParts[p] == newParts[p];
     }
     EXPECT_GE(shared, 1u);
+    // Those finished since are read from one file of the cache folder, not held in memory.
+    std::size_t inFile = 0;
+    for (std::size_t p = 0; p < newParts.size(); ++p)
+        if (newParts[p]->finished() && (p >= oldParts.size() || oldParts[p] != newParts[p])) {
+            const void* records = newParts[p]->index().records().data();
+            EXPECT_EQ(xt::test::smapsKbAt(records, "Anonymous"), 0u) << p;
+            ++inFile;
+        }
+    EXPECT_GE(inFile, 2u);
     EXPECT_EQ(b.back().records, 9u); // rank 1's part, grown
     EXPECT_EQ(b.back().g1, 11);
     EXPECT_EQ(b.back().t0, 1700000000030);

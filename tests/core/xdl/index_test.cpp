@@ -572,3 +572,76 @@ TEST(RecordIndex, IndexesRestoredOneFromAnotherAppendToOneSpill) {
     expectScanOf(next, file.size());
     EXPECT_TRUE(diag.empty());
 }
+
+TEST(RecordIndex, FinishedIndexesKeepTheirRecordsInOneSharedFile) {
+    // The finished parts of a followed run (IndexOptions::finishedArena): each index's records
+    // go to one unlinked file of the folder at finish(), read through its mapping; they are those
+    // of the scan in memory, damage and its diagnostics included.
+    std::mt19937 rng(13);
+    TempDir dir;
+    IndexOptions options;
+    options.maxRecordBytes = 1u << 20; // as scanIn's
+    options.spillDir = dir.str();
+    options.finishedArena = RecordArena::inFolder(dir.str());
+    EXPECT_EQ(RecordArena::inFolder(dir.str()), options.finishedArena); // one a folder
+    std::vector<std::string> files;
+    std::vector<RecordIndex> indexes;
+    for (int part = 0; part < 40; ++part) {
+        files.push_back(part % 10 == 9 ? damagedSmallRecords(250, rng)
+                                       : smallRecordsWithDecoys(250, rng));
+        const std::string& file = files.back();
+        RecordIndex index("f", options);
+        Diagnostics diag;
+        ASSERT_TRUE(index.extend(asBytes(file).first(file.size() / 2), diag).isOk());
+        const RecordEntry* growing = index.records().data();
+        ASSERT_TRUE(index.extend(asBytes(file), diag).isOk());
+        index.finish(asBytes(file), diag);
+        EXPECT_FALSE(index.spilled());
+        EXPECT_NE(index.records().data(), growing);
+        EXPECT_EQ(xt::test::smapsKbAt(index.records().data(), "Anonymous"), 0u) << part;
+        Scan in;
+        in.records.assign(index.records().begin(), index.records().end());
+        for (const Diagnostic& d : diag.items())
+            in.diagnostics.push_back(d.toString());
+        in.scannedTo = index.scannedTo();
+        in.tailReported = index.tailReported();
+        SCOPED_TRACE("part " + std::to_string(part));
+        expectSameScan(in, scanIn(file, 0, 1));
+        indexes.push_back(std::move(index));
+    }
+    EXPECT_EQ(openUnlinkedIn(dir.str()), 1u);
+    for (std::size_t i = 1; i < indexes.size(); ++i) // one after another in one mapping
+        EXPECT_EQ(indexes[i].records().data(),
+                  indexes[i - 1].records().data() + indexes[i - 1].records().size());
+
+    // Its state shares the records; an index restored from it that finds the file grown (an
+    // idle part written to again) takes them back and scans on.
+    const IndexState state = indexes[0].state();
+    EXPECT_EQ(state.mapped.data(), indexes[0].records().data());
+    EXPECT_TRUE(state.records.empty());
+    const std::string grown = files[0] + smallRecordsWithDecoys(30, rng).substr(
+                                             xt::test::frame(xt::test::headerBytes({"w"})).size());
+    RecordIndex restored = RecordIndex::restore("f", state, IndexOptions{});
+    Diagnostics diag;
+    ASSERT_TRUE(restored.extend(asBytes(grown), diag).isOk());
+    EXPECT_EQ(restored.records().size(), indexes[0].records().size() + 30);
+    EXPECT_EQ(restored.records()[0].offset, indexes[0].records()[0].offset);
+    EXPECT_TRUE(diag.empty());
+
+    // The file goes with the last index and the arena: nothing left behind.
+    indexes.clear();
+    options.finishedArena.reset();
+    EXPECT_EQ(openUnlinkedIn(dir.str()), 0u);
+    EXPECT_EQ(filesIn(dir.str()), 0u);
+
+    // Where no file can be made, the records stay in memory.
+    const std::string notADir = dir.file("plain");
+    xt::test::writeFile(notADir, "x");
+    IndexOptions nowhere;
+    nowhere.finishedArena = RecordArena::inFolder(notADir + "/arena");
+    RecordIndex index("f", nowhere);
+    ASSERT_TRUE(index.extend(asBytes(files[1]), diag).isOk());
+    index.finish(asBytes(files[1]), diag);
+    EXPECT_GT(xt::test::smapsKbAt(index.records().data(), "Anonymous"), 0u);
+    EXPECT_EQ(index.records().size(), 250u);
+}
