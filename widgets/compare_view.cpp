@@ -100,7 +100,8 @@ CompareView::CompareView(QWidget* parent)
       m_model(new KeyDivergenceModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)), m_sides(new QLabel(this)), m_status(new QLabel(this)),
       m_stat(new QComboBox(this)), m_align(new QComboBox(this)), m_atol(new QLineEdit(this)),
-      m_rtol(new QLineEdit(this)), m_progress(new QProgressBar(this)),
+      m_rtol(new QLineEdit(this)),
+      m_progress(new ProgressStrip(tr("keys 10000/10000 100%"), 160, this)),
       m_cancel(new QToolButton(this)), m_plot(new PlotWidget(this)) {
     // Tool bar: the two sides, the statistic, the alignment, the tolerance, progress.
     auto* bar = new QHBoxLayout;
@@ -134,7 +135,6 @@ CompareView::CompareView(QWidget* parent)
     bar->addWidget(new QLabel(tr("rtol"), this));
     bar->addWidget(m_rtol);
     bar->addWidget(m_status, 1);
-    m_progress->setMaximumWidth(160);
     m_progress->hide();
     m_cancel->setText(tr("Cancel"));
     m_cancel->hide();
@@ -342,7 +342,7 @@ void CompareView::startCompare() {
     m_originA = a ? analysis::stepOrigin(*a, m_request.align) : 0;
     m_originB = b ? analysis::stepOrigin(*b, m_request.align) : 0;
     m_status->setText(tr("comparing..."));
-    m_progress->setRange(0, 0);
+    m_progress->setBusy();
     m_compareJobs->startJob(
         [req = m_request](JobContext& ctx) {
             CompareJobResult out;
@@ -839,8 +839,7 @@ void CompareView::updateProgress() {
     auto ctx = m_compareJobs->current();
     if (!ctx) return;
     const auto done = ctx->done.load(), total = ctx->total.load();
-    showProgress(m_progress, done, total);
-    if (total > 0) m_progress->setFormat(tr("keys %1/%2").arg(done).arg(total));
+    m_progress->setProgress(done, total, total > 0 ? tr("keys %1/%2").arg(done).arg(total) : "");
 }
 
 void CompareView::changeEvent(QEvent* e) {

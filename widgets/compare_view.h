@@ -27,7 +27,6 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
@@ -152,7 +151,7 @@ private:
     QComboBox* m_align;
     QLineEdit* m_atol;
     QLineEdit* m_rtol;
-    QProgressBar* m_progress;
+    ProgressStrip* m_progress;
     QToolButton* m_cancel;
     QTimer m_progressTimer;
     QTimer m_decimateTimer;

@@ -99,7 +99,8 @@ Hdf5ExportDialog::Hdf5ExportDialog(RunSnapshot run, QWidget* parent)
     : QDialog(parent), m_run(std::move(run)), m_jobs(new JobTracker(this)),
       m_output(new QLineEdit(this)), m_keys(new QLineEdit(this)), m_keyCount(new QLabel(this)),
       m_first(new QLineEdit(this)), m_last(new QLineEdit(this)), m_deflate(new QSpinBox(this)),
-      m_progress(new QProgressBar(this)), m_message(new QLabel(this)) {
+      m_progress(new ProgressStrip(tr("planning export 100%"), 0, this)),
+      m_message(new QLabel(this)) {
     setWindowTitle(tr("Export to HDF5"));
     setMinimumWidth(560);
     auto* browse = new QPushButton(tr("Browse..."), this);
@@ -128,8 +129,6 @@ Hdf5ExportDialog::Hdf5ExportDialog(RunSnapshot run, QWidget* parent)
     form->addRow(QString(), m_keyCount);
     form->addRow(tr("Global steps"), steps);
     form->addRow(tr("Deflate level"), m_deflate);
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(0);
     m_progress->hide();
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -155,7 +154,7 @@ Hdf5ExportDialog::Hdf5ExportDialog(RunSnapshot run, QWidget* parent)
     m_progressTimer.setInterval(50);
     connect(&m_progressTimer, &QTimer::timeout, this, &Hdf5ExportDialog::updateProgress);
     connect(m_jobs, &JobTracker::runningChanged, this, [this](bool running) {
-        m_progress->setVisible(running || m_progress->value() > 0);
+        m_progress->setVisible(running || m_progress->bar()->value() > 0);
         m_start->setEnabled(!running);
         m_cancel->setText(running ? tr("Cancel") : tr("Close"));
         if (running)
@@ -263,7 +262,7 @@ bool Hdf5ExportDialog::start() {
     options.deflateLevel = m_deflate->value();
     m_message->setStyleSheet({});
     m_message->setText(tr("Exporting..."));
-    m_progress->setValue(0);
+    m_progress->reset();
     m_jobs->startJob(
         [run = m_run, path = out.toStdString(), options](JobContext& ctx) {
             Hdf5JobResult r;
@@ -280,7 +279,7 @@ bool Hdf5ExportDialog::start() {
             return r;
         },
         [this, out](Hdf5JobResult r) {
-            m_progress->setValue(r.report ? 1000 : 0);
+            m_progress->reset(r.report.has_value());
             if (!r.report) {
                 showError(tr("Export failed: %1").arg(r.error));
                 emit exportFinished(false);
@@ -304,7 +303,7 @@ bool Hdf5ExportDialog::start() {
 void Hdf5ExportDialog::cancel() {
     if (!m_jobs->isRunning()) return;
     m_jobs->cancel(); // the exporter stops at its next progress report and removes its file
-    m_progress->setValue(0);
+    m_progress->reset();
     m_message->setStyleSheet({});
     m_message->setText(tr("Export cancelled; nothing was written."));
 }
@@ -320,10 +319,9 @@ void Hdf5ExportDialog::reject() {
 void Hdf5ExportDialog::updateProgress() {
     auto ctx = m_jobs->current();
     if (!ctx) return;
+    // Before the exporter knows its total, the bar stays where it is.
     if (const auto total = ctx->total.load(); total > 0)
-        showProgress(m_progress, ctx->done.load(), total);
-    const QString stage = ctx->stage();
-    if (!stage.isEmpty()) m_progress->setFormat(stage + QStringLiteral(" %p%"));
+        m_progress->setProgress(ctx->done.load(), total, ctx->stage());
 }
 
 } // namespace xt::widgets

@@ -17,7 +17,6 @@
 
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QSpinBox;
 
@@ -72,7 +71,7 @@ private:
     QLineEdit* m_first;
     QLineEdit* m_last;
     QSpinBox* m_deflate;
-    QProgressBar* m_progress;
+    ProgressStrip* m_progress;
     QLabel* m_message;
     QPushButton* m_start;
     QPushButton* m_cancel;

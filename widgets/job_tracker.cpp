@@ -1,6 +1,7 @@
 #include "widgets/job_tracker.h"
 
 #include <QCoreApplication>
+#include <QHBoxLayout>
 #include <algorithm>
 #include <cerrno>
 #include <utility>
@@ -32,6 +33,46 @@ void showProgress(QProgressBar* bar, std::uint64_t done, std::uint64_t total) {
         bar->setRange(0, 0);
     }
     bar->setUpdatesEnabled(true); // ...but an update(), painted with the rest of the window
+}
+
+ProgressStrip::ProgressStrip(const QString& widest, int barWidth, QWidget* parent)
+    : QWidget(parent), m_label(new QLabel(this)), m_bar(new QProgressBar(this)) {
+    m_label->setFixedSize(m_label->fontMetrics().horizontalAdvance(widest) + 8,
+                          m_label->sizeHint().height());
+    m_bar->setTextVisible(false);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_label);
+    if (barWidth > 0) {
+        m_bar->setFixedWidth(barWidth);
+        layout->addWidget(m_bar);
+        layout->addStretch(1);
+    } else {
+        layout->addWidget(m_bar, 1);
+    }
+    reset();
+}
+
+void ProgressStrip::setProgress(std::uint64_t done, std::uint64_t total, const QString& text) {
+    showProgress(m_bar, done, total);
+    QString shown = text;
+    if (total > 0)
+        shown = tr("%1 %2%")
+                    .arg(text)
+                    .arg(int(double(std::min(done, total)) / double(total) * 100))
+                    .trimmed();
+    if (shown != m_label->text()) m_label->setText(shown);
+}
+
+void ProgressStrip::reset(bool full) {
+    m_bar->setRange(0, 1000);
+    m_bar->setValue(full ? 1000 : 0);
+    m_label->clear();
+}
+
+void ProgressStrip::setBusy() {
+    m_bar->setRange(0, 0);
+    m_label->clear();
 }
 
 void yieldToGui() {

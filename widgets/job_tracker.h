@@ -9,6 +9,7 @@
 #include "core/base/job_progress.h"
 
 #include <QFutureWatcher>
+#include <QLabel>
 #include <QObject>
 #include <QProgressBar>
 #include <QString>
@@ -30,6 +31,28 @@ void yieldToGui();
 // window there and then: QProgressBar::setValue repaints at once, and with it everything due in
 // the window (20-40 ms of a large run's new plot, inside the progress timer's tick).
 void showProgress(QProgressBar* bar, std::uint64_t done, std::uint64_t total);
+
+// A job's progress: a bar, and beside it a label of fixed size with the stage and percentage.
+// The bar paints no text: its text was most of its paint (Fusion) on every tick of a long job.
+// A label that may change size would lay the whole window out again on every change of text.
+class ProgressStrip : public QWidget {
+    Q_OBJECT
+public:
+    // `widest`: the longest text to be shown, which sets the label's width. `barWidth`: the bar's
+    // fixed width, or 0 for a bar that takes the room there is.
+    ProgressStrip(const QString& widest, int barWidth, QWidget* parent = nullptr);
+    // `done` of `total` (showProgress), and `text` followed by the percentage when total > 0.
+    void setProgress(std::uint64_t done, std::uint64_t total, const QString& text);
+    // A bar at 0 or full, or busy, with no text.
+    void reset(bool full = false);
+    void setBusy();
+    QProgressBar* bar() const { return m_bar; }
+    QLabel* label() const { return m_label; }
+
+private:
+    QLabel* m_label;
+    QProgressBar* m_bar;
+};
 
 // Shared between one job and the GUI: core's JobProgress (the thread-safe part, tested under
 // TSan without Qt) with the stage as a QString.

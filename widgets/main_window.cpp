@@ -23,7 +23,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
@@ -115,26 +114,14 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     });
 
     m_statusLabel = new QLabel(tr("Ready"), this);
-    // The stage and percentage in a label beside the bar, not in the bar: the style measures
-    // and shapes a bar's text on every paint, and some of those paints took 30-40 ms of the
-    // GUI thread while a large run opened.
-    m_progressText = new QLabel(this);
-    // A fixed size: a label that may change size asks the whole window to lay out again on
-    // every setText.
-    m_progressText->setFixedSize(
-        m_progressText->fontMetrics().horizontalAdvance(tr("Checking summaries 100%")) + 8,
-        m_progressText->sizeHint().height());
-    m_progressText->hide();
-    m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(160);
-    m_progress->setTextVisible(false);
+    // (Text in the bar took 30-40 ms of some paints while a large run opened.)
+    m_progress = new ProgressStrip(tr("Checking summaries 100%"), 160, this);
     m_progress->hide();
     m_cancel = new QToolButton(this);
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel loading (Esc)"));
     m_cancel->hide();
     statusBar()->addWidget(m_statusLabel, 1);
-    statusBar()->addPermanentWidget(m_progressText);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     createLiveActions();
@@ -573,7 +560,7 @@ void MainWindow::closeAll() {
 
 void MainWindow::startLoad() {
     m_statusLabel->setText(tr("Loading %1...").arg(m_paths.join(QStringLiteral(", "))));
-    m_progress->setRange(0, 0);
+    m_progress->setBusy();
     std::vector<std::string> paths;
     for (const QString& p : m_paths)
         paths.push_back(p.toStdString());
@@ -933,15 +920,7 @@ void MainWindow::updateProgress() {
         for (auto* page : m_tabs->findChildren<TimelinePage*>())
             if ((ctx = page->currentJob())) break;
     if (!ctx) return;
-    const std::uint64_t done = ctx->done.load(), total = ctx->total.load();
-    showProgress(m_progress, done, total);
-    QString text = ctx->stage();
-    if (total > 0)
-        text = tr("%1 %2%")
-                   .arg(text)
-                   .arg(int(double(std::min(done, total)) / double(total) * 100))
-                   .trimmed();
-    if (text != m_progressText->text()) m_progressText->setText(text);
+    m_progress->setProgress(ctx->done.load(), ctx->total.load(), ctx->stage());
 }
 
 QString MainWindow::demoDirectory() {
@@ -1215,8 +1194,7 @@ void MainWindow::updateBusyIndicators() {
     for (auto* page : m_tabs->findChildren<TimelinePage*>())
         running = running || page->isBusy();
     m_progress->setVisible(running);
-    m_progressText->setVisible(running);
-    if (!running) m_progressText->clear();
+    if (!running) m_progress->reset();
     m_cancel->setVisible(running);
     if (running) {
         if (!m_progressTimer.isActive()) m_progressTimer.start();

@@ -28,7 +28,6 @@
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QProgressBar;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QSystemTrayIcon;
@@ -270,8 +269,7 @@ private:
     ValueInspector* m_inspector;
 
     QLabel* m_statusLabel;
-    QProgressBar* m_progress;
-    QLabel* m_progressText; // the stage and percentage of m_progress
+    ProgressStrip* m_progress;
     QToolButton* m_cancel;
     QTimer m_progressTimer;
     QMenu* m_recentMenu;

@@ -263,6 +263,49 @@ TEST(PlotWidget, AReplotAndAProgressLeaveTheWindowsPaintToItsTurn) {
     EXPECT_GT(paintsDuring(window, [&] { plain.setValue(600); }), 0); // what showProgress avoids
 }
 
+// A job's progress as a bar without text and a label beside it whose text changes without a
+// paint there and then, and without laying the window out again.
+TEST(ProgressStrip, ShowsTheStageAndPercentageBesideATextlessBar) {
+    app();
+    QWidget window;
+    auto* layout = new QVBoxLayout(&window);
+    auto* strip = new ProgressStrip(QStringLiteral("Summarising 100%"), 160, &window);
+    layout->addWidget(strip);
+    window.show();
+    QCoreApplication::processEvents();
+    EXPECT_FALSE(strip->bar()->isTextVisible());
+    const QSize labelSize = strip->label()->size();
+    int layouts = 0;
+    struct Counter : QObject {
+        int* n;
+        explicit Counter(int* n) : n(n) {}
+        bool eventFilter(QObject*, QEvent* e) override {
+            *n += e->type() == QEvent::LayoutRequest;
+            return false;
+        }
+    } counter(&layouts);
+    window.installEventFilter(&counter);
+    strip->installEventFilter(&counter);
+    EXPECT_EQ(paintsDuring(window, [&] { strip->setProgress(420, 1000, "Summarising"); }), 0);
+    EXPECT_EQ(strip->label()->text(), "Summarising 42%");
+    EXPECT_EQ(strip->bar()->value(), 420);
+    strip->setProgress(7, 0, "Checking summaries");
+    EXPECT_EQ(strip->label()->text(), "Checking summaries");
+    EXPECT_EQ(strip->bar()->maximum(), 0); // busy
+    strip->setProgress(2000, 1000, "keys 3/3");
+    EXPECT_EQ(strip->label()->text(), "keys 3/3 100%");
+    QCoreApplication::processEvents();
+    EXPECT_EQ(layouts, 0);
+    EXPECT_EQ(strip->label()->size(), labelSize);
+    window.removeEventFilter(&counter);
+    strip->removeEventFilter(&counter);
+    strip->reset(true);
+    EXPECT_EQ(strip->bar()->value(), strip->bar()->maximum());
+    EXPECT_TRUE(strip->label()->text().isEmpty());
+    strip->setBusy();
+    EXPECT_EQ(strip->bar()->maximum(), 0);
+}
+
 TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
     app();
     TempDir dir;
