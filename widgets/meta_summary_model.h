@@ -1,7 +1,8 @@
 #pragma once
 // Per rank and part file of one run: step and wall-time ranges, duration, size, record count
 // and whether the part was finalised. Ranges come from the record index (what is really in the
-// file), so live and damaged parts are described too.
+// file), so live and damaged parts are described too. A run shown from a preview of its first
+// records lists every part with the ranges of its .meta file, its records still being counted.
 
 #include "widgets/run_loader.h"
 
@@ -42,7 +43,10 @@ private:
         PartExtent extent; // a rank total row: of all its parts
         std::uint64_t size = 0;
         QString state;
+        bool counted = true; // extent.records is known (not a preview's part)
     };
+    void addIndexed(const LoadedRun& run);
+    void addFromMetas(const xdl::RunFiles& files);
     std::vector<Row> m_rows;
 };
 

@@ -1525,6 +1525,22 @@ TEST(RunLoader, ALargeRunWithoutSummariesIsShownFromItsFirstRecordsThenInFull) {
     for (const auto& d : exact.diagnostics.items())
         reported = reported || (d.code == "truncated-record" && d.file == rank1);
     EXPECT_TRUE(reported);
+    // Meanwhile the meta table lists every part with the ranges of its .meta file, which the
+    // full open finds in the records; their records are still being counted.
+    MetaSummaryModel during, after;
+    during.setRun(preview);
+    after.setRun(exact.after);
+    ASSERT_EQ(during.rowCount(), 4); // two parts and two rank totals
+    ASSERT_EQ(during.rowCount(), after.rowCount());
+    using M = MetaSummaryModel;
+    for (int row = 0; row < during.rowCount(); ++row) {
+        for (int c : {M::RankColumn, M::PartColumn, M::GstepColumn, M::LstepColumn, M::TimeColumn,
+                      M::DurationColumn, M::SizeColumn, M::FinalisedColumn})
+            EXPECT_EQ(during.index(row, c).data(), after.index(row, c).data()) << row << ":" << c;
+        EXPECT_EQ(during.index(row, M::RecordsColumn).data().toString(), "\u2026");
+    }
+    EXPECT_EQ(after.index(0, M::RecordsColumn).data().toULongLong(), 3000u);
+    EXPECT_EQ(after.index(0, M::GstepColumn).data().toString(), "0 .. 2999");
 
     LoadOptions whole = options;
     whole.previewAboveBytes = UINT64_MAX;
