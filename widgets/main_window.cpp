@@ -728,10 +728,9 @@ void MainWindow::completeNextRun(bool readShown) {
 }
 
 void MainWindow::ensureKeySeries(const QString& key) {
-    // A preview's other keys come with its full open (a snapshot extended meanwhile would leave
-    // that open's result behind, and it would start again).
-    if (!m_currentRun || m_currentRun->preview || m_currentRun->hasSeries(key.toStdString()))
-        return;
+    // A preview's other keys are read from its first records too (its full open, meanwhile,
+    // replaces the preview they are added to: shownSnapshotOf).
+    if (!m_currentRun || m_currentRun->hasSeries(key.toStdString())) return;
     startKeySeries(m_currentRun, key.toStdString());
 }
 
@@ -759,7 +758,7 @@ bool MainWindow::readShownSeries() {
     if (m_keyJobs->isRunning()) return true;
     for (const auto& run : m_runModel->runs())
         for (const std::string& key : shownKeys(run))
-            if (!key.empty() && !run->preview && run->summaryOf(key) && !run->hasSeries(key)) {
+            if (!key.empty() && run->summaryOf(key) && !run->hasSeries(key)) {
                 startKeySeries(run, key);
                 return true;
             }
@@ -768,10 +767,9 @@ bool MainWindow::readShownSeries() {
 
 void MainWindow::onRunCompleted(CompleteResult result) {
     if (!result.diagnostics.empty()) m_diagModel->appendDiagnostics(result.diagnostics);
-    const auto& runs = m_runModel->runs();
-    const bool stillOpen = std::find(runs.begin(), runs.end(), result.before) != runs.end();
-    if (result.after && stillOpen) {
-        replaceRun(result.before, result.after);
+    const RunSnapshot shown = shownSnapshotOf(m_runModel->runs(), result.before);
+    if (result.after && shown) {
+        replaceRun(shown, result.after);
     } else if (!result.status.isOk() && result.status.code() != ErrorCode::Cancelled) {
         m_diagModel->addMessage(codes::kStatisticsFailed,
                                 QString::fromStdString(result.status.toString()));

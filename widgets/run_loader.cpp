@@ -642,6 +642,12 @@ CompleteResult writeOverviews(const RunSnapshot& run, const ProgressCallback& pr
     return result;
 }
 
+RunSnapshot shownSnapshotOf(const std::vector<RunSnapshot>& open, const RunSnapshot& before) {
+    for (const auto& r : open)
+        if (r == before || (before->preview && r->preview && r->reader == before->reader)) return r;
+    return nullptr;
+}
+
 CompleteResult addKeySeries(const RunSnapshot& run, const std::string& key,
                             const ProgressCallback& progress,
                             const std::vector<std::string>& keep) {

@@ -173,6 +173,10 @@ CompleteResult completeRun(const RunSnapshot& run, const summary::StoreOptions& 
 // every part indexed, what they and the records hold reported) with the statistics of `key` first.
 CompleteResult openExact(const RunSnapshot& run, const std::string& key,
                          const ProgressCallback& progress);
+// What the snapshot `before` is among the `open` ones now: itself, or, for a preview, the preview
+// that another key's series were added to since (addKeySeries: the same reader), which a job's
+// result for `before` (openExact) replaces as well. Null when it is no longer shown.
+RunSnapshot shownSnapshotOf(const std::vector<RunSnapshot>& open, const RunSnapshot& before);
 // Writes again, with an overview, the summaries of `run` that have none (overviewsToWrite);
 // `after` is `run` with nothing left to write.
 CompleteResult writeOverviews(const RunSnapshot& run, const ProgressCallback& progress);

@@ -1561,6 +1561,29 @@ TEST(RunLoader, ALargeRunWithoutSummariesIsShownFromItsFirstRecordsThenInFull) {
     }
     EXPECT_EQ(preview->nonFinite.count("layer/w"), 1u); // rank 1's NaN at step 3
 
+    // Another key, read from the preview's records while the full open runs: a preview still,
+    // on the same reader, which that open's result replaces.
+    CompleteResult loss = addKeySeries(preview, "loss", {});
+    ASSERT_TRUE(loss.after) << loss.status.toString();
+    EXPECT_TRUE(loss.after->preview);
+    EXPECT_EQ(loss.after->reader, preview->reader);
+    const auto c = loss.after->seriesOf("loss"), d = full.runs[0]->seriesOf("loss");
+    ASSERT_EQ(c.size(), 2u);
+    ASSERT_EQ(d.size(), 2u);
+    for (std::size_t r = 0; r < 2; ++r) {
+        ASSERT_EQ(c[r]->records.size(), preview->reader->ranks()[r].recordCount());
+        for (std::size_t k = 0; k < c[r]->records.size(); ++k)
+            EXPECT_EQ(c[r]->records[k].stats.mean, d[r]->records[k].stats.mean);
+    }
+    EXPECT_EQ(shownSnapshotOf({loss.after}, preview), loss.after);
+    EXPECT_EQ(shownSnapshotOf({preview}, preview), preview);
+    EXPECT_EQ(shownSnapshotOf({exact.after}, preview), nullptr);
+    EXPECT_EQ(shownSnapshotOf({exact.after}, loss.after), nullptr);
+    const RunSnapshot fullFirst = full.runs[0];
+    CompleteResult fullLoss = addKeySeries(fullFirst, "layer/b", {});
+    ASSERT_TRUE(fullLoss.after);
+    EXPECT_EQ(shownSnapshotOf({fullLoss.after}, fullFirst), nullptr); // not a preview: its own
+
     CompleteResult summarised = completeRun(exact.after, options.store, {});
     ASSERT_TRUE(summarised.after) << summarised.status.toString();
     LoadResult again = loadRuns({dir.str()}, {}, options);
@@ -1699,7 +1722,7 @@ TEST(MainWindow, ShowsALargeRunFromItsFirstRecordsWhileItIsIndexed) {
         runRecordsAtLoad = w.runModel()->index(0, RunBrowserModel::RecordsColumn).data().toString();
         if (const QString shots = qEnvironmentVariable("XT_SCREENSHOT_DIR"); !shots.isEmpty())
             w.grab().save(shots + QStringLiteral("/preview.png"));
-        w.showKey("loss", true); // a key the preview has no series of: it comes with the full open
+        w.showKey("loss", true); // a key the preview has no series of yet: read in a job
         lossSeriesAtLoad = w.runs()[0]->hasSeries("loss");
     });
     w.openPaths({QString::fromStdString(dir.str())});
