@@ -44,8 +44,8 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 
 // With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
-// is drawn first from its summaries' overviews), and, once everything is idle, the longest time
-// the GUI thread went without running its event loop, and when that ended.
+// is drawn first from its summaries' overviews or its first records), and, once everything is
+// idle, the longest time the GUI thread went without running its event loop, and when that ended.
 void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
     auto* timer = new QTimer(window);
     timer->setInterval(5);
@@ -71,7 +71,7 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
                     std::fprintf(stderr, "xtview: first plot after %lld ms\n",
                                  static_cast<long long>(now));
                 }
-                if (drawn && v->run() && !v->run()->overview) {
+                if (drawn && v->run() && !v->run()->overview && !v->run()->preview) {
                     s->exactPlot = now;
                     std::fprintf(stderr, "xtview: exact plot after %lld ms\n",
                                  static_cast<long long>(now));
