@@ -8,8 +8,8 @@ Generates the runs once under DIR (default $XT_BENCH_DIR or /tmp): a 10 GB and a
 Each run is opened N times (default 3) with no stored summaries ("first open": the summary cache
 is emptied and no .xts file is beside the parts) and N times with the summaries the first opens
 left ("re-open"). xtview runs offscreen with XT_TRACE_STARTUP=1 and prints the first plot's time
-(a large summarised run is drawn first from its summaries' overviews), the first exact plot's time
-and its longest GUI-thread stall; /usr/bin/time gives the peak RSS of the whole process (the
+(a large summarised run is drawn first from its summaries' overviews, a large run without
+summaries from its first records), the first exact plot's time and its longest GUI-thread stall; /usr/bin/time gives the peak RSS of the whole process (the
 background summarising included). Prints medians, and re-open(10 GB) / re-open(100 MB) as a
 ratio measured in the same invocation. --first-plot-only stops each first open half a second
 after its first plot (for p9-10gb-200b, whose first open summarises for minutes); --until-idle
