@@ -809,7 +809,7 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
         xdl::ReaderOptions options = followedReaderOptions(run->options.store);
         // The finished parts' records in one file: a day of small parts held ~40 B a record.
         if (!options.index.spillDir.empty())
-            options.index.finishedArena = xdl::RecordArena::inFolder(options.index.spillDir);
+            options.index.finishedArena = FileArena::inFolder(options.index.spillDir);
         std::vector<xdl::RankReader> ranks;
         std::map<int, std::size_t> from; // records per rank already in the snapshot
         std::size_t parts = 0;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -32,19 +31,9 @@ bool isRecordStartByte(std::uint8_t b) {
     return b == 0x08 || b == 0x10 || b == 0x1a || b == 0x20;
 }
 
-// A spill file's mapping, reserved past the records written so far so that it covers later ones
+// A spill file is mapped past the records written so far, so that the mapping covers later ones
 // without being made again (records() ends at the last record written: no page past the file's
 // end is read). Snapshots of the index keep it while they read it.
-struct SpillMapping {
-    void* data = MAP_FAILED;
-    std::size_t length = 0;
-    SpillMapping() = default;
-    SpillMapping(const SpillMapping&) = delete;
-    SpillMapping& operator=(const SpillMapping&) = delete;
-    ~SpillMapping() {
-        if (data != MAP_FAILED) ::munmap(data, length);
-    }
-};
 constexpr std::size_t kSpillReserveBytes = std::size_t(64) << 20; // the least mapping
 } // namespace
 
@@ -54,49 +43,8 @@ struct IndexSpill {
     std::mutex mutex; // for `written` and `claimed`: indexes of several snapshots may extend it
     std::size_t written = 0; // records in the file
     bool claimed = false;    // an index is appending to it (RecordIndex::m_appending)
-    std::shared_ptr<const SpillMapping> mapping;
+    std::shared_ptr<const FileMapping> mapping;
 };
-
-struct RecordArena::Chunk {
-    explicit Chunk(int fd) : fd(fd) {}
-    UniqueFd fd;
-    std::shared_ptr<const SpillMapping> mapping; // reserved for kSpillReserveBytes (or one Kept)
-    std::size_t written = 0;                     // records in the file
-};
-
-std::shared_ptr<RecordArena> RecordArena::inFolder(const std::string& dir) {
-    static std::mutex mutex;
-    static std::map<std::string, std::weak_ptr<RecordArena>> arenas;
-    std::lock_guard lock(mutex);
-    std::weak_ptr<RecordArena>& slot = arenas[dir];
-    auto arena = slot.lock();
-    if (!arena) slot = arena = std::make_shared<RecordArena>(dir);
-    return arena;
-}
-
-std::optional<RecordArena::Kept> RecordArena::keep(std::span<const RecordEntry> records) {
-    std::lock_guard lock(m_mutex);
-    const std::size_t capacity =
-        m_chunk ? m_chunk->mapping->length / sizeof(RecordEntry) : std::size_t(0);
-    if (!m_chunk || capacity - m_chunk->written < records.size()) {
-        auto chunk = std::make_shared<Chunk>(openUnlinkedFile(m_dir, ".records"));
-        if (chunk->fd.get() < 0) return std::nullopt;
-        auto mapping = std::make_shared<SpillMapping>();
-        mapping->length = std::max(records.size_bytes(), kSpillReserveBytes);
-        mapping->data = mapFileReadOnly(chunk->fd.get(), mapping->length);
-        if (mapping->data == MAP_FAILED) return std::nullopt;
-        chunk->mapping = std::move(mapping);
-        m_chunk = std::move(chunk); // the full one lives on in the records it kept
-    }
-    Chunk& chunk = *m_chunk;
-    if (!writeFully(chunk.fd.get(), records.data(), records.size_bytes(), "").isOk()) {
-        m_chunk.reset(); // where its file ends is not known now: the next records start another
-        return std::nullopt;
-    }
-    const auto* at = static_cast<const RecordEntry*>(chunk.mapping->data) + chunk.written;
-    chunk.written += records.size();
-    return Kept{{at, records.size()}, chunk.mapping};
-}
 
 RecordIndex::RecordIndex(std::string file, IndexOptions options)
     : m_file(std::move(file)), m_options(options) {}
@@ -332,14 +280,13 @@ bool RecordIndex::writeSpill(std::span<const RecordEntry> records) {
 bool RecordIndex::mapSpill() {
     IndexSpill& spill = *m_spill;
     const std::size_t bytes = spill.written * sizeof(RecordEntry);
-    if (!spill.mapping || spill.mapping->length < bytes) {
-        auto mapping = std::make_shared<SpillMapping>();
-        mapping->length = std::max(bytes + bytes / 2, kSpillReserveBytes);
-        mapping->data = mapFileReadOnly(spill.fd.get(), mapping->length);
-        if (mapping->data == MAP_FAILED) return false;
+    if (!spill.mapping || spill.mapping->length() < bytes) {
+        auto mapping =
+            FileMapping::map(spill.fd.get(), std::max(bytes + bytes / 2, kSpillReserveBytes));
+        if (!mapping) return false;
         spill.mapping = std::move(mapping);
     }
-    m_mapped = {static_cast<const RecordEntry*>(spill.mapping->data), spill.written};
+    m_mapped = {reinterpret_cast<const RecordEntry*>(spill.mapping->data()), spill.written};
     m_keep = spill.mapping;
     return true;
 }
@@ -570,9 +517,9 @@ void RecordIndex::finish(Bytes bytes, Diagnostics& diag) {
 
 void RecordIndex::keepInArena() {
     if (!m_options.finishedArena || !m_mapped.empty() || m_records.empty()) return;
-    auto kept = m_options.finishedArena->keep(m_records);
+    auto kept = m_options.finishedArena->keep(std::as_bytes(std::span(m_records)));
     if (!kept) return;
-    m_mapped = kept->records;
+    m_mapped = {reinterpret_cast<const RecordEntry*>(kept->bytes.data()), m_records.size()};
     m_keep = std::move(kept->keep);
     std::vector<RecordEntry>().swap(m_records);
 }

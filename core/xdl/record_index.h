@@ -6,13 +6,13 @@
 // the next plausible record, so good data after damage stays readable.
 
 #include "core/base/diagnostics.h"
+#include "core/base/file_arena.h"
 #include "core/base/progress.h"
 #include "core/xdl/wire.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,8 +28,6 @@ struct RecordEntry {
     std::int64_t lstep = 0;
     std::int64_t timestamp = 0;
 };
-
-class RecordArena;
 
 struct IndexOptions {
     // A length prefix above this is treated as corrupt rather than as a record still to come.
@@ -49,31 +47,7 @@ struct IndexOptions {
     std::size_t spillAbove = std::size_t(1) << 16;
     // Where the records of an index go when it is finished (finish()) and holds them in memory:
     // the small finished parts of a followed run, thousands in a day, share one file there.
-    std::shared_ptr<RecordArena> finishedArena;
-};
-
-// Records that no longer change, copied into an unlinked file of a folder and read through a
-// mapping of it: page cache, which the system can write out and drop, not this process's memory.
-// Indexes of many small parts share one (RecordArena::inFolder). Thread-safe.
-class RecordArena {
-public:
-    // The arena of `dir` in this process, made when none is alive.
-    static std::shared_ptr<RecordArena> inFolder(const std::string& dir);
-    struct Kept {
-        std::span<const RecordEntry> records; // in the mapping
-        std::shared_ptr<const void> keep;     // the mapping, kept while they are read
-    };
-    // Copies records to the file. Nothing when it cannot be written or mapped: the caller keeps
-    // its own.
-    std::optional<Kept> keep(std::span<const RecordEntry> records);
-
-    explicit RecordArena(std::string dir) : m_dir(std::move(dir)) {}
-
-private:
-    struct Chunk;
-    std::mutex m_mutex;
-    std::string m_dir;
-    std::shared_ptr<Chunk> m_chunk; // the file written to now; full ones live in their Kept
+    std::shared_ptr<FileArena> finishedArena;
 };
 
 // A spill file of records (IndexOptions::spillDir), shared by the indexes that read it.

@@ -574,16 +574,16 @@ TEST(RecordIndex, IndexesRestoredOneFromAnotherAppendToOneSpill) {
 }
 
 TEST(RecordIndex, FinishedIndexesKeepTheirRecordsInOneSharedFile) {
-    // The finished parts of a followed run (IndexOptions::finishedArena): each index's records
-    // go to one unlinked file of the folder at finish(), read through its mapping; they are those
-    // of the scan in memory, damage and its diagnostics included.
+    // The finished parts of a followed run (IndexOptions::finishedArena, a FileArena): each index's
+    // records go to one unlinked file of the folder at finish(), read through its mapping; they are
+    // those of the scan in memory, damage and its diagnostics included.
     std::mt19937 rng(13);
     TempDir dir;
     IndexOptions options;
     options.maxRecordBytes = 1u << 20; // as scanIn's
     options.spillDir = dir.str();
-    options.finishedArena = RecordArena::inFolder(dir.str());
-    EXPECT_EQ(RecordArena::inFolder(dir.str()), options.finishedArena); // one a folder
+    options.finishedArena = FileArena::inFolder(dir.str());
+    EXPECT_EQ(FileArena::inFolder(dir.str()), options.finishedArena); // one a folder
     std::vector<std::string> files;
     std::vector<RecordIndex> indexes;
     for (int part = 0; part < 40; ++part) {
@@ -638,7 +638,7 @@ TEST(RecordIndex, FinishedIndexesKeepTheirRecordsInOneSharedFile) {
     const std::string notADir = dir.file("plain");
     xt::test::writeFile(notADir, "x");
     IndexOptions nowhere;
-    nowhere.finishedArena = RecordArena::inFolder(notADir + "/arena");
+    nowhere.finishedArena = FileArena::inFolder(notADir + "/arena");
     RecordIndex index("f", nowhere);
     ASSERT_TRUE(index.extend(asBytes(files[1]), diag).isOk());
     index.finish(asBytes(files[1]), diag);
