@@ -1,8 +1,11 @@
 #include "core/analysis/record_series.h"
 
+#include "core/base/file_arena.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <mutex>
 
 namespace xt::analysis {
 
@@ -65,6 +68,14 @@ std::uint8_t widthFor(std::uint64_t range) {
     return range == 0 ? 0 : range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
 }
 
+std::mutex g_chunkArenaMutex;
+std::shared_ptr<FileArena> g_chunkArena; // RecordSeries::keepChunksIn
+
+std::shared_ptr<FileArena> chunkArena() {
+    std::lock_guard lock(g_chunkArenaMutex);
+    return g_chunkArena;
+}
+
 } // namespace
 
 // kChunk records, column by column. Column c's value of record i is, by the column's kind:
@@ -80,7 +91,7 @@ public:
     RecordStats record(std::size_t i) const;
     // Field f of records [first, first + n) as doubles.
     void values(Field f, std::size_t first, std::size_t n, double* out) const;
-    std::size_t bytes() const { return sizeof(*this) + m_size; }
+    std::size_t bytes() const { return sizeof(*this) + (m_bytes ? m_size : 0); } // on the heap
 
 private:
     static constexpr std::uint8_t kNoAlias = 0xff;
@@ -93,7 +104,9 @@ private:
         bool absolute = false;         // ... once its sign bit is cleared
     };
     Column m_cols[kFields];
-    std::unique_ptr<std::byte[]> m_bytes;
+    std::unique_ptr<std::byte[]> m_bytes; // where they were packed (moved to a FileArena, null)
+    const std::byte* m_data = nullptr;    // m_bytes, or in the arena's mapping that m_keep holds
+    std::shared_ptr<const void> m_keep;
     std::size_t m_size = 0;
 };
 
@@ -160,13 +173,20 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
             std::memcpy(out + col.width * i, &d, col.width); // little-endian: the low bytes
         }
     }
+    m_data = m_bytes.get();
+    if (const auto arena = chunkArena())
+        if (auto kept = arena->keep({m_data, m_size})) {
+            m_data = kept->bytes.data();
+            m_keep = std::move(kept->keep);
+            m_bytes.reset();
+        }
 }
 
 std::uint64_t RecordSeries::Packed::bits(std::size_t c, std::size_t i) const {
     const Column& col = m_cols[c];
     if (col.alias != kNoAlias)
         return bits(col.alias, i) & (col.absolute ? ~kSignBit : ~std::uint64_t(0));
-    const std::byte* p = m_bytes.get() + col.offset;
+    const std::byte* p = m_data + col.offset;
     switch (col.width) {
     case 0:
         return col.base + i * col.stride;
@@ -241,7 +261,7 @@ void RecordSeries::Packed::values(Field f, std::size_t first, std::size_t n, dou
             out[i] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(out[i]) & ~kSignBit);
         return;
     }
-    const std::byte* p = m_bytes.get() + col.offset;
+    const std::byte* p = m_data + col.offset;
     switch (col.width) {
     case 0:
         if (col.stride == 0) return void(std::fill_n(out, n, asDouble(c, col.base)));
@@ -291,6 +311,11 @@ void RecordSeries::grow() {
     // A series that filled a chunk fills the next one too: no copies on the way there.
     m_tail.reserve(m_chunks.empty() ? std::min(kChunk, std::max<std::size_t>(8, 2 * m_tail.size()))
                                     : kChunk);
+}
+
+void RecordSeries::keepChunksIn(std::shared_ptr<FileArena> arena) {
+    std::lock_guard lock(g_chunkArenaMutex);
+    g_chunkArena = std::move(arena);
 }
 
 void RecordSeries::seal() {

@@ -19,6 +19,10 @@
 #include <span>
 #include <vector>
 
+namespace xt {
+class FileArena;
+}
+
 namespace xt::analysis {
 
 struct RecordStats {
@@ -143,8 +147,13 @@ public:
     std::size_t nonFiniteRecords() const { return m_nonFinite; }
     // How many of its chunks this series holds together with other copies.
     std::size_t sharedChunks() const;
-    // Bytes held by the records (packed chunks and the tail's capacity).
+    // Bytes the records hold on the heap (packed chunks and the tail's capacity).
     std::size_t heldBytes() const;
+    // Where the chunks of every series sealed from now on are kept: in `arena` (page cache, read
+    // through its mapping), or on the heap (null, the default, or where the arena fails). The
+    // viewer keeps them in its cache folder (tuneHeap): a followed run's series grew ~10 B a
+    // record and key of anonymous memory without end.
+    static void keepChunksIn(std::shared_ptr<FileArena> arena);
 
 private:
     class Packed; // kChunk records, column by column

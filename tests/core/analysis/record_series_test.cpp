@@ -1,5 +1,7 @@
 // RecordSeries: the per-record statistics of a key, shared between snapshots of a followed run.
 #include "core/analysis/record_series.h"
+#include "core/base/file_arena.h"
+#include "temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -293,4 +295,44 @@ TEST(RecordSeries, ScanAndFindReadOneFieldAcrossChunksAndStopWhenAsked) {
     EXPECT_EQ(s.find(Field::Gstep, 700.0, 1402), n);
     EXPECT_EQ(s.find(Field::Gstep, -1.0), n);
     EXPECT_EQ(s.find(Field::Record, double(RecordSeries::kChunk)), RecordSeries::kChunk);
+}
+
+TEST(RecordSeries, SealedChunksKeptInAFileArenaReadTheSame) {
+    // RecordSeries::keepChunksIn: the viewer's series keep their packed chunks in a file of the
+    // cache folder. Read back, every record and field is the same as from the heap.
+    xt::test::TempDir dir;
+    const auto arena = xt::FileArena::inFolder(dir.str());
+    const std::size_t n = 6 * RecordSeries::kChunk + 100;
+    RecordSeries onHeap, inFile;
+    for (bool file : {false, true}) {
+        RecordSeries::keepChunksIn(file ? arena : nullptr);
+        RecordSeries& s = file ? inFile : onHeap;
+        for (std::size_t i = 0; i < n; ++i) {
+            RecordStats r;
+            r.record = i;
+            r.gstep = std::int64_t(i * 3);
+            r.timestamp = 1'700'000'000'000 + std::int64_t(i * i % 1001);
+            r.stats.count = 16;
+            r.stats.nan = i % 97 == 0;
+            r.stats.min = -double(i) / 3;
+            r.stats.max = double(i % 50);
+            r.stats.mean = 1.0 / double(i + 1);
+            r.stats.l2 = std::sqrt(double(i));
+            s.push_back(r);
+        }
+    }
+    RecordSeries::keepChunksIn(nullptr);
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(bitsOf(inFile[i]), bitsOf(onHeap[i])) << i;
+    std::vector<double> a(n), b(n);
+    for (auto f : {RecordSeries::Field::Timestamp, RecordSeries::Field::Mean}) {
+        inFile.read(f, 0, n, a.data());
+        onHeap.read(f, 0, n, b.data());
+        EXPECT_EQ(a, b);
+    }
+    // On the heap now: the tail and the chunks' layouts only.
+    const std::size_t tail = RecordSeries::kChunk * sizeof(RecordStats);
+    EXPECT_GT(onHeap.heldBytes(), tail + 6 * RecordSeries::kChunk * 20);
+    EXPECT_LT(inFile.heldBytes(), tail + 6 * 1024);
+    EXPECT_EQ(inFile.nonFiniteRecords(), onHeap.nonFiniteRecords());
 }
