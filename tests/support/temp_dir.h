@@ -29,4 +29,15 @@ private:
     std::filesystem::path m_path;
 };
 
+// The files of `dir` this process holds open after unlinking them (spills, a FileArena's).
+inline std::size_t openUnlinkedIn(const std::string& dir) {
+    std::size_t n = 0;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+        n += !ec && target.starts_with(dir + "/") && target.ends_with(" (deleted)");
+    }
+    return n;
+}
+
 } // namespace xt::test

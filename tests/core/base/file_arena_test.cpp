@@ -13,16 +13,7 @@
 using namespace xt;
 
 namespace {
-// The files of `dir` this process holds open, unlinked (the arena's).
-std::size_t openUnlinkedIn(const std::string& dir) {
-    std::size_t n = 0;
-    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
-        n += !ec && target.starts_with(dir + "/") && target.ends_with(" (deleted)");
-    }
-    return n;
-}
+using test::openUnlinkedIn;
 std::span<const std::byte> bytesOf(const std::vector<std::uint8_t>& v) {
     return std::as_bytes(std::span(v));
 }

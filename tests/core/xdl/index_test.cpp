@@ -14,6 +14,7 @@
 using namespace xt;
 using namespace xt::xdl;
 using xt::test::asBytes;
+using xt::test::openUnlinkedIn;
 using xt::test::TempDir;
 
 TEST(RecordIndex, ExtendsByteByByteLikeAGrowingFile) {
@@ -296,6 +297,16 @@ struct Scan {
     std::uint64_t scannedTo = 0;
     bool tailReported = false;
 };
+// What `index` says, with the diagnostics it gave.
+Scan scanOf(const RecordIndex& index, const Diagnostics& diag) {
+    Scan s;
+    s.records.assign(index.records().begin(), index.records().end());
+    for (const Diagnostic& d : diag.items())
+        s.diagnostics.push_back(d.toString());
+    s.scannedTo = index.scannedTo();
+    s.tailReported = index.tailReported();
+    return s;
+}
 Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces,
             const std::string& spillDir = {}) {
     IndexOptions options;
@@ -307,13 +318,7 @@ Scan scanIn(const std::string& bytes, std::uint64_t split, int pieces,
     for (int i = 1; i <= pieces; ++i)
         EXPECT_TRUE(index.extend(asBytes(bytes).first(bytes.size() * i / pieces), diag).isOk());
     index.finish(asBytes(bytes), diag);
-    Scan s;
-    s.records.assign(index.records().begin(), index.records().end());
-    for (const Diagnostic& d : diag.items())
-        s.diagnostics.push_back(d.toString());
-    s.scannedTo = index.scannedTo();
-    s.tailReported = index.tailReported();
-    return s;
+    return scanOf(index, diag);
 }
 void expectSameScan(const Scan& a, const Scan& b) {
     ASSERT_EQ(a.records.size(), b.records.size());
@@ -426,16 +431,6 @@ std::string damagedSmallRecords(int records, std::mt19937& rng) {
 std::size_t filesIn(const std::string& dir) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir),
                                                   std::filesystem::directory_iterator()));
-}
-// The unlinked files in `dir` this process holds open (spill files).
-std::size_t openUnlinkedIn(const std::string& dir) {
-    std::size_t n = 0;
-    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
-        n += !ec && target.starts_with(dir + "/") && target.ends_with(" (deleted)");
-    }
-    return n;
 }
 } // namespace
 
@@ -599,14 +594,8 @@ TEST(RecordIndex, FinishedIndexesKeepTheirRecordsInOneSharedFile) {
         EXPECT_FALSE(index.spilled());
         EXPECT_NE(index.records().data(), growing);
         EXPECT_EQ(xt::test::smapsKbAt(index.records().data(), "Anonymous"), 0u) << part;
-        Scan in;
-        in.records.assign(index.records().begin(), index.records().end());
-        for (const Diagnostic& d : diag.items())
-            in.diagnostics.push_back(d.toString());
-        in.scannedTo = index.scannedTo();
-        in.tailReported = index.tailReported();
         SCOPED_TRACE("part " + std::to_string(part));
-        expectSameScan(in, scanIn(file, 0, 1));
+        expectSameScan(scanOf(index, diag), scanIn(file, 0, 1));
         indexes.push_back(std::move(index));
     }
     EXPECT_EQ(openUnlinkedIn(dir.str()), 1u);
