@@ -1,9 +1,6 @@
 #include "widgets/live_runs.h"
 
-#include "core/analysis/record_series.h"
-#include "core/base/file_arena.h"
 #include "core/storage/mirror_poller.h"
-#include "core/summary/summary_store.h"
 #include "core/xdl/run_follower.h"
 
 #include <QDateTime>
@@ -48,8 +45,6 @@ void tuneHeap() {
     mallopt(M_MMAP_THRESHOLD, 128 * 1024); // glibc's initial value, no longer adjusted
     mallopt(M_ARENA_MAX, int(std::max(2u, std::thread::hardware_concurrency())));
 #endif
-    analysis::RecordSeries::keepChunksIn(
-        FileArena::inFolder(summary::cacheDirectory(summary::StoreOptions{})));
 }
 
 QString formatAge(std::chrono::milliseconds age) {

@@ -88,10 +88,7 @@ private:
 // "0.4 s", "12 s", "3 min", "2 h"
 QString formatAge(std::chrono::milliseconds age);
 
-// The viewer's memory, set for what it does. Call once at start.
-// - Series keep their sealed chunks in a file of the cache folder (RecordSeries::keepChunksIn):
-//   page cache, not the heap. A followed run's series grew the heap ~10 B a record and key.
-// glibc's malloc (no-op elsewhere):
+// glibc's malloc, set for what the viewer does. Call once at start (no-op elsewhere).
 // - Following replaces a run's snapshot many times a second with a slightly larger one. glibc
 //   then raises its mmap threshold to those sizes and the freed snapshots fragment the heap
 //   (measured: 2 KB of lasting growth per followed record). A fixed threshold keeps large

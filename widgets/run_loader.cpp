@@ -807,7 +807,8 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
         });
         if (files == found->end()) return result; // the files went away: nothing new
         xdl::ReaderOptions options = followedReaderOptions(run->options.store);
-        // The finished parts' records in one file: a day of small parts held ~40 B a record.
+        // What the run gains goes to one file of the cache folder, not the heap: its finished
+        // parts' records (a day of small parts held ~40 B a record)...
         if (!options.index.spillDir.empty())
             options.index.finishedArena = FileArena::inFolder(options.index.spillDir);
         std::vector<xdl::RankReader> ranks;
@@ -888,6 +889,11 @@ CompleteResult extendRun(const RunSnapshot& run, const ProgressCallback& progres
             result.status = fresh.status();
             return result;
         }
+        // And so do the chunks its series seal: they grow as long as it is watched (~10 B a
+        // record and key).
+        for (auto* series : {&next->series, &fresh.value()})
+            for (auto& s : *series)
+                s.records.keepChunksIn(options.index.finishedArena);
         appendSeries(next->series, std::move(fresh.value()));
         setNonFinite(*next);
         result.after = std::move(next);

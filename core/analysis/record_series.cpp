@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <mutex>
 
 namespace xt::analysis {
 
@@ -68,14 +67,6 @@ std::uint8_t widthFor(std::uint64_t range) {
     return range == 0 ? 0 : range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
 }
 
-std::mutex g_chunkArenaMutex;
-std::shared_ptr<FileArena> g_chunkArena; // RecordSeries::keepChunksIn
-
-std::shared_ptr<FileArena> chunkArena() {
-    std::lock_guard lock(g_chunkArenaMutex);
-    return g_chunkArena;
-}
-
 } // namespace
 
 // kChunk records, column by column. Column c's value of record i is, by the column's kind:
@@ -87,7 +78,8 @@ std::shared_ptr<FileArena> chunkArena() {
 //   double (width 8) read as is.
 class RecordSeries::Packed {
 public:
-    explicit Packed(std::span<const RecordStats> records);
+    // Kept in `arena` where it takes them, else on the heap.
+    Packed(std::span<const RecordStats> records, FileArena* arena);
     RecordStats record(std::size_t i) const;
     // Field f of records [first, first + n) as doubles.
     void values(Field f, std::size_t first, std::size_t n, double* out) const;
@@ -110,7 +102,7 @@ private:
     std::size_t m_size = 0;
 };
 
-RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
+RecordSeries::Packed::Packed(std::span<const RecordStats> records, FileArena* arena) {
     const std::size_t n = records.size();
     // Whether column c equals column a (or its absolute value) in every record.
     const auto equal = [&](std::size_t a, std::size_t c, std::uint64_t mask) {
@@ -174,7 +166,7 @@ RecordSeries::Packed::Packed(std::span<const RecordStats> records) {
         }
     }
     m_data = m_bytes.get();
-    if (const auto arena = chunkArena())
+    if (arena)
         if (auto kept = arena->keep({m_data, m_size})) {
             m_data = kept->bytes.data();
             m_keep = std::move(kept->keep);
@@ -314,12 +306,11 @@ void RecordSeries::grow() {
 }
 
 void RecordSeries::keepChunksIn(std::shared_ptr<FileArena> arena) {
-    std::lock_guard lock(g_chunkArenaMutex);
-    g_chunkArena = std::move(arena);
+    m_arena = std::move(arena);
 }
 
 void RecordSeries::seal() {
-    m_chunks.push_back(std::make_shared<const Packed>(m_tail));
+    m_chunks.push_back(std::make_shared<const Packed>(m_tail, m_arena.get()));
     std::vector<RecordStats>().swap(m_tail); // one that goes on takes a whole chunk (grow)
 }
 

@@ -149,11 +149,11 @@ public:
     std::size_t sharedChunks() const;
     // Bytes the records hold on the heap (packed chunks and the tail's capacity).
     std::size_t heldBytes() const;
-    // Where the chunks of every series sealed from now on are kept: in `arena` (page cache, read
-    // through its mapping), or on the heap (null, the default, or where the arena fails). The
-    // viewer keeps them in its cache folder (tuneHeap): a followed run's series grew ~10 B a
-    // record and key of anonymous memory without end.
-    static void keepChunksIn(std::shared_ptr<FileArena> arena);
+    // Where the chunks this series (and its copies) seals from now on are kept: in `arena` (page
+    // cache, read through its mapping), or on the heap (null, the default, or where the arena
+    // fails). A followed run's series, which grow as long as it is watched, are kept in the
+    // cache folder (extendRun).
+    void keepChunksIn(std::shared_ptr<FileArena> arena);
 
 private:
     class Packed; // kChunk records, column by column
@@ -163,6 +163,7 @@ private:
     std::vector<std::shared_ptr<const Packed>> m_chunks; // kChunk records each
     std::vector<RecordStats> m_tail;                     // < kChunk records
     std::size_t m_nonFinite = 0;
+    std::shared_ptr<FileArena> m_arena; // where sealed chunks go (keepChunksIn)
 };
 
 } // namespace xt::analysis

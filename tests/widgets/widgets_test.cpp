@@ -906,6 +906,48 @@ std::vector<std::size_t> seriesSizes(const RunSnapshot& run, const std::string& 
     return n;
 }
 
+// What a followed run gains is kept in the cache folder, not on the heap: the chunks of its
+// series sealed as it grows (and its finished parts' records, below).
+TEST(RunLoader, AFollowedRunsSeriesKeepTheirNewChunksInTheCacheFolder) {
+    app();
+    TempDir dir;
+    const CacheHomeIn cacheHome(dir.file("cache"));
+    xdl::WriterOptions o;
+    o.outputDir = dir.file("run");
+    auto w = xdl::FileSeriesWriter::create(o, {"loss"});
+    ASSERT_TRUE(w.isOk());
+    xdl::RecordEncoder enc;
+    auto write = [&](std::int64_t from, std::int64_t to) {
+        for (std::int64_t g = from; g < to; ++g) {
+            const float x = float(g % 37) / 8.0f;
+            enc.begin(g, g);
+            enc.addColumn(xdl::Dtype::Float, {},
+                          xdl::Bytes(reinterpret_cast<const std::uint8_t*>(&x), 4));
+            ASSERT_TRUE(enc.finish(1700000000000 + 10 * g).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), g, g, 1700000000000 + 10 * g).isOk());
+        }
+        ASSERT_TRUE((*w)->sync().isOk());
+    };
+    write(0, 100);
+    LoadResult r = load(dir.file("run"));
+    ASSERT_EQ(r.runs.size(), 1u);
+    write(100, 3000);
+    CompleteResult grown = extendRun(r.runs[0]);
+    ASSERT_TRUE(grown.after);
+    LoadResult fresh = load(dir.file("run"));
+    const auto followed = grown.after->seriesOf("loss"), read = fresh.runs[0]->seriesOf("loss");
+    ASSERT_EQ(followed.size(), 1u);
+    ASSERT_EQ(read.size(), 1u);
+    ASSERT_EQ(followed[0]->records.size(), 3000u);
+    ASSERT_EQ(read[0]->records.size(), 3000u);
+    for (std::size_t i = 0; i < 3000; ++i)
+        ASSERT_EQ(followed[0]->records[i].stats.mean, read[0]->records[i].stats.mean) << i;
+    // Five chunks of 512 records: on the heap ~4 KB each when read whole, their layouts only
+    // when followed.
+    EXPECT_GT(read[0]->records.heldBytes(), followed[0]->records.heldBytes() + 5 * 2048);
+    ASSERT_TRUE((*w)->close().isOk());
+}
+
 TEST(RunLoader, PartExtentsGrowWithAFollowedRun) {
     app();
     TempDir dir;

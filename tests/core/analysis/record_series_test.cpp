@@ -298,14 +298,14 @@ TEST(RecordSeries, ScanAndFindReadOneFieldAcrossChunksAndStopWhenAsked) {
 }
 
 TEST(RecordSeries, SealedChunksKeptInAFileArenaReadTheSame) {
-    // RecordSeries::keepChunksIn: the viewer's series keep their packed chunks in a file of the
-    // cache folder. Read back, every record and field is the same as from the heap.
+    // RecordSeries::keepChunksIn: a followed run's series keep their packed chunks in a file of
+    // the cache folder. Read back, every record and field is the same as from the heap.
     xt::test::TempDir dir;
     const auto arena = xt::FileArena::inFolder(dir.str());
     const std::size_t n = 6 * RecordSeries::kChunk + 100;
     RecordSeries onHeap, inFile;
+    inFile.keepChunksIn(arena);
     for (bool file : {false, true}) {
-        RecordSeries::keepChunksIn(file ? arena : nullptr);
         RecordSeries& s = file ? inFile : onHeap;
         for (std::size_t i = 0; i < n; ++i) {
             RecordStats r;
@@ -321,7 +321,6 @@ TEST(RecordSeries, SealedChunksKeptInAFileArenaReadTheSame) {
             s.push_back(r);
         }
     }
-    RecordSeries::keepChunksIn(nullptr);
     for (std::size_t i = 0; i < n; ++i)
         ASSERT_EQ(bitsOf(inFile[i]), bitsOf(onHeap[i])) << i;
     std::vector<double> a(n), b(n);
