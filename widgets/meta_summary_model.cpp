@@ -22,52 +22,52 @@ void MetaSummaryModel::setRun(RunSnapshot run) {
 void MetaSummaryModel::addIndexed(const LoadedRun& run) {
     std::size_t partIndex = 0; // into run.partExtents
     for (const auto& rank : run.reader->ranks()) {
-        Row total;
-        total.rank = rank.rank();
-        bool allFinal = true;
+        std::vector<Row> parts;
         for (const auto& part : rank.parts()) {
-            Row r;
-            r.rank = rank.rank();
-            r.part = part->part().index;
-            r.path = QString::fromStdString(part->part().path);
-            r.size = part->part().size;
+            Row r = partRow(rank.rank(), part->part());
             r.extent = run.partExtents.at(partIndex++);
-            const bool final = part->part().metaState == xdl::MetaState::Finalised;
-            allFinal &= final;
-            r.state =
-                final ? tr("yes") : QString::fromUtf8(xdl::metaStateName(part->part().metaState));
-            total.size += r.size;
-            total.extent.include(r.extent);
-            m_rows.push_back(std::move(r));
+            parts.push_back(std::move(r));
         }
-        total.state = allFinal ? tr("yes") : tr("no");
-        m_rows.push_back(std::move(total));
+        addRank(rank.rank(), std::move(parts));
     }
 }
 
 void MetaSummaryModel::addFromMetas(const xdl::RunFiles& files) {
     for (const auto& rank : files.ranks) {
-        Row total;
-        total.rank = rank.rank;
-        total.counted = false;
+        std::vector<Row> parts;
         for (const auto& part : rank.parts) {
-            Row r;
-            r.rank = rank.rank;
-            r.part = part.index;
-            r.path = QString::fromStdString(part.path);
-            r.size = part.size;
+            Row r = partRow(rank.rank, part);
             r.counted = false;
             const xdl::MetaInfo& m = part.meta; // a preview's parts are all finalised
             r.extent.include(m.gstepBegin, m.lstepBegin, m.timestampBegin);
             r.extent.include(m.gstepEnd, m.lstepEnd, m.timestampEnd);
-            r.state = tr("yes");
-            total.size += r.size;
-            total.extent.include(r.extent);
-            m_rows.push_back(std::move(r));
+            parts.push_back(std::move(r));
         }
-        total.state = tr("yes");
-        m_rows.push_back(std::move(total));
+        addRank(rank.rank, std::move(parts));
     }
+}
+
+MetaSummaryModel::Row MetaSummaryModel::partRow(int rank, const xdl::PartFile& part) {
+    Row r;
+    r.rank = rank;
+    r.part = part.index;
+    r.path = QString::fromStdString(part.path);
+    r.size = part.size;
+    r.meta = part.metaState;
+    return r;
+}
+
+void MetaSummaryModel::addRank(int rank, std::vector<Row> parts) {
+    Row total;
+    total.rank = rank;
+    for (Row& r : parts) {
+        total.size += r.size;
+        total.extent.include(r.extent);
+        total.counted = total.counted && r.counted;
+        if (r.meta != xdl::MetaState::Finalised) total.meta = r.meta;
+        m_rows.push_back(std::move(r));
+    }
+    m_rows.push_back(std::move(total));
 }
 
 int MetaSummaryModel::rowCount(const QModelIndex& parent) const {
@@ -111,7 +111,8 @@ QVariant MetaSummaryModel::data(const QModelIndex& index, int role) const {
     case SizeColumn:
         return formatBytes(r.size);
     case FinalisedColumn:
-        return r.state;
+        if (r.meta == xdl::MetaState::Finalised) return tr("yes");
+        return r.part == 0 ? tr("no") : QString::fromUtf8(xdl::metaStateName(r.meta));
     }
     return {};
 }

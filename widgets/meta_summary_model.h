@@ -42,11 +42,15 @@ private:
         QString path;
         PartExtent extent; // a rank total row: of all its parts
         std::uint64_t size = 0;
-        QString state;
+        // A rank total row: Finalised when all its parts are, else one of the others'.
+        xdl::MetaState meta = xdl::MetaState::Finalised;
         bool counted = true; // extent.records is known (not a preview's part)
     };
     void addIndexed(const LoadedRun& run);
     void addFromMetas(const xdl::RunFiles& files);
+    static Row partRow(int rank, const xdl::PartFile& part);
+    // Appends the rows of one rank's parts, then its total row.
+    void addRank(int rank, std::vector<Row> parts);
     std::vector<Row> m_rows;
 };
 
