@@ -3,6 +3,7 @@
 #include "core/analysis/backend.h"
 #include "core/analysis/parallel_loop.h"
 #include "core/base/diagnostic_codes.h"
+#include "core/base/file_arena.h"
 #include "core/base/parallel_for.h"
 #include "core/storage/remote_runs.h"
 #include "core/summary/overview.h"

@@ -6,7 +6,6 @@
 // the next plausible record, so good data after damage stays readable.
 
 #include "core/base/diagnostics.h"
-#include "core/base/file_arena.h"
 #include "core/base/progress.h"
 #include "core/xdl/wire.h"
 
@@ -17,6 +16,10 @@
 #include <span>
 #include <string>
 #include <vector>
+
+namespace xt {
+class FileArena;
+}
 
 namespace xt::xdl {
 

@@ -1,4 +1,5 @@
 // The record index grows with a live file: partial records wait, complete ones appear.
+#include "core/base/file_arena.h"
 #include "core/xdl/record_index.h"
 #include "core/xdl/trace_reader.h"
 #include "resident.h"
