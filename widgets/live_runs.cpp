@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <thread>
 #if defined(__GLIBC__)
@@ -44,6 +45,23 @@ void tuneHeap() {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 128 * 1024); // glibc's initial value, no longer adjusted
     mallopt(M_ARENA_MAX, int(std::max(2u, std::thread::hardware_concurrency())));
+#endif
+}
+
+bool releaseFreeHeap(std::chrono::seconds every) {
+#if defined(__GLIBC__)
+    using Clock = std::chrono::steady_clock;
+    static std::atomic<Clock::rep> last{0};
+    const Clock::rep now = Clock::now().time_since_epoch().count();
+    Clock::rep before = last.load();
+    const Clock::rep interval = std::chrono::duration_cast<Clock::duration>(every).count();
+    if (before != 0 && now - before < interval) return false;
+    if (!last.compare_exchange_strong(before, now)) return false; // another thread trims now
+    malloc_trim(0);
+    return true;
+#else
+    (void)every;
+    return false;
 #endif
 }
 
@@ -197,15 +215,20 @@ void LiveRuns::onUpdate(quint64 id, bool grew, bool finalised, Diagnostics diagn
 void LiveRuns::startExtend(quint64 id) {
     Followed& f = m_runs.at(id);
     f.dirty = false;
-    f.jobs->startJob([run = f.run](JobContext& ctx) { return extendRun(run, ctx.callback()); },
-                     [this, id](CompleteResult r) {
-                         auto it = m_runs.find(id);
-                         if (it == m_runs.end()) return;
-                         if (r.after && it->second.run == r.before)
-                             emit runExtended(r.before, r.after, r.diagnostics);
-                         it = m_runs.find(id); // the window may have closed the run
-                         if (it != m_runs.end() && it->second.dirty) startExtend(id);
-                     });
+    f.jobs->startJob(
+        [run = f.run](JobContext& ctx) {
+            CompleteResult r = extendRun(run, ctx.callback());
+            releaseFreeHeap(std::chrono::seconds(60)); // what the snapshots replaced since freed
+            return r;
+        },
+        [this, id](CompleteResult r) {
+            auto it = m_runs.find(id);
+            if (it == m_runs.end()) return;
+            if (r.after && it->second.run == r.before)
+                emit runExtended(r.before, r.after, r.diagnostics);
+            it = m_runs.find(id); // the window may have closed the run
+            if (it != m_runs.end() && it->second.dirty) startExtend(id);
+        });
 }
 
 void LiveRuns::updateStatuses() {
