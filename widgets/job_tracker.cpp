@@ -12,14 +12,31 @@
 
 namespace xt::widgets {
 
+namespace {
+
+// A pool that lives as long as the process, as the global pool does.
+QThreadPool* newPool(const char* name) {
+    auto* p = new QThreadPool;
+    p->setObjectName(QString::fromLatin1(name));
+    return p;
+}
+
+} // namespace
+
+// Jobs still running when the application goes (their trackers cancelled them) end first: one
+// running on would meet the statics it uses (the backend) destroyed.
 QThreadPool* jobPool() {
     static QThreadPool* pool = [] {
-        auto* p = new QThreadPool; // lives as long as the process, as the global pool does
-        p->setObjectName(QStringLiteral("xtview jobs"));
-        // Jobs still running when the application goes (their trackers cancelled them) end
-        // first: one running on would meet the statics it uses (the backend) destroyed.
-        qAddPostRoutine([] { pool->waitForDone(); });
-        return p;
+        qAddPostRoutine([] { jobPool()->waitForDone(); });
+        return newPool("xtview jobs");
+    }();
+    return pool;
+}
+
+QThreadPool* drawPool() {
+    static QThreadPool* pool = [] {
+        qAddPostRoutine([] { drawPool()->waitForDone(); });
+        return newPool("xtview drawing");
     }();
     return pool;
 }

@@ -22,6 +22,9 @@ namespace xt::widgets {
 // raster paint engine fills large areas with tasks on that one and waits for them, so work that
 // runs for seconds there would freeze painting until it ends.
 QThreadPool* jobPool();
+// The pool of work that a paint waits for (a plot's lines): not Qt's global pool either, for the
+// same reason, and not below the GUI thread as jobPool()'s threads are, nor queued behind them.
+QThreadPool* drawPool();
 // Puts the calling thread of jobPool() below the GUI thread, once: 10 more nice (per thread on
 // Linux, and inherited by the threads it starts). Under load the GUI thread gets the cores
 // first; background work runs on what it leaves, as fast as before when it is alone.

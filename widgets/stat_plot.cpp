@@ -1,6 +1,7 @@
 #include "widgets/stat_plot.h"
 
 #include "widgets/axis_ticks.h"
+#include "widgets/job_tracker.h"
 #include "widgets/plot_palette.h"
 #include "widgets/plot_widget.h"
 #include "widgets/text_format.h"
@@ -318,12 +319,13 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
         if (then) then();
         if (m_extendAfterBuild) rebuild(std::exchange(m_extendAfterBuild, nullptr));
     });
-    watcher->setFuture(QtConcurrent::run([run = m_run, series = m_series, options = m_options,
-                                          mode = xMode(), origin = m_timeOrigin] {
-        BuiltLines built = buildLines(series, options, mode, origin);
-        built.run = run;
-        return built;
-    }));
+    watcher->setFuture(
+        QtConcurrent::run(drawPool(), [run = m_run, series = m_series, options = m_options,
+                                       mode = xMode(), origin = m_timeOrigin] {
+            BuiltLines built = buildLines(series, options, mode, origin);
+            built.run = run;
+            return built;
+        }));
 }
 
 void StatPlot::applyLines(BuiltLines built) {
