@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sys/resource.h>
 
 namespace {
 
@@ -45,21 +46,44 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 // With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
 // is drawn first from its summaries' overviews or its first records), and, once everything is
-// idle, the longest time the GUI thread went without running its event loop, and when that ended.
+// idle, the longest time the GUI thread went without running its event loop, when that ended,
+// and what the thread did meanwhile (Linux): its CPU time, how often the scheduler preempted it
+// and how often it waited (a lock, a read), and the pages it had to read from the disk.
 void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
     auto* timer = new QTimer(window);
     timer->setInterval(5);
+    struct Usage {
+        double cpuMs = 0;
+        long preempted = 0, waited = 0, pageReads = 0;
+        static Usage now() {
+            Usage u;
+#if defined(RUSAGE_THREAD)
+            rusage r{};
+            if (getrusage(RUSAGE_THREAD, &r) == 0)
+                u = {double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e3 +
+                         double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e3,
+                     r.ru_nivcsw, r.ru_nvcsw, r.ru_majflt};
+#endif
+            return u;
+        }
+    };
     struct State {
         qint64 last = -1, worst = 0, worstAt = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
+        Usage lastUsage, worstUsage; // worstUsage: what the worst stall took
     };
     auto s = std::make_shared<State>();
     QObject::connect(timer, &QTimer::timeout, window, [=] {
         const qint64 now = sinceStart->elapsed();
+        const Usage usage = Usage::now();
         if (s->last >= 0 && now - s->last - timer->interval() > s->worst) {
             s->worst = now - s->last - timer->interval();
             s->worstAt = now;
+            s->worstUsage = {
+                usage.cpuMs - s->lastUsage.cpuMs, usage.preempted - s->lastUsage.preempted,
+                usage.waited - s->lastUsage.waited, usage.pageReads - s->lastUsage.pageReads};
         }
         s->last = now;
+        s->lastUsage = usage;
         if (s->exactPlot < 0)
             if (auto* v = window->currentKeyView()) {
                 QCustomPlot* p = v->statPlot()->plot();
@@ -82,11 +106,14 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
         if (idle && s->idleSince < 0) s->idleSince = now;
         if (idle && now - s->idleSince > 300) {
             timer->stop();
+            const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
-                         "%lld ms)\n",
+                         "%lld ms; %.0f ms on the CPU, preempted %ld, waited %ld, %ld pages "
+                         "read)\n",
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
-                         static_cast<long long>(s->worstAt));
+                         static_cast<long long>(s->worstAt), w.cpuMs, w.preempted, w.waited,
+                         w.pageReads);
         }
     });
     timer->start();

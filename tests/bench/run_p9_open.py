@@ -109,6 +109,9 @@ def open_result(run, out, rss_kb, wall_s, failed):
     idle = re.search(r"idle after (\d+) ms, longest GUI-thread stall (\d+) ms", out)
     if failed or rss_kb is None or not (first and idle):
         sys.exit("xtview failed on %s:\n%s" % (run, out))
+    detail = re.search(r"longest GUI-thread stall \d+ ms \(([^)]*)\)", out)
+    print("  %s: longest GUI stall %s ms (%s)" % (os.path.basename(run), idle.group(2),
+                                                 detail.group(1) if detail else ""), flush=True)
     # (builds before the overviews print no exact plot: their first plot is exact)
     return {"first_plot_ms": int(first.group(1)),
             "exact_plot_ms": int((exact or first).group(1)),
