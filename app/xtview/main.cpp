@@ -47,24 +47,32 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
 // is drawn first from its summaries' overviews or its first records), and, once everything is
 // idle, the longest time the GUI thread went without running its event loop, when that ended,
-// and what the thread did meanwhile (Linux): its CPU time, how often the scheduler preempted it
-// and how often it waited (a lock, a read), and the pages it had to read from the disk.
+// and what the thread did meanwhile (Linux): its time on a CPU, its time ready to run but waiting
+// for a CPU (the scheduler's), how often it slept (the event loop, a lock, a read) and the pages
+// it read from the disk.
 void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
     auto* timer = new QTimer(window);
     timer->setInterval(5);
     struct Usage {
-        double cpuMs = 0;
-        long preempted = 0, waited = 0, pageReads = 0;
+        double cpuMs = 0, readyMs = 0; // on a CPU; runnable, waiting for one
+        long sleeps = 0, pageReads = 0;
         static Usage now() {
             Usage u;
+            if (std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r")) {
+                unsigned long long cpu = 0, ready = 0;
+                if (std::fscanf(f, "%llu %llu", &cpu, &ready) == 2)
+                    u.cpuMs = double(cpu) / 1e6, u.readyMs = double(ready) / 1e6;
+                std::fclose(f);
+            }
 #if defined(RUSAGE_THREAD)
             rusage r{};
-            if (getrusage(RUSAGE_THREAD, &r) == 0)
-                u = {double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e3 +
-                         double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e3,
-                     r.ru_nivcsw, r.ru_nvcsw, r.ru_majflt};
+            if (getrusage(RUSAGE_THREAD, &r) == 0) u.sleeps = r.ru_nvcsw, u.pageReads = r.ru_majflt;
 #endif
             return u;
+        }
+        Usage operator-(const Usage& o) const {
+            return {cpuMs - o.cpuMs, readyMs - o.readyMs, sleeps - o.sleeps,
+                    pageReads - o.pageReads};
         }
     };
     struct State {
@@ -78,9 +86,7 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
         if (s->last >= 0 && now - s->last - timer->interval() > s->worst) {
             s->worst = now - s->last - timer->interval();
             s->worstAt = now;
-            s->worstUsage = {
-                usage.cpuMs - s->lastUsage.cpuMs, usage.preempted - s->lastUsage.preempted,
-                usage.waited - s->lastUsage.waited, usage.pageReads - s->lastUsage.pageReads};
+            s->worstUsage = usage - s->lastUsage;
         }
         s->last = now;
         s->lastUsage = usage;
@@ -109,10 +115,10 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
             const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
-                         "%lld ms; %.0f ms on the CPU, preempted %ld, waited %ld, %ld pages "
-                         "read)\n",
+                         "%lld ms; %.0f ms on the CPU, %.0f ms ready for it, %ld sleeps, %ld "
+                         "pages read)\n",
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
-                         static_cast<long long>(s->worstAt), w.cpuMs, w.preempted, w.waited,
+                         static_cast<long long>(s->worstAt), w.cpuMs, w.readyMs, w.sleeps,
                          w.pageReads);
         }
     });
