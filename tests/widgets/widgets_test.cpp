@@ -37,9 +37,11 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
+#include <QSemaphore>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThreadPool>
 #include <QTreeView>
 #include <atomic>
 #include <cstring>
@@ -672,6 +674,39 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     EXPECT_GE(applied.count(), 2);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
     checkMean(lossAt);
+}
+
+TEST(StatPlot, LinesAreBuiltWhileEveryThreadOfQtsGlobalPoolIsTaken) {
+    // The raster engine hands large fills to Qt's global pool and waits for them: a paint would
+    // wait for a build running there. The lines are built elsewhere.
+    app();
+    TempDir dir;
+    const std::int64_t n = std::int64_t(StatPlot::kBackgroundBuildRecords) + 10;
+    writeScalarRun(dir.str(), {"loss"}, n,
+                   [](std::int64_t g) { return std::vector<float>{float(g % 5)}; });
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    QThreadPool* global = QThreadPool::globalInstance();
+    QSemaphore taken, release;
+    struct Release { // even when an assertion below fails
+        QSemaphore& s;
+        int n;
+        ~Release() { s.release(n); }
+    } releaseAtEnd{release, global->maxThreadCount()};
+    for (int i = 0; i < global->maxThreadCount(); ++i)
+        global->start([&] {
+            taken.release();
+            release.acquire();
+        });
+    taken.acquire(global->maxThreadCount());
+    StatPlot plot;
+    plot.resize(600, 400);
+    plot.setData(r.runs[0], "loss");
+    EXPECT_TRUE(plot.isBuilding());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot.isBuilding(); }, 60000));
+    const auto mean = plot.lineData(QStringLiteral("rank 0 mean"));
+    ASSERT_TRUE(mean);
+    EXPECT_EQ(mean->y.size(), std::size_t(n));
 }
 
 TEST(StatPlot, ManyRanksAreAggregatedByDefaultAndTheLegendStaysShort) {
