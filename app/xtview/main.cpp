@@ -10,11 +10,14 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QIcon>
+#include <QMetaEnum>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
+#include <string>
 #include <sys/resource.h>
 
 namespace {
@@ -43,6 +46,44 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
     timer->start(100);
 }
 
+// Times each event the GUI thread handles from its event loop (not the events sent inside
+// another's handling) while `tracing`, and keeps the one that took longest.
+class TracingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool tracing = false;
+    struct Longest {
+        double wallMs = 0, cpuMs = 0;
+        std::string what;
+    } longest;
+
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (!tracing || m_depth > 0) return QApplication::notify(receiver, event);
+        ++m_depth;
+        const double wall0 = nowMs(CLOCK_MONOTONIC), cpu0 = nowMs(CLOCK_THREAD_CPUTIME_ID);
+        const int type = event->type(); // the event may be gone after
+        const bool handled = QApplication::notify(receiver, event);
+        const double wall = nowMs(CLOCK_MONOTONIC) - wall0;
+        --m_depth;
+        if (wall > longest.wallMs) {
+            const QMetaObject* meta = receiver ? receiver->metaObject() : nullptr;
+            const char* name = QMetaEnum::fromType<QEvent::Type>().valueToKey(type);
+            longest = {wall, nowMs(CLOCK_THREAD_CPUTIME_ID) - cpu0,
+                       (name ? std::string(name) : "event " + std::to_string(type)) + " to " +
+                           (meta ? meta->className() : "(gone)")};
+        }
+        return handled;
+    }
+
+private:
+    static double nowMs(clockid_t clock) {
+        timespec t{};
+        clock_gettime(clock, &t);
+        return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+    }
+    int m_depth = 0;
+};
+
 // With XT_TRACE_STARTUP set (the open-time benchmark, tests/bench/run_p9_open.sh): prints to
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
 // is drawn first from its summaries' overviews or its first records), and, once everything is
@@ -50,7 +91,9 @@ void screenshotWhenIdle(xt::widgets::MainWindow* window, const QString& file, in
 // and what the thread did meanwhile (Linux): its time on a CPU, its time ready to run but waiting
 // for a CPU (the scheduler's), how often it slept (the event loop, a lock, a read) and the pages
 // it read from the disk.
-void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceStart) {
+void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
+                  const QElapsedTimer* sinceStart) {
+    app->tracing = true;
     auto* timer = new QTimer(window);
     timer->setInterval(5);
     struct Usage {
@@ -120,6 +163,10 @@ void traceStartup(xt::widgets::MainWindow* window, const QElapsedTimer* sinceSta
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
                          static_cast<long long>(s->worstAt), w.cpuMs, w.readyMs, w.sleeps,
                          w.pageReads);
+            std::fprintf(stderr,
+                         "xtview: longest event handled: %.0f ms (%.0f ms on the CPU), %s\n",
+                         app->longest.wallMs, app->longest.cpuMs, app->longest.what.c_str());
+            app->tracing = false;
         }
     });
     timer->start();
@@ -139,7 +186,7 @@ int main(int argc, char** argv) {
     if (noDisplay) qputenv("QT_QPA_PLATFORM", "offscreen");
     xt::widgets::tuneHeap();
 
-    QApplication app(argc, argv);
+    TracingApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("xtview"));
     QApplication::setOrganizationName(QStringLiteral("xtview"));
     QApplication::setApplicationVersion(QStringLiteral(XT_VERSION));
@@ -226,7 +273,7 @@ int main(int argc, char** argv) {
         QObject::connect(&window, &xt::widgets::MainWindow::loadFinished, &window,
                          [&window, k] { window.showKey(k); });
     }
-    if (qEnvironmentVariableIsSet("XT_TRACE_STARTUP")) traceStartup(&window, &sinceStart);
+    if (qEnvironmentVariableIsSet("XT_TRACE_STARTUP")) traceStartup(&app, &window, &sinceStart);
     if (parser.isSet(demo)) window.openDemoRun();
     if (!parser.positionalArguments().isEmpty()) window.openPaths(parser.positionalArguments());
     if (parser.isSet(screenshot)) {
