@@ -110,8 +110,10 @@ def open_result(run, out, rss_kb, wall_s, failed):
     if failed or rss_kb is None or not (first and idle):
         sys.exit("xtview failed on %s:\n%s" % (run, out))
     detail = re.search(r"longest GUI-thread stall \d+ ms \(([^)]*)\)", out)
-    print("  %s: longest GUI stall %s ms (%s)" % (os.path.basename(run), idle.group(2),
-                                                 detail.group(1) if detail else ""), flush=True)
+    event = re.search(r"longest event handled: (.*)", out)
+    print("  %s: longest GUI stall %s ms (%s); longest event %s" %
+          (os.path.basename(run), idle.group(2), detail.group(1) if detail else "",
+           event.group(1) if event else "?"), flush=True)
     # (builds before the overviews print no exact plot: their first plot is exact)
     return {"first_plot_ms": int(first.group(1)),
             "exact_plot_ms": int((exact or first).group(1)),
