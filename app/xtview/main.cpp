@@ -167,6 +167,13 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
         if (idle && s->idleSince < 0) s->idleSince = now;
         if (idle && now - s->idleSince > 300) {
             timer->stop();
+            // First: a reader may stop at the idle line.
+            std::fprintf(stderr,
+                         "xtview: longest event handled: %.0f ms (%.0f ms on the CPU), %s; longest "
+                         "paint of a widget: %.0f ms (%.0f ms on the CPU), %s\n",
+                         app->longest.wallMs, app->longest.cpuMs, app->longest.what.c_str(),
+                         app->longestPaint.wallMs, app->longestPaint.cpuMs,
+                         app->longestPaint.what.c_str());
             const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
@@ -175,12 +182,6 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
                          static_cast<long long>(s->worstAt), w.cpuMs, w.readyMs, w.sleeps,
                          w.pageReads);
-            std::fprintf(stderr,
-                         "xtview: longest event handled: %.0f ms (%.0f ms on the CPU), %s; longest "
-                         "paint of a widget: %.0f ms (%.0f ms on the CPU), %s\n",
-                         app->longest.wallMs, app->longest.cpuMs, app->longest.what.c_str(),
-                         app->longestPaint.wallMs, app->longestPaint.cpuMs,
-                         app->longestPaint.what.c_str());
             app->tracing = false;
         }
     });
