@@ -99,7 +99,8 @@ private:
 // stderr when the first plot with data is on screen, when the first exact one is (a large run
 // is drawn first from its summaries' overviews or its first records), and, once everything is
 // idle, the longest time the GUI thread went without running its event loop, when that ended,
-// and what the thread did meanwhile (Linux): its time on a CPU, its time ready to run but waiting
+// and what the thread did meanwhile (Linux): its time on a CPU (and in the kernel: page faults,
+// reclaim), its time ready to run but waiting
 // for a CPU (the scheduler's), how often it slept (the event loop, a lock, a read) and the pages
 // it read from the disk.
 void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
@@ -108,7 +109,7 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
     auto* timer = new QTimer(window);
     timer->setInterval(5);
     struct Usage {
-        double cpuMs = 0, readyMs = 0; // on a CPU; runnable, waiting for one
+        double cpuMs = 0, readyMs = 0, kernelMs = 0; // on a CPU; runnable, waiting; of cpu, system
         long sleeps = 0, pageReads = 0;
         static Usage now() {
             Usage u;
@@ -121,12 +122,14 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                 u.cpuMs = double(cpu) / 1e6, u.readyMs = double(ready) / 1e6;
 #if defined(RUSAGE_THREAD)
             rusage r{};
-            if (getrusage(RUSAGE_THREAD, &r) == 0) u.sleeps = r.ru_nvcsw, u.pageReads = r.ru_majflt;
+            if (getrusage(RUSAGE_THREAD, &r) == 0)
+                u.sleeps = r.ru_nvcsw, u.pageReads = r.ru_majflt,
+                u.kernelMs = double(r.ru_stime.tv_sec) * 1e3 + double(r.ru_stime.tv_usec) / 1e3;
 #endif
             return u;
         }
         Usage operator-(const Usage& o) const {
-            return {cpuMs - o.cpuMs, readyMs - o.readyMs, sleeps - o.sleeps,
+            return {cpuMs - o.cpuMs, readyMs - o.readyMs, kernelMs - o.kernelMs, sleeps - o.sleeps,
                     pageReads - o.pageReads};
         }
     };
@@ -177,11 +180,11 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
             const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
-                         "%lld ms; %.0f ms on the CPU, %.0f ms ready for it, %ld sleeps, %ld "
-                         "pages read)\n",
+                         "%lld ms; %.0f ms on the CPU, %.0f of it in the kernel, %.0f ms ready for "
+                         "it, %ld sleeps, %ld pages read)\n",
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
-                         static_cast<long long>(s->worstAt), w.cpuMs, w.readyMs, w.sleeps,
-                         w.pageReads);
+                         static_cast<long long>(s->worstAt), w.cpuMs, w.kernelMs, w.readyMs,
+                         w.sleeps, w.pageReads);
             app->tracing = false;
         }
     });
