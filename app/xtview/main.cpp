@@ -100,9 +100,8 @@ private:
 // is drawn first from its summaries' overviews or its first records), and, once everything is
 // idle, the longest time the GUI thread went without running its event loop, when that ended,
 // and what the thread did meanwhile (Linux): its time on a CPU (and in the kernel: page faults,
-// reclaim), its time ready to run but waiting
-// for a CPU (the scheduler's), how often it slept (the event loop, a lock, a read) and the pages
-// it read from the disk.
+// reclaim), its time ready to run but waiting for a CPU (the scheduler's), how often it slept
+// (the event loop, a lock, a read) and the pages it read from the disk.
 void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                   const QElapsedTimer* sinceStart) {
     app->tracing = true;

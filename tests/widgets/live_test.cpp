@@ -170,7 +170,9 @@ TEST(LiveFollow, FreedHeapGoesBackToTheSystemAtMostOncePerInterval) {
     }).join();
     const double before = anonymousMB();
     EXPECT_TRUE(releaseFreeHeap(std::chrono::seconds(0)));
+#if !defined(__SANITIZE_ADDRESS__) // ASan's allocator, not glibc's, holds (and quarantines) them
     EXPECT_GT(before - anonymousMB(), 40.0) << "before: " << before << " MB";
+#endif
     EXPECT_FALSE(releaseFreeHeap(std::chrono::seconds(3600))); // not again within the hour
     EXPECT_TRUE(releaseFreeHeap(std::chrono::seconds(0)));
     std::free(blocks.back());
