@@ -1,9 +1,23 @@
 #pragma once
 // The one QApplication of a GUI test executable, on the offscreen platform, created on first use.
+// It is never destroyed, so Qt's post routines never run: the jobs a test left running (their
+// trackers cancelled them) are waited for once all tests have run, before the statics they use
+// are destroyed (a job thread that ran on into them read freed memory under ASan).
+
+#include "widgets/job_tracker.h"
 
 #include <QApplication>
+#include <gtest/gtest.h>
 
 namespace xt::test {
+
+class JobsDoneAtTheEnd : public ::testing::Environment {
+public:
+    void TearDown() override {
+        widgets::jobPool()->waitForDone();
+        widgets::drawPool()->waitForDone();
+    }
+};
 
 inline QApplication& offscreenApp() {
     static int argc = 1;
@@ -11,6 +25,7 @@ inline QApplication& offscreenApp() {
     static char* argv[] = {name, nullptr};
     static QApplication* a = [] {
         qputenv("QT_QPA_PLATFORM", "offscreen");
+        ::testing::AddGlobalTestEnvironment(new JobsDoneAtTheEnd);
         return new QApplication(argc, argv);
     }();
     return *a;
