@@ -35,6 +35,15 @@ inline std::uint64_t smapsKbAt(const void* p, const std::string& field) {
     return std::sscanf(smapsFieldAt(p, field).c_str(), "%lu kB", &kb) == 1 ? kb : 0;
 }
 
+// A "NAME:  N kB" field of /proc/self/status ("VmHWM", "RssAnon"), in kB; -1 when absent.
+inline long statusKb(const std::string& field) {
+    std::ifstream in("/proc/self/status");
+    const std::string prefix = field + ":";
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
+    return -1;
+}
+
 inline std::uint64_t residentKbAt(const void* p) {
     return smapsKbAt(p, "Rss");
 }

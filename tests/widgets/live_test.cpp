@@ -4,6 +4,7 @@
 // the partial one hidden until the part is idle, then reported once; a run on HDFS is followed
 // through injected faults. Waits are bounded.
 #include "core/recorder/recorder.h"
+#include "resident.h"
 #include "temp_dir.h"
 #include "widgets/key_view.h"
 #include "widgets/live_runs.h"
@@ -149,11 +150,7 @@ void writeSettings(const QString& file) {
 #if defined(__GLIBC__)
 // RssAnon of /proc/self/status, in MB.
 double anonymousMB() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("RssAnon:", 0) == 0) return std::stod(line.substr(8)) / 1024.0;
-    return 0;
+    return double(test::statusKb("RssAnon")) / 1024.0;
 }
 
 TEST(LiveFollow, FreedHeapGoesBackToTheSystemAtMostOncePerInterval) {

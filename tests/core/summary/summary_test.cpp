@@ -73,13 +73,7 @@ std::string peakGrowthInChild(long maxKb, const std::function<bool()>& work) {
     const pid_t pid = ::fork();
     if (pid < 0) return "no fork";
     if (pid == 0) {
-        auto hwmKb = [] {
-            std::ifstream in("/proc/self/status");
-            std::string line;
-            while (std::getline(in, line))
-                if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-            return -1L;
-        };
+        auto hwmKb = [] { return xt::test::statusKb("VmHWM"); };
         std::ofstream("/proc/self/clear_refs") << "5"; // resets the peak to the current RSS
         const long before = hwmKb();
         if (!work()) ::_exit(10);
