@@ -212,6 +212,14 @@ TEST_F(Fixture, UnreachableNamenodeIsAnIoError) {
     ASSERT_FALSE(st);
     EXPECT_EQ(st.status().code(), ErrorCode::IoError);
     EXPECT_EQ(c.requestCount(), 4u);
+    EXPECT_TRUE(c.unreachable());
+    // The stopped server's port stays held, so a server that another test starts meanwhile (bound
+    // as the test server binds) cannot take it and answer in the dead namenode's place.
+    const std::string bind = "python3 -c \"import socket; s = socket.socket(); "
+                             "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                             "s.bind(('127.0.0.1', " +
+                             std::to_string(port) + "))\" 2>/dev/null";
+    EXPECT_NE(std::system(bind.c_str()), 0) << "port " << port << " was free again";
 }
 
 TEST_F(Fixture, CancelStopsARead) {

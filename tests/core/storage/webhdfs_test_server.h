@@ -1,14 +1,18 @@
 #pragma once
 // Starts tests/core/storage/webhdfs_test_server.py on 127.0.0.1 (ephemeral port) over a temporary
 // directory that plays the HDFS namespace, and drives its fault injection. The server stops by
-// itself when idle; the destructor also stops it.
+// itself when idle; the destructor also stops it. The port stays held (bound, never listening)
+// until the destructor, so that once stop() is called connections to it are refused: a server of
+// another test running at the same time cannot be given the port and answer in its place.
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <curl/curl.h>
 #include <filesystem>
+#include <netinet/in.h>
 #include <string>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -40,8 +44,12 @@ public:
             if (std::fscanf(f, "%d", &m_port) != 1) m_port = 0;
             std::fclose(f);
         }
+        if (m_port > 0) holdPort();
     }
-    ~WebHdfsTestServer() { stop(); }
+    ~WebHdfsTestServer() {
+        stop();
+        if (m_hold >= 0) ::close(m_hold);
+    }
 
     int port() const { return m_port; }
     std::string url(const std::string& path) const {
@@ -80,8 +88,26 @@ public:
     }
 
 private:
+    // Both this socket and the server's set SO_REUSEPORT, which lets this one bind while the server
+    // listens; the kernel never hands a bound port out to a bind to port 0.
+    void holdPort() {
+        m_hold = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int on = 1;
+        ::setsockopt(m_hold, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<uint16_t>(m_port));
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::bind(m_hold, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+            std::perror("WebHdfsTestServer: holding the port");
+            ::close(m_hold);
+            m_hold = -1;
+        }
+    }
+
     pid_t m_pid = -1;
     int m_port = 0;
+    int m_hold = -1;
 };
 
 } // namespace xt::test

@@ -265,6 +265,9 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    # Lets the test process hold the port (bound, not listening) once this server is gone, so that
+    # "namenode down" stays "connection refused" and no other test's server can take the port.
+    allow_reuse_port = True
 
     def handle_error(self, request, client_address):
         pass  # dropped connections are part of the tests
