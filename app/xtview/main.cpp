@@ -101,7 +101,9 @@ private:
 // idle, the longest time the GUI thread went without running its event loop, when that ended,
 // and what the thread did meanwhile (Linux): its time on a CPU (and in the kernel: page faults,
 // reclaim), its time ready to run but waiting for a CPU (the scheduler's), how often it slept
-// (the event loop, a lock, a read) and the pages it read from the disk.
+// (the event loop, a lock, a read) and the pages it read from the disk; and the CPU time a
+// hypervisor took from the machine meanwhile (steal), with the longest stall during which it took
+// none.
 void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                   const QElapsedTimer* sinceStart) {
     app->tracing = true;
@@ -109,16 +111,24 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
     timer->setInterval(5);
     struct Usage {
         double cpuMs = 0, readyMs = 0, kernelMs = 0; // on a CPU; runnable, waiting; of cpu, system
+        double stolenMs = 0; // all CPUs' time that a hypervisor took (steal), in clock ticks
         long sleeps = 0, pageReads = 0;
         static Usage now() {
             Usage u;
             // Opened once (by the GUI thread: the file is that thread's), read every tick.
             static const int schedstat = ::open("/proc/thread-self/schedstat", O_RDONLY);
-            char text[128] = {};
+            char text[256] = {};
             unsigned long long cpu = 0, ready = 0;
             if (schedstat >= 0 && ::pread(schedstat, text, sizeof text - 1, 0) > 0 &&
                 std::sscanf(text, "%llu %llu", &cpu, &ready) == 2)
                 u.cpuMs = double(cpu) / 1e6, u.readyMs = double(ready) / 1e6;
+            static const int stat = ::open("/proc/stat", O_RDONLY);
+            static const double msPerTick = 1e3 / double(::sysconf(_SC_CLK_TCK));
+            unsigned long long t[8] = {};
+            if (stat >= 0 && ::pread(stat, text, sizeof text - 1, 0) > 0 &&
+                std::sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", t, t + 1, t + 2,
+                            t + 3, t + 4, t + 5, t + 6, t + 7) == 8)
+                u.stolenMs = double(t[7]) * msPerTick;
 #if defined(RUSAGE_THREAD)
             rusage r{};
             if (getrusage(RUSAGE_THREAD, &r) == 0)
@@ -128,22 +138,28 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
             return u;
         }
         Usage operator-(const Usage& o) const {
-            return {cpuMs - o.cpuMs, readyMs - o.readyMs, kernelMs - o.kernelMs, sleeps - o.sleeps,
-                    pageReads - o.pageReads};
+            return {cpuMs - o.cpuMs,       readyMs - o.readyMs, kernelMs - o.kernelMs,
+                    stolenMs - o.stolenMs, sleeps - o.sleeps,   pageReads - o.pageReads};
         }
     };
     struct State {
         qint64 last = -1, worst = 0, worstAt = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
-        Usage lastUsage, worstUsage; // worstUsage: what the worst stall took
+        qint64 worstUnstolen = 0, worstUnstolenAt = 0; // the longest stall with no steal counted
+        Usage lastUsage, worstUsage;                   // worstUsage: what the worst stall took
     };
     auto s = std::make_shared<State>();
     QObject::connect(timer, &QTimer::timeout, window, [=] {
         const qint64 now = sinceStart->elapsed();
         const Usage usage = Usage::now();
-        if (s->last >= 0 && now - s->last - timer->interval() > s->worst) {
-            s->worst = now - s->last - timer->interval();
+        const qint64 stall = s->last >= 0 ? now - s->last - timer->interval() : 0;
+        if (stall > s->worst) {
+            s->worst = stall;
             s->worstAt = now;
             s->worstUsage = usage - s->lastUsage;
+        }
+        if (stall > s->worstUnstolen && usage.stolenMs == s->lastUsage.stolenMs) {
+            s->worstUnstolen = stall;
+            s->worstUnstolenAt = now;
         }
         s->last = now;
         s->lastUsage = usage;
@@ -176,14 +192,19 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                          app->longest.wallMs, app->longest.cpuMs, app->longest.what.c_str(),
                          app->longestPaint.wallMs, app->longestPaint.cpuMs,
                          app->longestPaint.what.c_str());
+            std::fprintf(stderr,
+                         "xtview: longest GUI-thread stall while the host took no CPU time (no "
+                         "steal counted): %lld ms (ending at %lld ms)\n",
+                         static_cast<long long>(s->worstUnstolen),
+                         static_cast<long long>(s->worstUnstolenAt));
             const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
                          "%lld ms; %.0f ms on the CPU, %.0f of it in the kernel, %.0f ms ready for "
-                         "it, %ld sleeps, %ld pages read)\n",
+                         "it, %ld sleeps, %ld pages read; %.0f ms of the CPUs taken by the host)\n",
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
                          static_cast<long long>(s->worstAt), w.cpuMs, w.kernelMs, w.readyMs,
-                         w.sleeps, w.pageReads);
+                         w.sleeps, w.pageReads, w.stolenMs);
             app->tracing = false;
         }
     });
