@@ -144,8 +144,8 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
     };
     struct State {
         qint64 last = -1, worst = 0, worstAt = 0, firstPlot = -1, exactPlot = -1, idleSince = -1;
-        qint64 worstUnstolen = 0, worstUnstolenAt = 0; // the longest stall with no steal counted
-        Usage lastUsage, worstUsage;                   // worstUsage: what the worst stall took
+        qint64 worstUnstolen = 0, worstUnstolenAt = 0;   // the longest stall with no steal counted
+        Usage lastUsage, worstUsage, worstUnstolenUsage; // what the worst stalls took
     };
     auto s = std::make_shared<State>();
     QObject::connect(timer, &QTimer::timeout, window, [=] {
@@ -160,6 +160,7 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
         if (stall > s->worstUnstolen && usage.stolenMs == s->lastUsage.stolenMs) {
             s->worstUnstolen = stall;
             s->worstUnstolenAt = now;
+            s->worstUnstolenUsage = usage - s->lastUsage;
         }
         s->last = now;
         s->lastUsage = usage;
@@ -192,19 +193,26 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
                          app->longest.wallMs, app->longest.cpuMs, app->longest.what.c_str(),
                          app->longestPaint.wallMs, app->longestPaint.cpuMs,
                          app->longestPaint.what.c_str());
+            const auto took = [](const Usage& u) {
+                char text[160];
+                std::snprintf(text, sizeof text,
+                              "%.0f ms on the CPU, %.0f of it in the kernel, %.0f ms ready for it, "
+                              "%ld sleeps, %ld pages read",
+                              u.cpuMs, u.kernelMs, u.readyMs, u.sleeps, u.pageReads);
+                return std::string(text);
+            };
             std::fprintf(stderr,
                          "xtview: longest GUI-thread stall while the host took no CPU time (no "
-                         "steal counted): %lld ms (ending at %lld ms)\n",
+                         "steal counted): %lld ms (ending at %lld ms; %s)\n",
                          static_cast<long long>(s->worstUnstolen),
-                         static_cast<long long>(s->worstUnstolenAt));
+                         static_cast<long long>(s->worstUnstolenAt),
+                         took(s->worstUnstolenUsage).c_str());
             const Usage& w = s->worstUsage;
             std::fprintf(stderr,
                          "xtview: idle after %lld ms, longest GUI-thread stall %lld ms (ending at "
-                         "%lld ms; %.0f ms on the CPU, %.0f of it in the kernel, %.0f ms ready for "
-                         "it, %ld sleeps, %ld pages read; %.0f ms of the CPUs taken by the host)\n",
+                         "%lld ms; %s; %.0f ms of the CPUs taken by the host)\n",
                          static_cast<long long>(s->idleSince), static_cast<long long>(s->worst),
-                         static_cast<long long>(s->worstAt), w.cpuMs, w.kernelMs, w.readyMs,
-                         w.sleeps, w.pageReads, w.stolenMs);
+                         static_cast<long long>(s->worstAt), took(w).c_str(), w.stolenMs);
             app->tracing = false;
         }
     });

@@ -114,10 +114,12 @@ def open_result(run, out, rss_kb, wall_s, failed):
         sys.exit("xtview failed on %s:\n%s" % (run, out))
     detail = re.search(r"longest GUI-thread stall \d+ ms \(([^)]*)\)", out)
     event = re.search(r"longest event handled: (.*)", out)
-    unstolen = re.search(r"while the host took no CPU time \(no steal counted\): (\d+) ms", out)
-    print("  %s: longest GUI stall %s ms (%s); with no steal %s ms; longest event %s" %
+    unstolen = re.search(r"while the host took no CPU time \(no steal counted\): (\d+) ms "
+                         r"\(([^)]*)\)", out)
+    print("  %s: longest GUI stall %s ms (%s); with no steal %s; longest event %s" %
           (os.path.basename(run), idle.group(2), detail.group(1) if detail else "",
-           unstolen.group(1) if unstolen else "?", event.group(1) if event else "?"), flush=True)
+           "%s ms (%s)" % unstolen.groups() if unstolen else "?",
+           event.group(1) if event else "?"), flush=True)
     # (builds before the overviews print no exact plot: their first plot is exact)
     return {"first_plot_ms": int(first.group(1)),
             "exact_plot_ms": int((exact or first).group(1)),
