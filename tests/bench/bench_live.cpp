@@ -5,10 +5,11 @@
 //
 //   bench_live gui [--ranks N] [--rate HZ] [--steps N]    commit -> the StatPlot replot showing it
 //   bench_live cli XTRACE [--ranks N] [--rate HZ] [--steps N]   commit -> `stats --follow` row
-//   bench_live soak [--ranks N] [--rate HZ] [--seconds S] [--max-growth-mb M]
+//   bench_live soak [--ranks N] [--rate HZ] [--seconds S] [--max-growth-mb M] [--part-mb P]
 //       xtview follows for S seconds; prints RSS once a second; fails (exit 1) when the anonymous
 //       RSS (file pages of the mapped run are page cache) grows by more than M MB after the first
 //       quarter (a short version runs in ctest)
+//   --part-mb P: each rank's part files of P MB (default 4, 250 records; the recorder's is 300)
 //
 // Prints p50 / p95 / max over every record, or the RSS samples.
 #include "core/recorder/recorder.h"
@@ -52,6 +53,9 @@ struct Options {
     int steps = 100;
     double seconds = 0; // soak: run this long instead of `steps`
     double maxGrowthMB = 64;
+    // Each rank's part files: 4 MB (250 records) by default, so that following also meets new
+    // parts every few seconds; the recorder's own default is 300 MB.
+    double partMB = 4;
     std::string xtrace;
 };
 
@@ -65,7 +69,7 @@ pid_t startWriter(const std::string& dir, const Options& o) {
         recorder::RecorderConfig c;
         c.outputDir = dir;
         c.rank = r;
-        c.maxFileMB = 4;
+        c.maxFileMB = o.partMB;
         auto rec = recorder::Recorder::create(c);
         if (!rec) ::_exit(3);
         recs.push_back(std::move(rec.value()));
@@ -261,6 +265,7 @@ int main(int argc, char** argv) {
         if (a == "--steps") o.steps = int(v);
         if (a == "--seconds") o.seconds = v;
         if (a == "--max-growth-mb") o.maxGrowthMB = v;
+        if (a == "--part-mb") o.partMB = v;
     }
     char tmpl[] = "/tmp/xt_bench_live_XXXXXX";
     if (!::mkdtemp(tmpl)) return 2;
