@@ -111,7 +111,7 @@ void traceStartup(TracingApplication* app, xt::widgets::MainWindow* window,
     timer->setInterval(5);
     struct Usage {
         double cpuMs = 0, readyMs = 0, kernelMs = 0; // on a CPU; runnable, waiting; of cpu, system
-        double stolenMs = 0; // all CPUs' time that a hypervisor took (steal), in clock ticks
+        double stolenMs = 0; // all CPUs' time a hypervisor took (steal: counted in clock ticks)
         long sleeps = 0, pageReads = 0;
         static Usage now() {
             Usage u;
