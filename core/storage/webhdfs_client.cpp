@@ -222,8 +222,7 @@ struct WebHdfsClient::Response {
     std::uint64_t sunk = 0; // bytes given to the sink
 };
 
-WebHdfsClient::WebHdfsClient(WebHdfsSettings settings)
-    : m_settings(std::move(settings)), m_curl(std::make_unique<Curl>()) {}
+WebHdfsClient::WebHdfsClient(WebHdfsSettings settings) : m_settings(std::move(settings)) {}
 WebHdfsClient::~WebHdfsClient() = default;
 WebHdfsClient::WebHdfsClient(WebHdfsClient&&) noexcept = default;
 WebHdfsClient& WebHdfsClient::operator=(WebHdfsClient&&) noexcept = default;
@@ -322,6 +321,9 @@ int onProgress(void* user, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t 
 Status WebHdfsClient::perform(const std::string& method, const std::string& url,
                               std::string_view body, Response& resp, const ByteSink* sink,
                               const ProgressCallback& cb) {
+    // libcurl (and the TLS library under it) is set up by the first request, not by the
+    // constructor: a mirror built for a list of paths that has no URL in it loads nothing.
+    if (!m_curl) m_curl = std::make_unique<Curl>();
     CURL* h = m_curl->handle;
     if (!h) return Status(ErrorCode::Internal, "curl_easy_init failed");
     ++m_requests;
