@@ -64,6 +64,50 @@ inline double hsum(V v) {
     return (v[0] + v[1]) + (v[2] + v[3]);
 }
 
+// float32: what pass 1 compares and counts, it does on the 8 floats in one vector (exact: a float
+// converts to double without rounding, and compares the same), and it converts to double only
+// what it sums. The lanes and the order of every operation are those of the generic loop.
+using F8 = float __attribute__((vector_size(32)));
+using F4 = float __attribute__((vector_size(16)));
+using I8 = std::int32_t __attribute__((vector_size(32)));
+
+struct FloatPass1 {
+    V sum0 = {}, sum1 = {}, sq0 = {}, sq1 = {};
+    F4 mn, mx;
+    I8 nf = {}, nz = {};
+};
+
+inline FloatPass1 floatPass1(const std::uint8_t* p, std::size_t nv) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const F8 fInf = {inf, inf, inf, inf, inf, inf, inf, inf};
+    FloatPass1 r;
+    r.mn = F4{inf, inf, inf, inf};
+    r.mx = -r.mn;
+    for (std::size_t i = 0; i < nv; i += 8) {
+        F8 d;
+        std::memcpy(&d, p + i * 4, sizeof d);
+        const I8 f = (I8)((F8)((I8)d & 0x7fffffff) < fInf); // finite: |d| < inf, not NaN
+        r.nf -= f;
+        r.nz -= (I8)(d == 0.0f);
+        const F8 z = (F8)((I8)d & f); // 0 where not finite
+        const V z0 = __builtin_convertvector(__builtin_shufflevector(z, z, 0, 1, 2, 3), V);
+        const V z1 = __builtin_convertvector(__builtin_shufflevector(z, z, 4, 5, 6, 7), V);
+        r.sum0 += z0;
+        r.sum1 += z1;
+        r.sq0 += z0 * z0;
+        r.sq1 += z1 * z1;
+        const F8 l8 = f ? d : fInf, h8 = f ? d : -fInf;
+        const F4 l0 = __builtin_shufflevector(l8, l8, 0, 1, 2, 3);
+        const F4 l1 = __builtin_shufflevector(l8, l8, 4, 5, 6, 7);
+        const F4 h0 = __builtin_shufflevector(h8, h8, 0, 1, 2, 3);
+        const F4 h1 = __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+        const F4 l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
+        r.mn = l < r.mn ? l : r.mn;
+        r.mx = h > r.mx ? h : r.mx;
+    }
+    return r;
+}
+
 template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_t n) {
     constexpr bool kFloat = std::is_floating_point_v<T>;
     const V vInf = {kInf, kInf, kInf, kInf};
@@ -71,21 +115,31 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     V mn = vInf, mx = -vInf;
     M nf = {}, nz = {};
     const std::size_t nv = n - n % 8;
-    for (std::size_t i = 0; i < nv; i += 8) {
-        const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
-        const M f0 = finiteMask<T>(d0), f1 = finiteMask<T>(d1);
-        nf -= f0 + f1;
-        nz -= (M)(d0 == 0.0) + (M)(d1 == 0.0);
-        const V z0 = (V)((M)d0 & f0), z1 = (V)((M)d1 & f1); // 0.0 where not finite
-        sum0 += z0;
-        sum1 += z1;
-        sq0 += z0 * z0;
-        sq1 += z1 * z1;
-        const V l0 = f0 ? d0 : vInf, l1 = f1 ? d1 : vInf;
-        const V h0 = f0 ? d0 : -vInf, h1 = f1 ? d1 : -vInf;
-        const V l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
-        mn = l < mn ? l : mn;
-        mx = h > mx ? h : mx;
+    if constexpr (std::is_same_v<T, float>) {
+        const FloatPass1 r = floatPass1(p, nv);
+        sum0 = r.sum0, sum1 = r.sum1, sq0 = r.sq0, sq1 = r.sq1;
+        mn = __builtin_convertvector(r.mn, V), mx = __builtin_convertvector(r.mx, V);
+        for (int j = 0; j < 4; ++j) {
+            nf[j] = std::int64_t(r.nf[j]) + r.nf[j + 4];
+            nz[j] = std::int64_t(r.nz[j]) + r.nz[j + 4];
+        }
+    } else {
+        for (std::size_t i = 0; i < nv; i += 8) {
+            const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
+            const M f0 = finiteMask<T>(d0), f1 = finiteMask<T>(d1);
+            nf -= f0 + f1;
+            nz -= (M)(d0 == 0.0) + (M)(d1 == 0.0);
+            const V z0 = (V)((M)d0 & f0), z1 = (V)((M)d1 & f1); // 0.0 where not finite
+            sum0 += z0;
+            sum1 += z1;
+            sq0 += z0 * z0;
+            sq1 += z1 * z1;
+            const V l0 = f0 ? d0 : vInf, l1 = f1 ? d1 : vInf;
+            const V h0 = f0 ? d0 : -vInf, h1 = f1 ? d1 : -vInf;
+            const V l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
+            mn = l < mn ? l : mn;
+            mx = h > mx ? h : mx;
+        }
     }
     StatsAccumulator a;
     a.count = n;
@@ -120,15 +174,25 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     const double m = s / double(a.finite);
     const V vm = {m, m, m, m};
     V c0 = {}, c1 = {}, q0 = {}, q1 = {};
-    for (std::size_t i = 0; i < nv; i += 8) {
-        const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
-        const V e0 = (V)((M)(d0 - vm) & finiteMask<T>(d0));
-        const V e1 = (V)((M)(d1 - vm) & finiteMask<T>(d1));
-        c0 += e0;
-        c1 += e1;
-        q0 += e0 * e0;
-        q1 += e1 * e1;
-    }
+    // Where every element is finite (the usual block), the masks would keep every lane.
+    const auto pass2 = [&](auto masked) {
+        for (std::size_t i = 0; i < nv; i += 8) {
+            const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
+            V e0 = d0 - vm, e1 = d1 - vm;
+            if constexpr (decltype(masked)::value) {
+                e0 = (V)((M)e0 & finiteMask<T>(d0));
+                e1 = (V)((M)e1 & finiteMask<T>(d1));
+            }
+            c0 += e0;
+            c1 += e1;
+            q0 += e0 * e0;
+            q1 += e1 * e1;
+        }
+    };
+    if (a.finite == n)
+        pass2(std::false_type{});
+    else
+        pass2(std::true_type{});
     double cs = hsum(c0) + hsum(c1), qs = hsum(q0) + hsum(q1);
     for (std::size_t i = nv; i < n; ++i) {
         const double d = double(load<T>(p, i));

@@ -110,6 +110,124 @@ TEST(CpuKernels, Float32NearEdgesInWholeVectorsMatchesScalarRule) {
     }
 }
 
+// The statistics of float32, replayed one element at a time in the kernels' documented order
+// (cpu_kernels_impl.h): blocks of 2048, in each eight lanes (lane j sums elements 8k+j), the
+// lanes' sums added as ((0+1)+(2+3)) + ((4+5)+(6+7)), minima and maxima paired lane j with lane
+// j+4 before they meet the running one, a scalar tail, then deviations from the block's mean in
+// the same lanes. The vector kernels must give these numbers bit for bit, whatever their width.
+StatsAccumulator replayFloatStats(const float* x, std::size_t n) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto finite = [](double d) {
+        return std::fabs(d) < std::numeric_limits<double>::infinity();
+    };
+    StatsAccumulator total;
+    for (std::size_t b = 0; b < n; b += 2048) {
+        const float* p = x + b;
+        const std::size_t m = std::min<std::size_t>(2048, n - b), nv = m - m % 8;
+        double sum[8] = {}, sq[8] = {}, mn[4] = {inf, inf, inf, inf},
+               mx[4] = {-inf, -inf, -inf, -inf};
+        StatsAccumulator a;
+        a.count = m;
+        for (std::size_t i = 0; i < nv; i += 8)
+            for (int j = 0; j < 4; ++j) {
+                const double d0 = p[i + j], d1 = p[i + 4 + j];
+                const double z0 = finite(d0) ? d0 : 0.0, z1 = finite(d1) ? d1 : 0.0;
+                a.finite += finite(d0) + finite(d1);
+                a.zeros += (d0 == 0.0) + (d1 == 0.0);
+                sum[j] += z0, sum[4 + j] += z1;
+                sq[j] += z0 * z0, sq[4 + j] += z1 * z1;
+                const double l0 = finite(d0) ? d0 : inf, l1 = finite(d1) ? d1 : inf;
+                const double h0 = finite(d0) ? d0 : -inf, h1 = finite(d1) ? d1 : -inf;
+                const double l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
+                mn[j] = l < mn[j] ? l : mn[j];
+                mx[j] = h > mx[j] ? h : mx[j];
+            }
+        for (std::size_t i = 0; i < nv; ++i)
+            a.nan += p[i] != p[i];
+        double s =
+            ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+        a.sumSq = ((sq[0] + sq[1]) + (sq[2] + sq[3])) + ((sq[4] + sq[5]) + (sq[6] + sq[7]));
+        for (int j = 0; j < 4; ++j) {
+            a.min = std::min(a.min, mn[j]);
+            a.max = std::max(a.max, mx[j]);
+        }
+        for (std::size_t i = nv; i < m; ++i) {
+            const double d = p[i];
+            a.zeros += d == 0.0;
+            a.nan += d != d;
+            if (!finite(d)) continue;
+            ++a.finite;
+            s += d;
+            a.sumSq += d * d;
+            a.min = std::min(a.min, d);
+            a.max = std::max(a.max, d);
+        }
+        a.inf = m - a.finite - a.nan;
+        if (a.finite) {
+            const double mean = s / double(a.finite);
+            double c[8] = {}, q[8] = {};
+            for (std::size_t i = 0; i < nv; i += 8)
+                for (int j = 0; j < 8; ++j) {
+                    const double d = p[i + j];
+                    const double e = finite(d) ? d - mean : 0.0;
+                    c[j] += e, q[j] += e * e;
+                }
+            double cs = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+            double qs = ((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7]));
+            for (std::size_t i = nv; i < m; ++i) {
+                const double d = p[i];
+                if (!finite(d)) continue;
+                cs += d - mean;
+                qs += (d - mean) * (d - mean);
+            }
+            a.mean = mean + cs / double(a.finite);
+            a.m2 = std::max(0.0, qs - cs * cs / double(a.finite));
+        }
+        total.merge(a);
+    }
+    return total;
+}
+
+TEST(CpuKernels, Float32StatsFollowTheDocumentedOrderBitForBit) {
+    std::mt19937_64 rng(11);
+    std::normal_distribution<double> normal(1e4, 3.0); // a large mean: the two passes matter
+    const float specials[] = {0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::max()};
+    const KernelTable* avx2 = avx2Kernels();
+    const bool haveAvx2 = avx2 && __builtin_cpu_supports("avx2");
+    for (std::size_t n :
+         {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(8), std::size_t(13),
+          std::size_t(2048), std::size_t(2049), std::size_t(3 * 2048 + 5), std::size_t(50001)})
+        for (int variant = 0; variant < 4; ++variant) {
+            // 0: all finite; 1: a few specials; 2: mostly specials; 3: zeros of both signs only
+            std::vector<float> x(n + 1);
+            float* v = x.data() + 1; // unaligned for 32-byte vectors
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::uint64_t r = rng();
+                v[i] = variant == 3                  ? (r & 1 ? 0.0f : -0.0f)
+                       : variant == 1 && r % 53 == 0 ? specials[(r >> 8) % 8]
+                       : variant == 2 && r % 4 != 0  ? specials[(r >> 8) % 8]
+                                                     : float(normal(rng));
+            }
+            const auto* p = reinterpret_cast<const std::uint8_t*>(v);
+            const StatsAccumulator want = replayFloatStats(v, n);
+            const StatsAccumulator base = baselineKernels().stats(xdl::Dtype::Float, p, n);
+            EXPECT_EQ(std::memcmp(&want, &base, sizeof want), 0)
+                << "n " << n << " variant " << variant;
+            if (haveAvx2) {
+                const StatsAccumulator fast = avx2->stats(xdl::Dtype::Float, p, n);
+                EXPECT_EQ(std::memcmp(&want, &fast, sizeof want), 0)
+                    << "AVX2, n " << n << " variant " << variant;
+            }
+        }
+}
+
 // The serial per-tensor statistics (summaries, the recorder) are the CPU backend's, bit for bit:
 // tensors of several chunks, with the backend on 1 and 3 threads.
 TEST(TensorKernels, SerialStatsEqualTheCpuBackend) {
