@@ -2,8 +2,11 @@
 
 #include <QCoreApplication>
 #include <QHBoxLayout>
+#include <QPainter>
+#include <QTimerEvent>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <utility>
 #ifdef __linux__
 #include <sys/resource.h>
@@ -52,8 +55,47 @@ void showProgress(QProgressBar* bar, std::uint64_t done, std::uint64_t total) {
     bar->setUpdatesEnabled(true); // ...but an update(), painted with the rest of the window
 }
 
+namespace {
+constexpr int kSlideSteps = 50; // a busy block's positions: two seconds from edge to edge
+constexpr int kSlideMs = 40;
+} // namespace
+
+void FlatProgressBar::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    const QPalette& pal = palette();
+    const QRect frame = rect();
+    painter.fillRect(frame, pal.color(QPalette::Mid));
+    const QRect inside = frame.adjusted(1, 1, -1, -1);
+    painter.fillRect(inside, pal.color(QPalette::Base));
+    const QColor fill = isEnabled() ? pal.color(QPalette::Highlight) : pal.color(QPalette::Mid);
+    if (busy()) {
+        // A block of a quarter of the width, entering at the left and leaving at the right.
+        const int block = std::max(4, inside.width() / 4);
+        const int travel = inside.width() + block;
+        const int x = inside.left() - block + travel * m_phase / kSlideSteps;
+        painter.fillRect(QRect(x, inside.top(), block, inside.height()).intersected(inside), fill);
+        if (!m_slide.isActive()) m_slide.start(kSlideMs, this);
+        return;
+    }
+    m_slide.stop();
+    const double span = double(maximum()) - double(minimum());
+    const double done = span > 0 ? std::clamp((double(value()) - minimum()) / span, 0.0, 1.0) : 0;
+    const int width = int(std::lround(done * inside.width()));
+    if (width > 0) painter.fillRect(QRect(inside.topLeft(), QSize(width, inside.height())), fill);
+}
+
+void FlatProgressBar::timerEvent(QTimerEvent* event) {
+    if (event->timerId() != m_slide.timerId()) return QProgressBar::timerEvent(event);
+    if (!busy() || !isVisible()) {
+        m_slide.stop(); // painting starts it again
+        return;
+    }
+    m_phase = (m_phase + 1) % (kSlideSteps + 1);
+    update();
+}
+
 ProgressStrip::ProgressStrip(const QString& widest, int barWidth, QWidget* parent)
-    : QWidget(parent), m_label(new QLabel(this)), m_bar(new QProgressBar(this)) {
+    : QWidget(parent), m_label(new QLabel(this)), m_bar(new FlatProgressBar(this)) {
     m_label->setFixedSize(m_label->fontMetrics().horizontalAdvance(widest) + 8,
                           m_label->sizeHint().height());
     m_bar->setTextVisible(false);

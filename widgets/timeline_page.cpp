@@ -88,7 +88,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     auto* loading = new QWidget(m_stack);
     auto* lv = new QVBoxLayout(loading);
     m_loadLabel = new QLabel(tr("Loading..."), loading);
-    m_loadProgress = new QProgressBar(loading);
+    m_loadProgress = new FlatProgressBar(loading);
     m_loadProgress->setMaximumWidth(400);
     auto* cancelButton = new QPushButton(tr("Cancel"), loading);
     connect(cancelButton, &QPushButton::clicked, this, &TimelinePage::cancel);

@@ -308,6 +308,81 @@ TEST(ProgressStrip, ShowsTheStageAndPercentageBesideATextlessBar) {
     EXPECT_EQ(strip->bar()->maximum(), 0);
 }
 
+// The progress bar of jobs paints flat rectangles: its frame, then the part done in the
+// highlight colour and the rest in the base colour; while busy, a block that slides across
+// while the bar is shown, and stops when it is hidden or busy no more.
+TEST(FlatProgressBar, PaintsThePartDoneAndSlidesABlockWhileBusy) {
+    app();
+    QWidget window;
+    window.resize(300, 60);
+    auto* bar = new FlatProgressBar(&window);
+    bar->setGeometry(10, 10, 202, 20); // 200 pixels inside the frame
+    window.show();
+    QCoreApplication::processEvents();
+    const QRgb fill = bar->palette().color(QPalette::Highlight).rgb();
+    const QRgb base = bar->palette().color(QPalette::Base).rgb();
+    const QRgb frame = bar->palette().color(QPalette::Mid).rgb();
+    ASSERT_NE(fill, base);
+    const auto row = [&] { // the inside's middle row, 200 pixels
+        const QImage img = bar->grab().toImage();
+        std::vector<QRgb> out;
+        for (int x = 1; x <= 200; ++x)
+            out.push_back(img.pixel(x, 10));
+        EXPECT_EQ(img.pixel(0, 10), frame);
+        EXPECT_EQ(img.pixel(5, 0), frame);
+        return out;
+    };
+    const auto filled = [&](const std::vector<QRgb>& r) {
+        return std::count(r.begin(), r.end(), fill);
+    };
+    showProgress(bar, 420, 1000);
+    std::vector<QRgb> r = row();
+    EXPECT_EQ(filled(r), 84);
+    EXPECT_EQ(r.front(), fill);
+    EXPECT_EQ(r.back(), base);
+    EXPECT_EQ(std::count(r.begin(), r.end(), base), 116);
+    showProgress(bar, 1000, 1000);
+    EXPECT_EQ(filled(row()), 200);
+    showProgress(bar, 0, 1000);
+    EXPECT_EQ(filled(row()), 0);
+
+    showProgress(bar, 0, 0); // busy: a block of a quarter of the width, moving
+    QCoreApplication::processEvents();
+    const std::vector<QRgb> before = row();
+    EXPECT_LE(filled(before), 50);
+    QElapsedTimer waited;
+    waited.start();
+    std::vector<QRgb> after = before;
+    while (after == before && waited.elapsed() < 2000) {
+        QTest::qWait(20);
+        after = row();
+    }
+    EXPECT_NE(after, before) << "the busy block did not move";
+    EXPECT_LE(filled(after), 50);
+    bar->hide();
+    QTest::qWait(100); // the next tick stops the timer: nothing is painted while hidden
+    int paints = 0;
+    struct Counter : QObject {
+        int* n;
+        explicit Counter(int* n) : n(n) {}
+        bool eventFilter(QObject*, QEvent* e) override {
+            *n += e->type() == QEvent::Paint;
+            return false;
+        }
+    } counter(&paints);
+    bar->installEventFilter(&counter);
+    bar->show();
+    QTest::qWait(300); // shown again: painted, which starts the block moving again
+    EXPECT_GE(paints, 3);
+    showProgress(bar, 500, 1000); // busy no more: the block stops
+    QTest::qWait(100);
+    paints = 0;
+    QTest::qWait(300);
+    EXPECT_EQ(paints, 0);
+    bar->removeEventFilter(&counter);
+    EXPECT_EQ(filled(row()), 100);
+}
+
 TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
     app();
     TempDir dir;
