@@ -132,7 +132,7 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
         m_completeJobs->cancel();
         m_keyJobs->cancel();
         m_demoJobs->cancel();
-        for (auto* page : m_tabs->findChildren<TimelinePage*>())
+        for (auto* page : timelinePages())
             page->cancel();
         m_statusLabel->setText(tr("Cancelled"));
     });
@@ -748,7 +748,7 @@ std::vector<std::string> MainWindow::shownKeys(const RunSnapshot& run) const {
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == run)
             keys.push_back(v->key().toStdString());
-    for (const auto* c : m_tabs->findChildren<CompareView*>())
+    for (const auto* c : compareViews())
         if (c->request().a.run == run || c->request().b.run == run)
             keys.push_back(c->key().toStdString());
     return keys;
@@ -807,7 +807,7 @@ void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after)
         }
     if (KeyView* v = currentKeyView(); v && v->run() == after)
         m_inspector->setContext(after, v->key(), m_cursorStep);
-    for (auto* c : m_tabs->findChildren<CompareView*>())
+    for (auto* c : compareViews())
         c->replaceRun(before, after);
 }
 
@@ -900,7 +900,7 @@ bool MainWindow::isBusy() const {
         return true;
     if (m_pending) return true;
     if (compareOrExportBusy()) return true;
-    for (auto* page : m_tabs->findChildren<TimelinePage*>())
+    for (auto* page : timelinePages())
         if (page->isBusy()) return true;
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
@@ -915,7 +915,7 @@ void MainWindow::updateProgress() {
     if (!ctx) ctx = m_completeJobs->current();
     if (!ctx) ctx = m_demoJobs->current();
     if (!ctx)
-        for (auto* page : m_tabs->findChildren<TimelinePage*>())
+        for (auto* page : timelinePages())
             if ((ctx = page->currentJob())) break;
     if (!ctx) return;
     m_progress->setProgress(ctx->done.load(), ctx->total.load(), ctx->stage());
@@ -1128,6 +1128,23 @@ TimelinePage* MainWindow::currentTimelinePage() const {
     return qobject_cast<TimelinePage*>(m_tabs->currentWidget());
 }
 
+namespace {
+template <class Page> QList<Page*> tabsOf(const QTabWidget* tabs) {
+    QList<Page*> out;
+    for (int i = 0; i < tabs->count(); ++i)
+        if (auto* page = qobject_cast<Page*>(tabs->widget(i))) out << page;
+    return out;
+}
+} // namespace
+
+QList<TimelinePage*> MainWindow::timelinePages() const {
+    return tabsOf<TimelinePage>(m_tabs);
+}
+
+QList<CompareView*> MainWindow::compareViews() const {
+    return tabsOf<CompareView>(m_tabs);
+}
+
 TimelinePage* MainWindow::newTimelinePage(const QString& title) {
     auto* page = new TimelinePage(m_tabs);
     page->setChromeCompatibleFlows(m_settings->value(kChromeFlowsKey, false).toBool());
@@ -1189,7 +1206,7 @@ void MainWindow::updateBusyIndicators() {
     bool running = m_loadJobs->isRunning() || m_openJobs->isRunning() ||
                    m_completeJobs->isRunning() || m_keyJobs->isRunning() ||
                    m_demoJobs->isRunning() || (m_sampleJobs && m_sampleJobs->isRunning());
-    for (auto* page : m_tabs->findChildren<TimelinePage*>())
+    for (auto* page : timelinePages())
         running = running || page->isBusy();
     m_progress->setVisible(running);
     if (!running) m_progress->reset();

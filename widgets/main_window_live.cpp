@@ -105,7 +105,7 @@ void MainWindow::onRunExtended(const RunSnapshot& before, const RunSnapshot& aft
     }
     if (KeyView* v = currentKeyView(); v && v->run() == after)
         m_inspector->setContext(after, v->key(), m_cursorStep);
-    for (auto* c : m_tabs->findChildren<CompareView*>())
+    for (auto* c : compareViews())
         c->replaceRun(before, after);
     alertNewNonFinite(before, after);
 }

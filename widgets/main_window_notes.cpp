@@ -262,7 +262,7 @@ void MainWindow::updateNotesDock() {
     m_notesTree->clear();
     for (const Note& n : m_notes->all()) {
         qint64 origin = 0;
-        for (auto* page : m_tabs->findChildren<TimelinePage*>())
+        for (auto* page : timelinePages())
             if (n.onTimeline && page->identity() == n.target) origin = page->view()->traceBegin();
         auto* item = new QTreeWidgetItem(
             m_notesTree, {noteTargetName(n.target), describeNoteRange(n, n.onTimeline, origin),
