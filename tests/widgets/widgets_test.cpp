@@ -317,6 +317,7 @@ TEST(FlatProgressBar, PaintsThePartDoneAndSlidesABlockWhileBusy) {
     window.resize(300, 60);
     auto* bar = new FlatProgressBar(&window);
     bar->setGeometry(10, 10, 202, 20); // 200 pixels inside the frame
+    bar->setTextVisible(false);
     window.show();
     QCoreApplication::processEvents();
     const QRgb fill = bar->palette().color(QPalette::Highlight).rgb();
@@ -381,6 +382,13 @@ TEST(FlatProgressBar, PaintsThePartDoneAndSlidesABlockWhileBusy) {
     EXPECT_EQ(paints, 0);
     bar->removeEventFilter(&counter);
     EXPECT_EQ(filled(row()), 100);
+    bar->setTextVisible(true); // "50%" over the bar
+    const QImage img = bar->grab().toImage();
+    int textPixels = 0;
+    for (int y = 1; y < img.height() - 1; ++y)
+        for (int x = 1; x < img.width() - 1; ++x)
+            textPixels += img.pixel(x, y) != fill && img.pixel(x, y) != base;
+    EXPECT_GT(textPixels, 20);
 }
 
 TEST(StatPlot, PlottedDataEqualsTheComputedStatistics) {
