@@ -220,15 +220,20 @@ TEST(PlotWidget, AResizeWithAReplotQueuedDrawsOnce) {
     EXPECT_EQ(plot.toPixmap().height(), 340);
 }
 
+// Counts the events of one type that reach the objects it filters.
+struct EventCounter : QObject {
+    explicit EventCounter(QEvent::Type type) : type(type) {}
+    bool eventFilter(QObject*, QEvent* e) override {
+        n += e->type() == type;
+        return false;
+    }
+    QEvent::Type type;
+    int n = 0;
+};
+
 // Counts the paints of a window that happen while `what` runs (a synchronous UpdateRequest).
 int paintsDuring(QWidget& window, const std::function<void()>& what) {
-    struct Counter : QObject {
-        int n = 0;
-        bool eventFilter(QObject*, QEvent* e) override {
-            n += e->type() == QEvent::UpdateRequest;
-            return false;
-        }
-    } counter;
+    EventCounter counter(QEvent::UpdateRequest);
     window.installEventFilter(&counter);
     what();
     window.removeEventFilter(&counter);
@@ -277,17 +282,9 @@ TEST(ProgressStrip, ShowsTheStageAndPercentageBesideATextlessBar) {
     QCoreApplication::processEvents();
     EXPECT_FALSE(strip->bar()->isTextVisible());
     const QSize labelSize = strip->label()->size();
-    int layouts = 0;
-    struct Counter : QObject {
-        int* n;
-        explicit Counter(int* n) : n(n) {}
-        bool eventFilter(QObject*, QEvent* e) override {
-            *n += e->type() == QEvent::LayoutRequest;
-            return false;
-        }
-    } counter(&layouts);
-    window.installEventFilter(&counter);
-    strip->installEventFilter(&counter);
+    EventCounter layouts(QEvent::LayoutRequest);
+    window.installEventFilter(&layouts);
+    strip->installEventFilter(&layouts);
     EXPECT_EQ(paintsDuring(window, [&] { strip->setProgress(420, 1000, "Summarising"); }), 0);
     EXPECT_EQ(strip->label()->text(), "Summarising 42%");
     EXPECT_EQ(strip->bar()->value(), 420);
@@ -297,10 +294,10 @@ TEST(ProgressStrip, ShowsTheStageAndPercentageBesideATextlessBar) {
     strip->setProgress(2000, 1000, "keys 3/3");
     EXPECT_EQ(strip->label()->text(), "keys 3/3 100%");
     QCoreApplication::processEvents();
-    EXPECT_EQ(layouts, 0);
+    EXPECT_EQ(layouts.n, 0);
     EXPECT_EQ(strip->label()->size(), labelSize);
-    window.removeEventFilter(&counter);
-    strip->removeEventFilter(&counter);
+    window.removeEventFilter(&layouts);
+    strip->removeEventFilter(&layouts);
     strip->reset(true);
     EXPECT_EQ(strip->bar()->value(), strip->bar()->maximum());
     EXPECT_TRUE(strip->label()->text().isEmpty());
@@ -362,25 +359,17 @@ TEST(FlatProgressBar, PaintsThePartDoneAndSlidesABlockWhileBusy) {
     EXPECT_LE(filled(after), 50);
     bar->hide();
     QTest::qWait(100); // the next tick stops the timer: nothing is painted while hidden
-    int paints = 0;
-    struct Counter : QObject {
-        int* n;
-        explicit Counter(int* n) : n(n) {}
-        bool eventFilter(QObject*, QEvent* e) override {
-            *n += e->type() == QEvent::Paint;
-            return false;
-        }
-    } counter(&paints);
-    bar->installEventFilter(&counter);
+    EventCounter paints(QEvent::Paint);
+    bar->installEventFilter(&paints);
     bar->show();
     QTest::qWait(300); // shown again: painted, which starts the block moving again
-    EXPECT_GE(paints, 3);
+    EXPECT_GE(paints.n, 3);
     showProgress(bar, 500, 1000); // busy no more: the block stops
     QTest::qWait(100);
-    paints = 0;
+    paints.n = 0;
     QTest::qWait(300);
-    EXPECT_EQ(paints, 0);
-    bar->removeEventFilter(&counter);
+    EXPECT_EQ(paints.n, 0);
+    bar->removeEventFilter(&paints);
     EXPECT_EQ(filled(row()), 100);
     bar->setTextVisible(true); // "50%" over the bar
     const QImage img = bar->grab().toImage();
