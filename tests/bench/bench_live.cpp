@@ -13,6 +13,7 @@
 //
 // Prints p50 / p95 / max over every record, or the RSS samples.
 #include "core/recorder/recorder.h"
+#include "resident.h"
 #include "widgets/key_view.h"
 #include "widgets/live_runs.h"
 #include "widgets/main_window.h"
@@ -27,7 +28,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <malloc.h>
@@ -115,12 +115,7 @@ bool waitForFirstPart(const std::string& dir) {
 
 // A field of /proc/self/status in MB ("VmRSS", "RssAnon", "RssFile").
 double statusMB(const std::string& field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(field + ":", 0) == 0)
-            return std::stod(line.substr(field.size() + 1)) / 1024.0;
-    return 0;
+    return std::max(0.0, double(test::statusKb(field)) / 1024.0);
 }
 
 int runGui(const std::string& dir, const Options& o, int argc, char** argv) {
