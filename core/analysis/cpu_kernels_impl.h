@@ -71,41 +71,41 @@ using F8 = float __attribute__((vector_size(32)));
 using F4 = float __attribute__((vector_size(16)));
 using I8 = std::int32_t __attribute__((vector_size(32)));
 
-struct FloatPass1 {
-    V sum0 = {}, sum1 = {}, sq0 = {}, sq1 = {};
-    F4 mn, mx;
-    I8 nf = {}, nz = {};
-};
-
-inline FloatPass1 floatPass1(const std::uint8_t* p, std::size_t nv) {
+// Pass 1 over the nv (a multiple of 8) float32 at p, into the generic loop's accumulators.
+inline void floatPass1(const std::uint8_t* p, std::size_t nv, V& sum0, V& sum1, V& sq0, V& sq1,
+                       V& mn, V& mx, M& nf, M& nz) {
     const float inf = std::numeric_limits<float>::infinity();
     const F8 fInf = {inf, inf, inf, inf, inf, inf, inf, inf};
-    FloatPass1 r;
-    r.mn = F4{inf, inf, inf, inf};
-    r.mx = -r.mn;
+    F4 lo = {inf, inf, inf, inf}, hi = -lo;
+    I8 finite = {}, zeros = {};
     for (std::size_t i = 0; i < nv; i += 8) {
         F8 d;
         std::memcpy(&d, p + i * 4, sizeof d);
         const I8 f = (I8)((F8)((I8)d & 0x7fffffff) < fInf); // finite: |d| < inf, not NaN
-        r.nf -= f;
-        r.nz -= (I8)(d == 0.0f);
+        finite -= f;
+        zeros -= (I8)(d == 0.0f);
         const F8 z = (F8)((I8)d & f); // 0 where not finite
         const V z0 = __builtin_convertvector(__builtin_shufflevector(z, z, 0, 1, 2, 3), V);
         const V z1 = __builtin_convertvector(__builtin_shufflevector(z, z, 4, 5, 6, 7), V);
-        r.sum0 += z0;
-        r.sum1 += z1;
-        r.sq0 += z0 * z0;
-        r.sq1 += z1 * z1;
+        sum0 += z0;
+        sum1 += z1;
+        sq0 += z0 * z0;
+        sq1 += z1 * z1;
         const F8 l8 = f ? d : fInf, h8 = f ? d : -fInf;
         const F4 l0 = __builtin_shufflevector(l8, l8, 0, 1, 2, 3);
         const F4 l1 = __builtin_shufflevector(l8, l8, 4, 5, 6, 7);
         const F4 h0 = __builtin_shufflevector(h8, h8, 0, 1, 2, 3);
         const F4 h1 = __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
         const F4 l = l0 < l1 ? l0 : l1, h = h0 > h1 ? h0 : h1;
-        r.mn = l < r.mn ? l : r.mn;
-        r.mx = h > r.mx ? h : r.mx;
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
     }
-    return r;
+    mn = __builtin_convertvector(lo, V);
+    mx = __builtin_convertvector(hi, V);
+    for (int j = 0; j < 4; ++j) {
+        nf[j] = std::int64_t(finite[j]) + finite[j + 4];
+        nz[j] = std::int64_t(zeros[j]) + zeros[j + 4];
+    }
 }
 
 template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_t n) {
@@ -116,13 +116,7 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
     M nf = {}, nz = {};
     const std::size_t nv = n - n % 8;
     if constexpr (std::is_same_v<T, float>) {
-        const FloatPass1 r = floatPass1(p, nv);
-        sum0 = r.sum0, sum1 = r.sum1, sq0 = r.sq0, sq1 = r.sq1;
-        mn = __builtin_convertvector(r.mn, V), mx = __builtin_convertvector(r.mx, V);
-        for (int j = 0; j < 4; ++j) {
-            nf[j] = std::int64_t(r.nf[j]) + r.nf[j + 4];
-            nz[j] = std::int64_t(r.nz[j]) + r.nz[j + 4];
-        }
+        floatPass1(p, nv, sum0, sum1, sq0, sq1, mn, mx, nf, nz);
     } else {
         for (std::size_t i = 0; i < nv; i += 8) {
             const V d0 = load4<T>(p + i * sizeof(T)), d1 = load4<T>(p + (i + 4) * sizeof(T));
