@@ -38,10 +38,9 @@ void showProgress(QProgressBar* bar, std::uint64_t done, std::uint64_t total);
 
 // A progress bar painted as flat rectangles, left to right: a frame, the part done (and its text
 // when visible), and while busy (range 0 to 0) a block that slides across, moved 25 times a
-// second while shown. Fusion's bar paints a
-// rounded, gradient-filled frame and stripes, whose lines Qt 6.4's raster engine hands to its
-// thread pool and waits for: during the first open of a large run that paint took 28% of the GUI
-// thread's time on a CPU.
+// second while shown. Fusion's bar paints a rounded, gradient-filled frame and stripes, whose
+// lines Qt 6.4's raster engine hands to its thread pool and waits for: during the first open of
+// a large run that paint took 28% of the GUI thread's time on a CPU.
 class FlatProgressBar : public QProgressBar {
 public:
     explicit FlatProgressBar(QWidget* parent = nullptr) : QProgressBar(parent) {}
