@@ -81,10 +81,10 @@ void FlatProgressBar::paintEvent(QPaintEvent*) {
     const double span = double(maximum()) - double(minimum());
     const double done = span > 0 ? std::clamp((double(value()) - minimum()) / span, 0.0, 1.0) : 0;
     const int width = int(std::lround(done * inside.width()));
-    if (width > 0) painter.fillRect(QRect(inside.topLeft(), QSize(width, inside.height())), fill);
+    const QRect doneRect(inside.topLeft(), QSize(width, inside.height()));
+    if (width > 0) painter.fillRect(doneRect, fill);
     if (!isTextVisible()) return;
     // The text in the highlighted text colour over the part done, in the text colour elsewhere.
-    const QRect doneRect(inside.topLeft(), QSize(width, inside.height()));
     for (const auto& [clip, role] : {std::pair{doneRect, QPalette::HighlightedText},
                                      std::pair{inside.adjusted(width, 0, 0, 0), QPalette::Text}}) {
         if (clip.isEmpty()) continue;
