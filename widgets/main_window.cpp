@@ -628,8 +628,8 @@ void MainWindow::onLoaded(LoadResult result) {
     if (!result.cancelled && !result.runs.empty()) {
         // Keep the tabs' keys and the current key over a reload.
         QStringList tabKeys;
-        for (int i = 0; i < m_tabs->count(); ++i)
-            if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i))) tabKeys << v->key();
+        for (auto* v : keyViews())
+            tabKeys << v->key();
         const QString currentKey = currentKeyView() ? currentKeyView()->key() : QString();
         const std::string currentLabel = m_currentRun ? m_currentRun->label() : std::string();
         m_runModel->setRuns(result.runs);
@@ -641,12 +641,11 @@ void MainWindow::onLoaded(LoadResult result) {
         m_center->setCurrentIndex(1);
         setCurrentRun(runIndex);
         int rebound = 0;
-        for (int i = 0; i < m_tabs->count(); ++i)
-            if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
-                if (m_currentRun->summaryOf(v->key().toStdString())) {
-                    v->setData(m_currentRun, v->key());
-                    ++rebound;
-                }
+        for (auto* v : keyViews())
+            if (m_currentRun->summaryOf(v->key().toStdString())) {
+                v->setData(m_currentRun, v->key());
+                ++rebound;
+            }
         if (!currentKey.isEmpty() && m_currentRun->summaryOf(currentKey.toStdString()))
             showKey(currentKey);
         else if (rebound == 0)
@@ -745,9 +744,8 @@ void MainWindow::startKeySeries(const RunSnapshot& run, const std::string& key) 
 
 std::vector<std::string> MainWindow::shownKeys(const RunSnapshot& run) const {
     std::vector<std::string> keys;
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == run)
-            keys.push_back(v->key().toStdString());
+    for (const auto* v : keyViews())
+        if (v->run() == run) keys.push_back(v->key().toStdString());
     for (const auto* c : compareViews())
         if (c->request().a.run == run || c->request().b.run == run)
             keys.push_back(c->key().toStdString());
@@ -796,8 +794,8 @@ void MainWindow::replaceRun(const RunSnapshot& before, const RunSnapshot& after)
         const QModelIndex src = m_keyModel->indexOfKey(key);
         if (src.isValid()) m_keyTree->setCurrentIndex(m_keyProxy->mapFromSource(src));
     }
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == before) {
+    for (auto* v : keyViews())
+        if (v->run() == before) {
             // A view whose statistics were there keeps its zoom and heatmap; one that waited
             // for them, or had a preview's, is drawn now.
             if (before->hasSeries(v->key().toStdString()) && !before->preview)
@@ -886,9 +884,8 @@ void MainWindow::onStepSelected(std::int64_t gstep) {
     m_cursorStep = gstep;
     auto* source = qobject_cast<KeyView*>(sender());
     const RunSnapshot run = source ? source->run() : m_currentRun;
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
-            if (v->run() == run) v->setStepCursor(gstep);
+    for (auto* v : keyViews())
+        if (v->run() == run) v->setStepCursor(gstep);
     if (auto* v = currentKeyView()) m_inspector->setContext(v->run(), v->key(), gstep);
     m_statusLabel->setText(tr("Step cursor at gstep %1").arg(gstep));
 }
@@ -902,9 +899,8 @@ bool MainWindow::isBusy() const {
     if (compareOrExportBusy()) return true;
     for (auto* page : timelinePages())
         if (page->isBusy()) return true;
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)))
-            if (v->isBusy()) return true;
+    for (auto* v : keyViews())
+        if (v->isBusy()) return true;
     return false;
 }
 
@@ -1136,6 +1132,10 @@ template <class Page> QList<Page*> tabsOf(const QTabWidget* tabs) {
     return out;
 }
 } // namespace
+
+QList<KeyView*> MainWindow::keyViews() const {
+    return tabsOf<KeyView>(m_tabs);
+}
 
 QList<TimelinePage*> MainWindow::timelinePages() const {
     return tabsOf<TimelinePage>(m_tabs);

@@ -62,7 +62,9 @@ public:
     // in a new one.
     void showStepTimeline();
     TimelinePage* currentTimelinePage() const;
-    // The timeline and compare tabs (tabs of m_tabs: no search through the widgets inside them).
+    // The key, timeline and compare tabs (tabs of m_tabs: no search through the widgets inside
+    // them).
+    QList<KeyView*> keyViews() const;
     QList<TimelinePage*> timelinePages() const;
     QList<CompareView*> compareViews() const;
     // Writes the built-in demo run (core/demo; once, into demoDirectory()) and opens it.

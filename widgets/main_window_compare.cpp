@@ -50,9 +50,8 @@ CompareView* MainWindow::currentCompareView() const {
 bool MainWindow::compareOrExportBusy() const {
     if (m_exportJobs && m_exportJobs->isRunning()) return true;
     if (m_hdf5Dialog && m_hdf5Dialog->isRunning()) return true;
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* c = qobject_cast<CompareView*>(m_tabs->widget(i)))
-            if (c->isBusy()) return true;
+    for (auto* c : compareViews())
+        if (c->isBusy()) return true;
     return false;
 }
 

@@ -84,8 +84,8 @@ void MainWindow::onRunExtended(const RunSnapshot& before, const RunSnapshot& aft
     m_runModel->replaceRun(before, after);
     m_runModel->setLiveStatus(after, m_live->statusOf(after));
     // The views first: selecting the current key in a new key model shows that key's view.
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto* v = qobject_cast<KeyView*>(m_tabs->widget(i)); v && v->run() == before) {
+    for (auto* v : keyViews())
+        if (v->run() == before) {
             if (before->hasSeries(v->key().toStdString()))
                 v->extendRun(after);
             else
