@@ -30,6 +30,11 @@ using Field = analysis::RecordSeries::Field;
 
 namespace {
 
+// A point a fit includes: a finite value, and nothing a log axis cannot show.
+bool drawablePoint(double x, double y, bool logX, bool logY) {
+    return std::isfinite(y) && !(logY && y <= 0) && !(logX && !(x > 0));
+}
+
 QColor rankColor(int i) {
     static const QColor kColors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                                      QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
@@ -202,7 +207,7 @@ void StatPlot::setData(RunSnapshot run, const QString& key) {
     const bool otherKey = key != m_key;
     m_run = std::move(run);
     m_key = key;
-    rebuild([this] { resetZoom(); }, otherKey);
+    rebuild([this] { resetZoom(); }, true, otherKey);
 }
 
 void StatPlot::setOptions(const StatPlotOptions& options) {
@@ -211,7 +216,7 @@ void StatPlot::setOptions(const StatPlotOptions& options) {
                        options.aggregateRanks != m_options.aggregateRanks ||
                        options.showL2 != m_options.showL2;
     m_options = options;
-    rebuild([this, refit] { refit ? resetZoom() : redecimate(); });
+    rebuild([this, refit] { refit ? resetZoom() : redecimate(); }, refit);
 }
 
 std::optional<XYSeries> StatPlot::lineData(const QString& name) const {
@@ -259,7 +264,7 @@ void StatPlot::extendRun(RunSnapshot run) {
         m_extendAfterBuild = then;
         return;
     }
-    rebuild(then);
+    rebuild(then, m_following);
 }
 
 void StatPlot::setFollowing(bool on) {
@@ -273,7 +278,7 @@ void StatPlot::userMovedView() {
     setFollowing(false);
 }
 
-void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
+void StatPlot::rebuild(std::function<void()> then, bool fits, bool clearNow) {
     selectSeries();
     std::size_t records = 0;
     for (const auto* s : m_series)
@@ -317,13 +322,16 @@ void StatPlot::rebuild(std::function<void()> then, bool clearNow) {
         m_building = false;
         applyLines(watcher->future().takeResult());
         if (then) then();
-        if (m_extendAfterBuild) rebuild(std::exchange(m_extendAfterBuild, nullptr));
+        if (m_extendAfterBuild) rebuild(std::exchange(m_extendAfterBuild, nullptr), m_following);
     });
-    watcher->setFuture(
-        QtConcurrent::run(drawPool(), [run = m_run, series = m_series, options = m_options,
-                                       mode = xMode(), origin = m_timeOrigin] {
+    watcher->setFuture(QtConcurrent::run(
+        drawPool(), [run = m_run, series = m_series, options = m_options, mode = xMode(),
+                     origin = m_timeOrigin, buckets = fits ? bucketsNow() : 0] {
             BuiltLines built = buildLines(series, options, mode, origin);
             built.run = run;
+            // `then` fits the axes: their lines are decimated for that here too, so that the
+            // GUI thread only hands the points to the graphs (unless the plot's width changed).
+            if (buckets) built.fitted = decimateForFit(built.lines, buckets, options);
             return built;
         }));
 }
@@ -333,6 +341,7 @@ void StatPlot::applyLines(BuiltLines built) {
     m_lines.clear();
     m_linesRun = std::move(built.run);
     m_decimated.reset();
+    m_fitted = std::move(built.fitted);
     m_spread = std::move(built.spread);
     for (LineSpec& l : built.lines) {
         QCPAxis* valueAxis = l.rightAxis ? m_plot->yAxis2 : m_plot->yAxis;
@@ -342,19 +351,16 @@ void StatPlot::applyLines(BuiltLines built) {
         if (l.inLegend) g->addToLegend();
         g->setPen(l.pen);
         g->setAdaptiveSampling(false); // decimation is ours, spike-preserving
-        const bool upper = l.fill.isValid();
-        if (upper) { // a band: filled down to its lower edge, the line before
+        if (l.fill.isValid()) {        // a band: filled down to its lower edge, the line before
             g->setBrush(l.fill);
             g->setChannelFillGraph(m_lines.back().graph);
-            m_lines.back().keep = view::Keep::Lowest;
         }
         if (l.markers) {
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, l.pen.color(),
                                                l.pen.color(), 9));
         }
-        m_lines.push_back({g, std::move(l.data), std::move(l.blocks), l.value, l.pen,
-                           upper ? view::Keep::Highest : view::Keep::Both});
+        m_lines.push_back({g, std::move(l.data), std::move(l.blocks), l.value, l.pen, l.keep});
     }
     const XAxisMode mode = xMode();
     const bool right = built.rightAxis;
@@ -594,20 +600,21 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
         if (!l.markers) decimated.push_back(&l.data);
     auto blocks = view::blockExtrema(decimated);
     std::size_t next = 0;
-    for (LineSpec& l : out.lines)
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        LineSpec& l = out.lines[i];
         if (!l.markers) l.blocks = std::move(blocks[next++]);
+        // A band's edges keep one side of each bucket: its upper edge fills down to the line
+        // before it.
+        if (l.fill.isValid()) {
+            l.keep = view::Keep::Highest;
+            if (i > 0) out.lines[i - 1].keep = view::Keep::Lowest;
+        }
+    }
     return out;
 }
 
-void StatPlot::redecimate() {
-    const QCPRange range = m_plot->xAxis->range();
-    const std::size_t buckets = std::size_t(std::max(200, m_plot->axisRect()->width()));
-    // A pass over every visible point of every line: not again for the same lines and view
-    // (a fit decimates at once, and its range change would do it again 30 ms later).
-    const DecimatedView view{range.lower, range.upper, buckets, m_options.logX, m_options.logY};
-    if (m_decimated == view) return;
-    m_decimated = view;
-    std::size_t densest = 0;
+std::vector<XYSeries> StatPlot::decimateLines(std::span<const DecimateInput> lines,
+                                              const DecimatedView& view) {
     std::vector<std::size_t> ends;
     const view::LinePoints* endsOf = nullptr; // the line `ends` were found for...
     std::size_t endsBuckets = 0;              // ...and the buckets
@@ -615,30 +622,31 @@ void StatPlot::redecimate() {
         const view::BlockExtrema* blocks;
         std::size_t buckets;
         view::Keep keep;
-        XYSeries points;
+        const XYSeries* points;
     };
     std::vector<Decimated> decimated; // lines with equal points (one blocks) are decimated once
-    for (auto& l : m_lines) {
-        const auto [first, last] = view::visibleRange(l.data, range.lower, range.upper);
-        XYSeries d;
-        if (m_options.logX || m_options.logY) {
+    std::vector<XYSeries> out(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const DecimateInput& l = lines[i];
+        const auto [first, last] = view::visibleRange(*l.data, view.lower, view.upper);
+        XYSeries& d = out[i];
+        if (view.logX || view.logY) {
             // Nothing at x <= 0 on a log x axis, nor at y <= 0 on a log y axis; on log x,
             // buckets of equal width on the log axis. The line's blocks do not apply.
-            XYSeries visible = l.data.copy(first, last);
+            XYSeries visible = l.data->copy(first, last);
             XYSeries kept;
-            for (std::size_t i = 0; i < visible.x.size(); ++i) {
-                if (m_options.logX && !(visible.x[i] > 0)) continue;
-                if (m_options.logY && !(visible.y[i] > 0)) continue;
-                kept.x.push_back(m_options.logX ? std::log10(visible.x[i]) : visible.x[i]);
-                kept.y.push_back(visible.y[i]);
+            for (std::size_t k = 0; k < visible.x.size(); ++k) {
+                if (view.logX && !(visible.x[k] > 0)) continue;
+                if (view.logY && !(visible.y[k] > 0)) continue;
+                kept.x.push_back(view.logX ? std::log10(visible.x[k]) : visible.x[k]);
+                kept.y.push_back(visible.y[k]);
             }
-            d = l.graph->lineStyle() == QCPGraph::lsNone ? std::move(kept)
-                                                         : decimateMinMax(kept.x, kept.y, buckets);
-            if (m_options.logX)
+            d = l.markers ? std::move(kept) : decimateMinMax(kept.x, kept.y, view.buckets);
+            if (view.logX)
                 for (auto& x : d.x)
                     x = std::pow(10.0, x);
-        } else if (l.graph->lineStyle() == QCPGraph::lsNone) {
-            d = l.data.copy(first, last);
+        } else if (l.markers) {
+            d = l.data->copy(first, last);
         } else {
             // A band's edges are only filled between, not drawn: a bucket per two pixels is
             // enough for them, its lowest point for the lower edge and its highest for the upper
@@ -646,25 +654,67 @@ void StatPlot::redecimate() {
             // across the band, took 30 of the first paint's 50 ms with 8 bands, and 36% of the
             // GUI thread's time while a large run of small records opened). Lines of one series
             // (mean, bands) have the same x, so the same buckets.
-            const std::size_t want = l.value ? buckets : std::max<std::size_t>(100, buckets / 2);
-            if (!endsOf || !l.data.sameX(*endsOf) || endsBuckets != want) {
-                ends = view::bucketEnds(l.data, first, last, want, *l.blocks);
-                endsOf = &l.data;
+            const std::size_t want =
+                l.value ? view.buckets : std::max<std::size_t>(100, view.buckets / 2);
+            if (!endsOf || !l.data->sameX(*endsOf) || endsBuckets != want) {
+                ends = view::bucketEnds(*l.data, first, last, want, *l.blocks);
+                endsOf = l.data;
                 endsBuckets = want;
             }
             const auto done = std::ranges::find_if(decimated, [&](const Decimated& e) {
-                return e.blocks == l.blocks.get() && e.buckets == want && e.keep == l.keep;
+                return e.blocks == l.blocks && e.buckets == want && e.keep == l.keep;
             });
             if (done != decimated.end()) {
-                d = done->points;
+                d = *done->points;
             } else {
-                d = decimateMinMax(l.data, first, last, ends, *l.blocks, l.keep);
-                decimated.push_back({l.blocks.get(), want, l.keep, d});
+                d = decimateMinMax(*l.data, first, last, ends, *l.blocks, l.keep);
+                decimated.push_back({l.blocks, want, l.keep, &d});
             }
         }
+    }
+    return out;
+}
+
+std::optional<StatPlot::Fitted> StatPlot::decimateForFit(const std::vector<LineSpec>& lines,
+                                                         std::size_t buckets,
+                                                         const StatPlotOptions& options) {
+    std::vector<const view::LinePoints*> data;
+    std::vector<DecimateInput> inputs;
+    for (const LineSpec& l : lines) {
+        data.push_back(&l.data);
+        inputs.push_back({&l.data, l.blocks.get(), l.value, l.markers, l.keep});
+    }
+    const std::optional<QCPRange> xr = fitXRange(data, options.logX, options.logY);
+    if (!xr) return std::nullopt;
+    const DecimatedView view{xr->lower, xr->upper, buckets, options.logX, options.logY};
+    return Fitted{view, decimateLines(inputs, view)};
+}
+
+void StatPlot::redecimate() {
+    const QCPRange range = m_plot->xAxis->range();
+    // A pass over every visible point of every line: not again for the same lines and view
+    // (a fit decimates at once, and its range change would do it again 30 ms later).
+    const DecimatedView view{range.lower, range.upper, bucketsNow(), m_options.logX,
+                             m_options.logY};
+    if (m_decimated == view) return;
+    m_decimated = view;
+    std::vector<XYSeries> points;
+    if (m_fitted && m_fitted->view == view) {
+        points = std::move(m_fitted->points); // decimated by the build, off this thread
+    } else {
+        std::vector<DecimateInput> inputs;
+        for (const Line& l : m_lines)
+            inputs.push_back({&l.data, l.blocks.get(), l.value,
+                              l.graph->lineStyle() == QCPGraph::lsNone, l.keep});
+        points = decimateLines(inputs, view);
+    }
+    m_fitted.reset();
+    std::size_t densest = 0;
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
+        const XYSeries& d = points[i];
         densest = std::max(densest, d.x.size());
-        l.graph->setData(QVector<double>(d.x.begin(), d.x.end()),
-                         QVector<double>(d.y.begin(), d.y.end()), true);
+        m_lines[i].graph->setData(QVector<double>(d.x.begin(), d.x.end()),
+                                  QVector<double>(d.y.begin(), d.y.end()), true);
     }
     // With a point or more per pixel, antialiasing changes nothing one can see but doubles the
     // paint time of the lines and bands (the GUI thread's longest stall on opening a big run).
@@ -683,40 +733,47 @@ void StatPlot::redecimate() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+std::optional<QCPRange> StatPlot::fitXRange(std::span<const view::LinePoints* const> lines,
+                                            bool logX, bool logY) {
+    auto drawable = [&](double x, double y) { return drawablePoint(x, y, logX, logY); };
+    std::optional<QCPRange> xr;
+    for (const view::LinePoints* d : lines) {
+        std::size_t i = 0, j = d->size();
+        while (i < j && !drawable(d->x(i), d->y(i)))
+            ++i;
+        while (j > i && !drawable(d->x(j - 1), d->y(j - 1)))
+            --j;
+        if (i == j) continue;
+        if (!xr) xr = QCPRange(d->x(i), d->x(i));
+        xr->expand(d->x(i));
+        xr->expand(d->x(j - 1));
+    }
+    if (!xr) return std::nullopt;
+    if (logX) return QCPRange(xr->lower / 1.1, xr->upper * 1.1);
+    if (xr->size() == 0) return QCPRange(xr->lower - 0.5, xr->upper + 0.5);
+    return xr;
+}
+
+std::size_t StatPlot::bucketsNow() const {
+    return std::size_t(std::max(200, m_plot->axisRect()->width()));
+}
+
 void StatPlot::resetZoom() {
     // Fit to the full data, not to the decimated slice currently drawn: x from each line's first
     // and last point that can be drawn (x ascending); y from the lines decimated over that x
     // range, which keep every bucket's minimum and maximum, so a pass over every point of every
     // line is not needed.
-    auto drawable = [this](double x, double y) {
-        return std::isfinite(y) && !(m_options.logY && y <= 0) && !(m_options.logX && !(x > 0));
-    };
-    bool any = false;
-    QCPRange xr;
-    for (const auto& l : m_lines) {
-        const view::LinePoints& d = l.data;
-        std::size_t i = 0, j = d.size();
-        while (i < j && !drawable(d.x(i), d.y(i)))
-            ++i;
-        while (j > i && !drawable(d.x(j - 1), d.y(j - 1)))
-            --j;
-        if (i == j) continue;
-        if (!any) xr = QCPRange(d.x(i), d.x(i));
-        xr.expand(d.x(i));
-        xr.expand(d.x(j - 1));
-        any = true;
-    }
-    if (!any) {
+    std::vector<const view::LinePoints*> lines;
+    for (const auto& l : m_lines)
+        lines.push_back(&l.data);
+    const std::optional<QCPRange> xr = fitXRange(lines, m_options.logX, m_options.logY);
+    if (!xr) {
         m_plot->xAxis->setRange(m_options.logX ? QCPRange(1, 10) : QCPRange(0, 1));
         m_plot->yAxis->setRange(m_options.logY ? QCPRange(1, 10) : QCPRange(0, 1));
         redecimate();
         return;
     }
-    if (m_options.logX)
-        xr = QCPRange(xr.lower / 1.1, xr.upper * 1.1);
-    else if (xr.size() == 0)
-        xr = QCPRange(xr.lower - 0.5, xr.upper + 0.5);
-    m_plot->xAxis->setRange(xr);
+    m_plot->xAxis->setRange(*xr);
     redecimate();
     QCPRange yl, yr;
     bool anyL = false, anyR = false;
@@ -725,7 +782,7 @@ void StatPlot::resetZoom() {
         QCPRange& r = right ? yr : yl;
         bool& has = right ? anyR : anyL;
         for (const QCPGraphData& p : *l.graph->data()) {
-            if (!drawable(p.key, p.value)) continue;
+            if (!drawablePoint(p.key, p.value, m_options.logX, m_options.logY)) continue;
             if (!has) r = QCPRange(p.value, p.value);
             r.expand(p.value);
             has = true;

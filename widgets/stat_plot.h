@@ -23,6 +23,7 @@
 #include <functional>
 #include <optional>
 #include <qcustomplot.h>
+#include <span>
 
 class QLabel;
 
@@ -138,21 +139,52 @@ private:
         QColor fill;          // valid: a band's upper edge, filled down to the line before it
         bool markers = false; // points only (the NaN/Inf triangles)
         std::shared_ptr<const view::BlockExtrema> blocks;
+        view::Keep keep = view::Keep::Both; // see Line
+    };
+    // The view the lines were last decimated for (redecimate() skips a pass for the same one).
+    struct DecimatedView {
+        double lower, upper;
+        std::size_t buckets;
+        bool logX, logY;
+        bool operator==(const DecimatedView&) const = default;
+    };
+    struct Fitted { // each line's points for the view a fit shows
+        DecimatedView view;
+        std::vector<view::XYSeries> points;
     };
     struct BuiltLines {
         RunSnapshot run; // holds the series that lines read in place
         std::vector<LineSpec> lines;
         analysis::RankSpread spread;
         bool rightAxis = false;
+        std::optional<Fitted> fitted; // when built in the background for a fit
+    };
+    // What decimating one line reads (of a Line, or of a LineSpec off the GUI thread).
+    struct DecimateInput {
+        const view::LinePoints* data;
+        const view::BlockExtrema* blocks; // null for markers
+        bool value, markers;
+        view::Keep keep;
     };
     // Builds the lines of m_series, then runs `then` (on the GUI thread, at once or when a
-    // background build is applied). clearNow: large lines of another key leave the plot now.
-    void rebuild(std::function<void()> then, bool clearNow = false);
+    // background build is applied). fits: `then` fits the axes. clearNow: large lines of another
+    // key leave the plot now.
+    void rebuild(std::function<void()> then, bool fits, bool clearNow = false);
     static BuiltLines buildLines(const std::vector<const analysis::KeySeries*>& shown,
                                  const StatPlotOptions& options, view::XAxisMode mode,
                                  double timeOrigin);
     void applyLines(BuiltLines built);
-    void selectSeries(); // m_series from m_run, m_key and the rank option
+    // The points of each line in `view`, min/max decimated (markers as they are).
+    static std::vector<view::XYSeries> decimateLines(std::span<const DecimateInput> lines,
+                                                     const DecimatedView& view);
+    // The x range a fit shows (each line's first and last drawable point); none without one.
+    static std::optional<QCPRange> fitXRange(std::span<const view::LinePoints* const> lines,
+                                             bool logX, bool logY);
+    static std::optional<Fitted> decimateForFit(const std::vector<LineSpec>& lines,
+                                                std::size_t buckets,
+                                                const StatPlotOptions& options);
+    std::size_t bucketsNow() const; // of redecimate: a bucket per pixel of the axis rect
+    void selectSeries();            // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
     void onMouseMove(QMouseEvent* e);
@@ -185,14 +217,8 @@ private:
     double m_timeOrigin = 0; // log x on wall time: seconds of the first record
     std::vector<Line> m_lines;
     RunSnapshot m_linesRun; // the run m_lines were built from (they read its series)
-    // The view the lines were last decimated for (redecimate() skips a pass for the same one).
-    struct DecimatedView {
-        double lower, upper;
-        std::size_t buckets;
-        bool logX, logY;
-        bool operator==(const DecimatedView&) const = default;
-    };
     std::optional<DecimatedView> m_decimated;
+    std::optional<Fitted> m_fitted; // of the lines applied last, until redecimate() takes it
     quint64 m_buildGeneration = 0;
     bool m_building = false;
     std::function<void()> m_extendAfterBuild; // extendRun's rebuild, once the one in flight ends
