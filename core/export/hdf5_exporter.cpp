@@ -45,8 +45,10 @@ struct RowRef {
 // Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
 // from the mapped trace instead of being gathered into a buffer.
 constexpr std::uint64_t kDirectRowBytes = 256u << 10;
-// Buffered rows are written when a key has gathered this many bytes.
+// Buffered rows are written when a key has gathered this many bytes, its steps and statistics
+// included (kRowBytes a row: scalars would otherwise gather 2 M rows, 200 MB, before a flush).
 constexpr std::uint64_t kFlushBytes = 8u << 20;
+constexpr std::uint64_t kRowBytes = 3 * sizeof(std::int64_t) + sizeof(StatsRow);
 
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
@@ -118,38 +120,42 @@ public:
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
             m_offsetBuf.push_back(0);
         }
-        // The buffer's final size where known (it is flushed at kFlushBytes): no regrowth.
-        if (!m_direct)
-            m_valueBuf.reserve(std::min<std::uint64_t>(m_plan.totalElements * m_elementSize,
-                                                       kFlushBytes + (1u << 20)));
+        // The buffers' final sizes where known (they are flushed at kFlushBytes): no regrowth.
+        const std::uint64_t valueBytes = m_direct ? 0 : m_plan.totalElements * m_elementSize;
+        const std::uint64_t meanRowBytes = valueBytes / std::max<std::uint64_t>(m_plan.rows, 1);
+        const std::uint64_t rows =
+            std::min(m_plan.rows, kFlushBytes / (meanRowBytes + kRowBytes) + 1);
+        m_valueBuf.reserve(std::min(valueBytes, kFlushBytes + (1u << 20)));
+        for (auto* v : {&m_gsteps, &m_lsteps, &m_timestamps})
+            v->reserve(rows);
+        m_statsBuf.reserve(rows);
         return Status::ok();
     }
 
-    // Adds one row with its statistics: large uniform rows are written at once from the
-    // tensor's bytes, others buffered until flush().
-    Status add(const xdl::RecordEntry& e, const xdl::TensorView& t,
-               const analysis::TensorStats& stats) {
+    // Adds one row (`r`'s bytes, of `shape`) with its statistics: large uniform rows are written
+    // at once from the tensor's bytes, others buffered until flush().
+    Status add(const RowRef& r, const xdl::Shape& shape, const analysis::TensorStats& stats) {
+        const xdl::Bytes bytes(r.data, r.size);
         if (m_direct) {
-            XT_RETURN_IF_ERROR(writeDirectRow(m_rowsFlushed + m_gsteps.size(), t));
+            XT_RETURN_IF_ERROR(writeDirectRow(m_rowsFlushed + m_gsteps.size(), bytes));
         } else if (m_plan.mixedDtypes) {
-            std::vector<double> d = t.toDoubles();
+            std::vector<double> d = xdl::TensorView(r.dtype, shape, bytes).toDoubles();
             m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
         } else {
-            m_valueBuf.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+            m_valueBuf.append(reinterpret_cast<const char*>(r.data), r.size);
         }
-        m_gsteps.push_back(e.gstep);
-        m_lsteps.push_back(e.lstep);
-        m_timestamps.push_back(e.timestamp);
+        m_gsteps.push_back(r.entry->gstep);
+        m_lsteps.push_back(r.entry->lstep);
+        m_timestamps.push_back(r.entry->timestamp);
         m_statsBuf.push_back(toRow(stats));
         if (m_plan.ragged) {
-            m_elementsWritten += t.size();
+            m_elementsWritten += r.size / xdl::elementSize(r.dtype);
             m_offsetBuf.push_back(m_elementsWritten);
             for (int i = 0; i < m_plan.maxRank; ++i)
-                m_shapeBuf.push_back(i < t.shape().rank ? t.shape().dims[static_cast<size_t>(i)]
-                                                        : -1);
+                m_shapeBuf.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
         }
-        m_bytes += t.bytes().size();
-        if (m_valueBuf.size() >= kFlushBytes) return flush();
+        m_bytes += r.size;
+        if (m_valueBuf.size() + m_gsteps.size() * kRowBytes >= kFlushBytes) return flush();
         return Status::ok();
     }
 
@@ -190,16 +196,16 @@ public:
     const KeyPlan& plan() const { return m_plan; }
 
 private:
-    Status writeDirectRow(std::uint64_t row, const xdl::TensorView& t) {
+    Status writeDirectRow(std::uint64_t row, xdl::Bytes bytes) {
         if (m_rawChunks) {
             std::vector<hsize_t> offset(static_cast<size_t>(m_plan.shape.rank) + 1, 0);
             offset[0] = row;
-            if (H5Dwrite_chunk(m_values.get(), H5P_DEFAULT, 0, offset.data(), t.bytes().size(),
-                               t.bytes().data()) < 0)
+            if (H5Dwrite_chunk(m_values.get(), H5P_DEFAULT, 0, offset.data(), bytes.size(),
+                               bytes.data()) < 0)
                 return h5Error("write rows of key " + m_plan.key);
             return Status::ok();
         }
-        return writeRows(m_values, m_valueMemType.get(), row, 1, t.bytes().data());
+        return writeRows(m_values, m_valueMemType.get(), row, 1, bytes.data());
     }
 
     // Writes `count` leading-dimension rows starting at `start` from `data`.
@@ -335,17 +341,24 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
 // Pass 2's rows in record order, in batches whose statistics (all keys of a range of records)
 // are computed in one backend call, in the background while the previous batch is written,
 // whose bytes the statistics have just brought into cache. A batch holds 8 MiB or 4096 rows: a
-// batch of one 1 MiB row started a thread per row, and took 1.7x as long in all.
+// batch of one 1 MiB row started a thread per row, and took 1.7x as long in all. The rows are
+// kept as the 40-byte references pass 1 found; the statistics' thread makes their views.
 class RowBatcher {
 public:
-    explicit RowBatcher(analysis::Backend* backend) : m_backend(backend) {}
+    // writerOf[part][column]: the writer of a part's column (pass 2 writes only planned keys).
+    RowBatcher(analysis::Backend* backend, const std::vector<std::vector<KeyWriter*>>& writerOf)
+        : m_backend(backend), m_writerOf(writerOf) {}
 
-    Status add(KeyWriter* w, const xdl::RecordEntry& e, const xdl::TensorView& t) {
+    // Adds a row; `shape` is its shape where r.shape >= 0 (not its key's first shape).
+    Status add(RowRef r, const xdl::Shape* shape) {
         Batch& b = m_batches[m_filling];
-        b.rows.emplace_back(w, &e);
-        b.views.push_back(t);
-        b.bytes += t.bytes().size();
-        return b.bytes >= (8u << 20) || b.views.size() >= 4096 ? start() : Status::ok();
+        if (r.shape >= 0) {
+            r.shape = static_cast<std::int32_t>(b.shapes.size());
+            b.shapes.push_back(*shape);
+        }
+        b.rows.push_back(r);
+        b.bytes += r.size;
+        return b.bytes >= (8u << 20) || b.rows.size() >= 4096 ? start() : Status::ok();
     }
     // Writes every row added.
     Status finish() {
@@ -355,23 +368,31 @@ public:
 
 private:
     struct Batch {
-        std::vector<std::pair<KeyWriter*, const xdl::RecordEntry*>> rows;
-        std::vector<xdl::TensorView> views;
+        std::vector<RowRef> rows; // shape: an index into shapes, or -1 for the key's first
+        std::vector<xdl::Shape> shapes;
+        std::vector<xdl::TensorView> views; // made on the statistics' thread
         std::vector<analysis::TensorStats> stats;
         std::uint64_t bytes = 0;
         std::future<Status> statsDone; // last: waited for before the vectors go
     };
 
+    KeyWriter* writerOf(const RowRef& r) const { return m_writerOf[r.part][r.column]; }
+    const xdl::Shape& shapeOf(const Batch& b, const RowRef& r) const {
+        return r.shape < 0 ? writerOf(r)->plan().shape : b.shapes[static_cast<size_t>(r.shape)];
+    }
+
     // Starts the filling batch's statistics and writes the previous batch.
     Status start() {
         Batch &b = m_batches[m_filling], &previous = m_batches[m_filling ^ 1];
         if (previous.statsDone.valid()) previous.statsDone.wait(); // one backend call at a time
-        b.stats.resize(b.views.size());
         // Deferred (run by write) where no thread can be started.
-        b.statsDone =
-            std::async(std::launch::async | std::launch::deferred, [&b, backend = m_backend] {
-                return backend->computeStats(b.views, b.stats);
-            });
+        b.statsDone = std::async(std::launch::async | std::launch::deferred, [this, &b] {
+            b.views.clear();
+            for (const RowRef& r : b.rows)
+                b.views.emplace_back(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size));
+            b.stats.resize(b.rows.size());
+            return m_backend->computeStats(b.views, b.stats);
+        });
         m_filling ^= 1;
         return write(previous);
     }
@@ -379,14 +400,17 @@ private:
     Status write(Batch& b) {
         if (!b.statsDone.valid()) return Status::ok();
         XT_RETURN_IF_ERROR(b.statsDone.get());
-        for (std::size_t k = 0; k < b.views.size(); ++k)
-            XT_RETURN_IF_ERROR(b.rows[k].first->add(*b.rows[k].second, b.views[k], b.stats[k]));
-        b.rows.clear(), b.views.clear();
+        for (std::size_t k = 0; k < b.rows.size(); ++k) {
+            const RowRef& r = b.rows[k];
+            XT_RETURN_IF_ERROR(writerOf(r)->add(r, shapeOf(b, r), b.stats[k]));
+        }
+        b.rows.clear(), b.shapes.clear();
         b.bytes = 0;
         return Status::ok();
     }
 
     analysis::Backend* m_backend;
+    const std::vector<std::vector<KeyWriter*>>& m_writerOf;
     std::array<Batch, 2> m_batches;
     std::size_t m_filling = 0;
 };
@@ -419,7 +443,7 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
             auto it = writers.find(key);
             writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
         }
-    RowBatcher rows(scope.backend);
+    RowBatcher rows(scope.backend, writerOf);
     if (plan.allRowRefs) {
         const std::uint64_t first = scope.done;
         for (std::size_t k = 0; k < plan.rowRefs.size(); ++k) {
@@ -428,11 +452,8 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
                 !reportProgress(scope.progress, scope.done, scope.total, "exporting"))
                 return cancelled();
             const RowRef& r = plan.rowRefs[k];
-            KeyWriter* w = writerOf[r.part][r.column];
-            const xdl::Shape& shape =
-                r.shape < 0 ? w->plan().shape : plan.otherShapes[static_cast<size_t>(r.shape)];
-            XT_RETURN_IF_ERROR(
-                rows.add(w, *r.entry, xdl::TensorView(r.dtype, shape, {r.data, r.size})));
+            XT_RETURN_IF_ERROR(rows.add(
+                r, r.shape < 0 ? nullptr : &plan.otherShapes[static_cast<size_t>(r.shape)]));
         }
         scope.done = first + rank.recordCount();
         return rows.finish();
@@ -446,13 +467,17 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
             if (st.code() == ErrorCode::IoError) return st;
             continue;
         }
-        const auto& columnWriters = writerOf[rank.partOf(i)];
+        const std::size_t partIndex = rank.partOf(i);
+        const auto& columnWriters = writerOf[partIndex];
         for (std::size_t c = 0; c < view.columns.size() && c < columnWriters.size(); ++c) {
             const auto& col = view.columns[c];
             if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                 continue;
-            XT_RETURN_IF_ERROR(
-                rows.add(columnWriters[c], e, xdl::TensorView(col.dtype(), col.shape, col.data)));
+            const bool firstShape = col.shape == columnWriters[c]->plan().shape;
+            XT_RETURN_IF_ERROR(rows.add(
+                {&e, col.data.data(), col.data.size(), static_cast<std::uint32_t>(partIndex),
+                 static_cast<std::uint32_t>(c), firstShape ? -1 : 0, col.dtype()},
+                &col.shape));
         }
     }
     return rows.finish();

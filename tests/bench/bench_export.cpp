@@ -5,9 +5,16 @@
 //   BM_ExportStatsRows     exporter on a run of many tiny tensors: rows per second
 //   BM_WriteReferenceRows  writing as many bytes as that export's file holds, 1 MiB per pwrite
 //                          into the page cache: the rows per second the output alone allows
+// What any export of those rows must do, each on one thread (their sum over two cores, and the
+// HDF5 part alone, bound BM_ExportStatsRows from below):
+//   BM_DecodeRowsReference  decoding every record once (the columns' places, dtypes, shapes)
+//   BM_StatsRowsReference   the statistics of every row, on one thread, in the exporter's batches
+//   BM_Hdf5RowsReference    the export's datasets written from memory, one H5Dwrite each
 // Files are generated once under $XT_BENCH_DIR (default /tmp); outputs are overwritten.
 #include "bench_data.h"
+#include "core/analysis/cpu_backend.h"
 #include "core/export/hdf5_exporter.h"
+#include "core/export/hdf5_objects.h"
 
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -25,6 +32,11 @@ RunReader openRun(const std::string& dir) {
     Diagnostics diag;
     auto files = discoverRuns({dir}, diag);
     return std::move(*RunReader::open(files->at(0), diag));
+}
+
+// 1 M rows of 16 floats, 50 keys x 20 000 steps: BM_ExportStatsRows's input.
+RunReader openRowsRun() {
+    return openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50));
 }
 
 // Every case writes a new file: replacing one makes ext4 write the new file's data out at once
@@ -80,8 +92,7 @@ void BM_ExportLargeTensors(benchmark::State& state) {
 std::uint64_t g_rowsFileBytes = 0, g_rows = 0; // of BM_ExportStatsRows's output
 
 void BM_ExportStatsRows(benchmark::State& state) {
-    RunReader run = // 1 M rows of 16 floats
-        openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50));
+    RunReader run = openRowsRun();
     auto r = exportLoop(state, run, "xt_bench_export_rows");
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * r.rows));
     g_rowsFileBytes = std::filesystem::file_size(bench::benchDir() + "/xt_bench_export_rows.h5");
@@ -110,10 +121,102 @@ void BM_WriteReferenceRows(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * g_rows));
 }
 
+void BM_DecodeRowsReference(benchmark::State& state) {
+    RunReader run = openRowsRun();
+    const RankReader& rank = run.ranks().at(0);
+    RecordView view;
+    std::uint64_t rows = 0;
+    for (auto _ : state) {
+        rows = 0;
+        for (std::size_t i = 0; i < rank.recordCount(); ++i) {
+            if (!rank.decode(i, view)) state.SkipWithError("decode failed");
+            for (const auto& c : view.columns)
+                rows += c.check() == ColumnProblem::None && !c.isEmpty();
+        }
+        benchmark::DoNotOptimize(rows);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
+}
+
+void BM_StatsRowsReference(benchmark::State& state) {
+    RunReader run = openRowsRun();
+    const RankReader& rank = run.ranks().at(0);
+    std::vector<TensorView> views;
+    RecordView view;
+    for (std::size_t i = 0; i < rank.recordCount(); ++i) {
+        if (!rank.decode(i, view)) state.SkipWithError("decode failed");
+        for (const auto& c : view.columns)
+            views.emplace_back(c.dtype(), c.shape, c.data);
+    }
+    analysis::CpuBackend backend(1);
+    std::vector<analysis::TensorStats> stats(views.size());
+    const std::size_t batch = 4096; // the exporter's (RowBatcher)
+    for (auto _ : state)
+        for (std::size_t at = 0; at < views.size(); at += batch) {
+            const std::size_t n = std::min(batch, views.size() - at);
+            if (!backend.computeStats({views.data() + at, n}, {stats.data() + at, n}))
+                state.SkipWithError("statistics failed");
+        }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * views.size()));
+}
+
+// The datasets BM_ExportStatsRows's file holds (hdf5_exporter.h's layout, chunked as the
+// exporter chunks them), written from arrays in memory.
+void BM_Hdf5RowsReference(benchmark::State& state) {
+    const hsize_t steps = 20000, floats = 16;
+    const int keys = 50;
+    std::vector<float> values(steps * floats, 1.5f);
+    std::vector<std::int64_t> gsteps(steps, 7);
+    std::vector<h5::StatsRow> statsRows(steps, h5::StatsRow{16, 0, 0, 0, -1, 1, 0, 1, 4});
+    const h5::Handle fileStats = h5::statsType(true), memStats = h5::statsType(false);
+    const std::string out = bench::benchDir() + "/xt_bench_h5_rows_ref.h5";
+    auto write = [](hid_t group, const char* name, hid_t fileType, hid_t memType,
+                    std::vector<hsize_t> dims, std::vector<hsize_t> chunk, const void* data) {
+        const int rank = static_cast<int>(dims.size());
+        h5::Handle space(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose);
+        h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        H5Pset_chunk(dcpl.get(), rank, chunk.data());
+        h5::Handle ds(
+            H5Dcreate2(group, name, fileType, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            H5Dclose);
+        return H5Dwrite(ds.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+    };
+    for (auto _ : state) {
+        removeUntimed(state, out);
+        h5::Handle file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        h5::Handle rank(H5Gcreate2(file.get(), "rank0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        H5Gclose);
+        bool ok = true;
+        for (int k = 0; k < keys; ++k) {
+            auto group = h5::ensureGroups(rank.get(), "layer" + std::to_string(k) + "/weight");
+            if (!group) {
+                state.SkipWithError("group");
+                return;
+            }
+            const hid_t g = group->get();
+            ok = ok && write(g, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {steps, floats},
+                             {(1 << 20) / (floats * 4), floats}, values.data());
+            for (const char* name : {"gstep", "lstep", "timestamp"})
+                ok = ok && write(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, {steps}, {steps},
+                                 gsteps.data());
+            ok = ok && write(g, "stats", fileStats.get(), memStats.get(), {steps}, {steps},
+                             statsRows.data());
+        }
+        if (!ok) state.SkipWithError("H5Dwrite failed");
+    }
+    state.counters["file_B_per_row"] =
+        double(std::filesystem::file_size(out)) / double(steps * keys);
+    std::filesystem::remove(out);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps * keys));
+}
+
 } // namespace
 
 BENCHMARK(BM_Hdf5BulkReference)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK(BM_ExportLargeTensors)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK(BM_ExportStatsRows)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
 BENCHMARK(BM_WriteReferenceRows)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
+BENCHMARK(BM_DecodeRowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
+BENCHMARK(BM_StatsRowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
+BENCHMARK(BM_Hdf5RowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
 BENCHMARK_MAIN();

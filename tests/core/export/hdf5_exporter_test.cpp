@@ -359,3 +359,85 @@ TEST(Hdf5Export, LargeRowsFromTheMappingKeepValuesStatsAndDiagnostics) {
     }
     H5Tclose(st);
 }
+
+TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatistics) {
+    // A key's buffered rows are written when its values, steps and statistics reach 8 MiB:
+    // ~84 000 scalar rows here, so each key is written in two or three flushes.
+    xt::test::TempDir dir;
+    const int kSteps = 200000;
+    {
+        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true},
+                                          {"loss", "act", "pair"});
+        ASSERT_TRUE(w.isOk());
+        RecordEncoder enc;
+        for (int s = 0; s < kSteps; ++s) {
+            const float loss = 0.5f * float(s);
+            float act[3];
+            for (int i = 0; i < 3; ++i)
+                act[i] = float(s + i);
+            const std::int64_t n = s % 3 + 1;
+            const double pair[2] = {double(s), -double(s)};
+            enc.begin(2 * s, s);
+            enc.addColumn(Dtype::Float, {}, bytesOf(&loss, 4));
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{n},
+                          bytesOf(act, 4 * std::size_t(n)));
+            enc.addColumn(Dtype::Double, std::vector<std::int64_t>{2}, bytesOf(pair, 16));
+            ASSERT_TRUE(enc.finish(1000 + s).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), 2 * s, s, 1000 + s).isOk());
+        }
+    }
+    struct Stats {
+        std::uint64_t count;
+        double min, max, mean;
+    };
+    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
+    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
+    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
+    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    for (std::uint64_t rowRefBytes : {Hdf5ExportOptions{}.rowRefBytes, std::uint64_t(0)}) {
+        SCOPED_TRACE(rowRefBytes);
+        Hdf5ExportOptions opt;
+        opt.rowRefBytes = rowRefBytes;
+        const std::string out = dir.file("out.h5");
+        auto report = exportHdf5(run, out, opt, diag);
+        ASSERT_TRUE(report.isOk()) << report.status().toString();
+        EXPECT_EQ(report->rows, 3u * kSteps);
+        hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        const auto loss = readAll<float>(f, "/rank0/loss/values", H5T_NATIVE_FLOAT);
+        const auto lossStats = readAll<Stats>(f, "/rank0/loss/stats", st);
+        const auto gstep = readAll<std::int64_t>(f, "/rank0/loss/gstep", H5T_NATIVE_INT64);
+        const auto ts = readAll<std::int64_t>(f, "/rank0/act/timestamp", H5T_NATIVE_INT64);
+        const auto act = readAll<float>(f, "/rank0/act/values", H5T_NATIVE_FLOAT);
+        const auto offsets = readAll<std::uint64_t>(f, "/rank0/act/offsets", H5T_NATIVE_UINT64);
+        const auto shapes = readAll<std::int64_t>(f, "/rank0/act/shapes", H5T_NATIVE_INT64);
+        const auto actStats = readAll<Stats>(f, "/rank0/act/stats", st);
+        const auto pair = readAll<double>(f, "/rank0/pair/values", H5T_NATIVE_DOUBLE);
+        ASSERT_EQ(loss.size(), std::size_t(kSteps));
+        ASSERT_EQ(lossStats.size(), std::size_t(kSteps));
+        ASSERT_EQ(offsets.size(), std::size_t(kSteps) + 1);
+        ASSERT_EQ(shapes.size(), std::size_t(kSteps));
+        ASSERT_EQ(pair.size(), 2 * std::size_t(kSteps));
+        std::size_t wrong = 0, at = 0;
+        for (int s = 0; s < kSteps; ++s) {
+            const auto i = std::size_t(s);
+            const std::int64_t n = s % 3 + 1;
+            wrong += loss[i] != 0.5f * float(s) || gstep[i] != 2 * s || ts[i] != 1000 + s;
+            wrong += lossStats[i].count != 1 || lossStats[i].mean != double(0.5f * float(s));
+            wrong += offsets[i] != at || shapes[i] != n;
+            for (std::int64_t k = 0; k < n; ++k)
+                wrong += act[at + std::size_t(k)] != float(s + k);
+            wrong += actStats[i].count != std::uint64_t(n) || actStats[i].min != double(s) ||
+                     actStats[i].max != double(s + n - 1);
+            wrong += pair[2 * i] != double(s) || pair[2 * i + 1] != -double(s);
+            at += std::size_t(n);
+        }
+        EXPECT_EQ(offsets.back(), at);
+        EXPECT_EQ(wrong, 0u);
+        H5Fclose(f);
+    }
+    H5Tclose(st);
+}
