@@ -90,10 +90,16 @@ KeyView::KeyView(QWidget* parent)
     m_outliers->setWordWrap(true);
     m_outliers->setTextFormat(Qt::RichText);
     m_outliers->hide();
+    // Drawn in a margin at the top of the statistic plot, not in the widgets' layout: when it
+    // went, the plots below it grew, and each was resized and drawn again at the end of every
+    // large open.
     m_reading->setObjectName(QStringLiteral("readingKey"));
-    m_reading->setContentsMargins(6, 0, 6, 2);
-    m_reading->setStyleSheet(QStringLiteral("color: #b36b00"));
+    m_reading->setParent(m_stats->plot());
+    m_reading->setContentsMargins(6, 1, 6, 2);
+    m_reading->setWordWrap(true);
+    m_reading->setStyleSheet(QStringLiteral("color: #b36b00; background-color: palette(window)"));
     m_reading->hide();
+    m_stats->plot()->installEventFilter(this);
 
     m_lower->setDocumentMode(true);
     m_lower->addTab(m_histograms, tr("Histograms"));
@@ -108,7 +114,6 @@ KeyView::KeyView(QWidget* parent)
     layout->setSpacing(0);
     layout->addLayout(bar);
     layout->addWidget(m_outliers);
-    layout->addWidget(m_reading);
     layout->addWidget(split, 1);
 
     for (QCheckBox* c : {m_minMax, m_std, m_l2, m_logX, m_logY})
@@ -188,6 +193,24 @@ void KeyView::updateFollowControls() {
         m_reading->setText(tr("The first %1 records of the run, shown while the rest is indexed.")
                                .arg(m_run->recordCount()));
     m_reading->setVisible(reading || (m_run && (m_run->overview || m_run->preview)));
+    placeReading();
+}
+
+void KeyView::placeReading() {
+    if (m_reading->isHidden()) {
+        m_stats->reserveTop(0);
+        return;
+    }
+    const int width = m_stats->plot()->width();
+    const int height = m_reading->heightForWidth(width);
+    m_reading->setGeometry(0, 0, width, height);
+    m_reading->raise();
+    m_stats->reserveTop(height);
+}
+
+bool KeyView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_stats->plot() && event->type() == QEvent::Resize) placeReading();
+    return QWidget::eventFilter(watched, event);
 }
 
 void KeyView::replaceRun(RunSnapshot run) {

@@ -60,9 +60,13 @@ signals:
     // "Add note..." in a plot's context menu.
     void noteRequested();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void updateOptions();
     void updateFollowControls();
+    void placeReading(); // over the top edge of the statistic plot, as wide as it
     void showControls(const StatPlotOptions& o);
     void updateOutliers();
 
@@ -81,7 +85,7 @@ private:
     QToolButton* m_follow;
     QLabel* m_paused;
     QLabel* m_outliers;
-    QLabel* m_reading; // while the key is read in stages
+    QLabel* m_reading; // while the key is read in stages, or shown from overviews or a preview
     RunSnapshot m_run;
     QString m_key;
     bool m_ranksChosen = false; // the user picked overlaid or aggregated

@@ -121,6 +121,11 @@ MainWindow::MainWindow(const QString& settingsFile, QWidget* parent)
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel loading (Esc)"));
     m_cancel->hide();
+    // The status bar as tall as with the progress and its Cancel button: showing them would
+    // otherwise make it taller, and every plot above would be resized and drawn again, at each
+    // job's start and end.
+    m_statusLabel->setMinimumHeight(
+        std::max(m_progress->sizeHint().height(), m_cancel->sizeHint().height()));
     statusBar()->addWidget(m_statusLabel, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);

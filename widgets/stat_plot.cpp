@@ -797,6 +797,15 @@ void StatPlot::resetZoom() {
     if (anyR) m_plot->yAxis2->setRange(pad(yr));
 }
 
+void StatPlot::reserveTop(int pixels) {
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    QMargins margins = layout->margins();
+    if (margins.top() == pixels) return;
+    margins.setTop(pixels);
+    layout->setMargins(margins);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 double StatPlot::xOfGstep(std::int64_t gstep) const {
     if (xMode() == XAxisMode::Gstep) return double(gstep);
     for (const auto* s : m_series)

@@ -87,6 +87,8 @@ public:
     std::optional<std::int64_t> stepCursor() const { return m_cursorStep; }
     // Fits both axes to the data.
     void resetZoom();
+    // Leaves this many pixels free above the axes and the legend (for a line drawn over them).
+    void reserveTop(int pixels);
 
     // Cursors A and B, at global steps (nullopt hides one).
     void setCursorAt(Cursor c, std::optional<std::int64_t> gstep);

@@ -1817,9 +1817,12 @@ TEST(MainWindow, ShowsALargeSummarisedRunFromItsOverviewsThenExactly) {
         bool overviewAtLoad = false;
         QString readingAtLoad, histogramAtLoad;
         std::size_t pointsAtLoad = 0;
+        QSize plotAtLoad, histogramsAtLoad;
         QObject::connect(&w, &MainWindow::loadFinished, [&] {
             ASSERT_TRUE(w.currentKeyView());
             overviewAtLoad = w.runs()[0]->overview;
+            plotAtLoad = w.currentKeyView()->statPlot()->plot()->size();
+            histogramsAtLoad = w.currentKeyView()->findChild<HistogramView*>()->size();
             const auto* reading = w.currentKeyView()->findChild<QLabel*>("readingKey");
             readingAtLoad = reading->isHidden() ? QString() : reading->text();
             for (const auto* l :
@@ -1840,6 +1843,11 @@ TEST(MainWindow, ShowsALargeSummarisedRunFromItsOverviewsThenExactly) {
         EXPECT_FALSE(w.runs()[0]->overview);
         KeyView* v = w.currentKeyView();
         ASSERT_TRUE(v);
+        // The plots keep their heights as the line above the curves and the status bar's
+        // progress go: resized, each would be drawn again. (Their widths are set once, when the
+        // docks beside them are arranged for the first run.)
+        EXPECT_EQ(v->statPlot()->plot()->height(), plotAtLoad.height());
+        EXPECT_EQ(v->findChild<HistogramView*>()->height(), histogramsAtLoad.height());
         EXPECT_TRUE(v->findChild<QLabel*>("readingKey")->isHidden());
         const auto mean = v->statPlot()->lineData("rank 0 mean");
         ASSERT_TRUE(mean);
