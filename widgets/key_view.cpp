@@ -204,7 +204,6 @@ void KeyView::placeReading() {
     const int width = m_stats->plot()->width();
     const int height = m_reading->heightForWidth(width);
     m_reading->setGeometry(0, 0, width, height);
-    m_reading->raise();
     m_stats->reserveTop(height);
 }
 
