@@ -6,6 +6,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <utility>
 
 using namespace xt;
 using namespace xt::xdl;
@@ -94,6 +95,27 @@ std::string stringAttr(hid_t obj, const char* objPath, const char* name) {
     return out;
 }
 
+// A row of a `stats` dataset, read by name; close the type with H5Tclose.
+struct Stats {
+    std::uint64_t count, nan, inf, zeros;
+    double min, max, mean, std, l2;
+};
+hid_t statsMemType() {
+    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
+    for (auto [name, offset] : {std::pair{"count", HOFFSET(Stats, count)},
+                                {"nan", HOFFSET(Stats, nan)},
+                                {"inf", HOFFSET(Stats, inf)},
+                                {"zeros", HOFFSET(Stats, zeros)}})
+        H5Tinsert(st, name, offset, H5T_NATIVE_UINT64);
+    for (auto [name, offset] : {std::pair{"min", HOFFSET(Stats, min)},
+                                {"max", HOFFSET(Stats, max)},
+                                {"mean", HOFFSET(Stats, mean)},
+                                {"std", HOFFSET(Stats, std)},
+                                {"l2", HOFFSET(Stats, l2)}})
+        H5Tinsert(st, name, offset, H5T_NATIVE_DOUBLE);
+    return st;
+}
+
 } // namespace
 
 TEST(Hdf5Export, LayoutAndValues) {
@@ -150,18 +172,7 @@ TEST(Hdf5Export, LayoutAndValues) {
         EXPECT_EQ(dimsOf(f, "/rank0/cfg/values"),
                   (std::vector<hsize_t>{1, 5})); // empties are not rows
 
-        struct Stats {
-            std::uint64_t count, nan, inf, zeros;
-            double min, max, mean, std, l2;
-        };
-        hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
-        H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
-        H5Tinsert(st, "zeros", HOFFSET(Stats, zeros), H5T_NATIVE_UINT64);
-        H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
-        H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
-        H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
-        H5Tinsert(st, "std", HOFFSET(Stats, std), H5T_NATIVE_DOUBLE);
-        H5Tinsert(st, "l2", HOFFSET(Stats, l2), H5T_NATIVE_DOUBLE);
+        hid_t st = statsMemType();
         auto stats = readAll<Stats>(f, "/rank1/fc1/weight/stats", st);
         // Rank 1, step 2: 120, 121, ..., 125.
         EXPECT_EQ(stats[2].count, 6u);
@@ -290,16 +301,7 @@ TEST(Hdf5Export, LargeRowsFromTheMappingKeepValuesStatsAndDiagnostics) {
             ASSERT_TRUE((*w)->write(enc.framed(), s, s, 100 + s).isOk());
         }
     }
-    struct Stats {
-        std::uint64_t count, nan;
-        double min, max, mean;
-    };
-    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
-    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
-    H5Tinsert(st, "nan", HOFFSET(Stats, nan), H5T_NATIVE_UINT64);
-    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    hid_t st = statsMemType();
     // No deflate; deflate; no memory for the planning pass's rows (records decoded again).
     for (int variant : {0, 1, 2}) {
         SCOPED_TRACE(variant);
@@ -386,15 +388,7 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
             ASSERT_TRUE((*w)->write(enc.framed(), 2 * s, s, 1000 + s).isOk());
         }
     }
-    struct Stats {
-        std::uint64_t count;
-        double min, max, mean;
-    };
-    hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(Stats));
-    H5Tinsert(st, "count", HOFFSET(Stats, count), H5T_NATIVE_UINT64);
-    H5Tinsert(st, "min", HOFFSET(Stats, min), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "max", HOFFSET(Stats, max), H5T_NATIVE_DOUBLE);
-    H5Tinsert(st, "mean", HOFFSET(Stats, mean), H5T_NATIVE_DOUBLE);
+    hid_t st = statsMemType();
     Diagnostics diag;
     RunReader run = openRun(dir.file("run"), diag);
     for (std::uint64_t rowRefBytes : {Hdf5ExportOptions{}.rowRefBytes, std::uint64_t(0)}) {
