@@ -30,11 +30,6 @@ using Field = analysis::RecordSeries::Field;
 
 namespace {
 
-// A point a fit includes: a finite value, and nothing a log axis cannot show.
-bool drawablePoint(double x, double y, bool logX, bool logY) {
-    return std::isfinite(y) && !(logY && y <= 0) && !(logX && !(x > 0));
-}
-
 QColor rankColor(int i) {
     static const QColor kColors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                                      QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
@@ -613,100 +608,38 @@ StatPlot::BuiltLines StatPlot::buildLines(const std::vector<const analysis::KeyS
     return out;
 }
 
-std::vector<XYSeries> StatPlot::decimateLines(std::span<const DecimateInput> lines,
-                                              const DecimatedView& view) {
-    std::vector<std::size_t> ends;
-    const view::LinePoints* endsOf = nullptr; // the line `ends` were found for...
-    std::size_t endsBuckets = 0;              // ...and the buckets
-    struct Decimated {
-        const view::BlockExtrema* blocks;
-        std::size_t buckets;
-        view::Keep keep;
-        const XYSeries* points;
-    };
-    std::vector<Decimated> decimated; // lines with equal points (one blocks) are decimated once
-    std::vector<XYSeries> out(lines.size());
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const DecimateInput& l = lines[i];
-        const auto [first, last] = view::visibleRange(*l.data, view.lower, view.upper);
-        XYSeries& d = out[i];
-        if (view.logX || view.logY) {
-            // Nothing at x <= 0 on a log x axis, nor at y <= 0 on a log y axis; on log x,
-            // buckets of equal width on the log axis. The line's blocks do not apply.
-            XYSeries visible = l.data->copy(first, last);
-            XYSeries kept;
-            for (std::size_t k = 0; k < visible.x.size(); ++k) {
-                if (view.logX && !(visible.x[k] > 0)) continue;
-                if (view.logY && !(visible.y[k] > 0)) continue;
-                kept.x.push_back(view.logX ? std::log10(visible.x[k]) : visible.x[k]);
-                kept.y.push_back(visible.y[k]);
-            }
-            d = l.markers ? std::move(kept) : decimateMinMax(kept.x, kept.y, view.buckets);
-            if (view.logX)
-                for (auto& x : d.x)
-                    x = std::pow(10.0, x);
-        } else if (l.markers) {
-            d = l.data->copy(first, last);
-        } else {
-            // A band's edges are only filled between, not drawn: a bucket per two pixels is
-            // enough for them, its lowest point for the lower edge and its highest for the upper
-            // (filling between edges of a lowest and a highest point per pixel, which zigzag
-            // across the band, took 30 of the first paint's 50 ms with 8 bands, and 36% of the
-            // GUI thread's time while a large run of small records opened). Lines of one series
-            // (mean, bands) have the same x, so the same buckets.
-            const std::size_t want =
-                l.value ? view.buckets : std::max<std::size_t>(100, view.buckets / 2);
-            if (!endsOf || !l.data->sameX(*endsOf) || endsBuckets != want) {
-                ends = view::bucketEnds(*l.data, first, last, want, *l.blocks);
-                endsOf = l.data;
-                endsBuckets = want;
-            }
-            const auto done = std::ranges::find_if(decimated, [&](const Decimated& e) {
-                return e.blocks == l.blocks && e.buckets == want && e.keep == l.keep;
-            });
-            if (done != decimated.end()) {
-                d = *done->points;
-            } else {
-                d = decimateMinMax(*l.data, first, last, ends, *l.blocks, l.keep);
-                decimated.push_back({l.blocks, want, l.keep, &d});
-            }
-        }
-    }
-    return out;
-}
-
 std::optional<StatPlot::Fitted> StatPlot::decimateForFit(const std::vector<LineSpec>& lines,
                                                          std::size_t buckets,
                                                          const StatPlotOptions& options) {
     std::vector<const view::LinePoints*> data;
-    std::vector<DecimateInput> inputs;
+    std::vector<view::LineToDecimate> inputs;
     for (const LineSpec& l : lines) {
         data.push_back(&l.data);
         inputs.push_back({&l.data, l.blocks.get(), l.value, l.markers, l.keep});
     }
-    const std::optional<QCPRange> xr = fitXRange(data, options.logX, options.logY);
+    const auto xr = view::fitXRange(data, options.logX, options.logY);
     if (!xr) return std::nullopt;
-    const DecimatedView view{xr->lower, xr->upper, buckets, options.logX, options.logY};
-    return Fitted{view, decimateLines(inputs, view)};
+    const view::DecimatedView view{xr->first, xr->second, buckets, options.logX, options.logY};
+    return Fitted{view, view::decimateLines(inputs, view)};
 }
 
 void StatPlot::redecimate() {
     const QCPRange range = m_plot->xAxis->range();
     // A pass over every visible point of every line: not again for the same lines and view
     // (a fit decimates at once, and its range change would do it again 30 ms later).
-    const DecimatedView view{range.lower, range.upper, bucketsNow(), m_options.logX,
-                             m_options.logY};
+    const view::DecimatedView view{range.lower, range.upper, bucketsNow(), m_options.logX,
+                                   m_options.logY};
     if (m_decimated == view) return;
     m_decimated = view;
     std::vector<XYSeries> points;
     if (m_fitted && m_fitted->view == view) {
         points = std::move(m_fitted->points); // decimated by the build, off this thread
     } else {
-        std::vector<DecimateInput> inputs;
+        std::vector<view::LineToDecimate> inputs;
         for (const Line& l : m_lines)
             inputs.push_back({&l.data, l.blocks.get(), l.value,
                               l.graph->lineStyle() == QCPGraph::lsNone, l.keep});
-        points = decimateLines(inputs, view);
+        points = view::decimateLines(inputs, view);
     }
     m_fitted.reset();
     std::size_t densest = 0;
@@ -733,27 +666,6 @@ void StatPlot::redecimate() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-std::optional<QCPRange> StatPlot::fitXRange(std::span<const view::LinePoints* const> lines,
-                                            bool logX, bool logY) {
-    auto drawable = [&](double x, double y) { return drawablePoint(x, y, logX, logY); };
-    std::optional<QCPRange> xr;
-    for (const view::LinePoints* d : lines) {
-        std::size_t i = 0, j = d->size();
-        while (i < j && !drawable(d->x(i), d->y(i)))
-            ++i;
-        while (j > i && !drawable(d->x(j - 1), d->y(j - 1)))
-            --j;
-        if (i == j) continue;
-        if (!xr) xr = QCPRange(d->x(i), d->x(i));
-        xr->expand(d->x(i));
-        xr->expand(d->x(j - 1));
-    }
-    if (!xr) return std::nullopt;
-    if (logX) return QCPRange(xr->lower / 1.1, xr->upper * 1.1);
-    if (xr->size() == 0) return QCPRange(xr->lower - 0.5, xr->upper + 0.5);
-    return xr;
-}
-
 std::size_t StatPlot::bucketsNow() const {
     return std::size_t(std::max(200, m_plot->axisRect()->width()));
 }
@@ -766,14 +678,14 @@ void StatPlot::resetZoom() {
     std::vector<const view::LinePoints*> lines;
     for (const auto& l : m_lines)
         lines.push_back(&l.data);
-    const std::optional<QCPRange> xr = fitXRange(lines, m_options.logX, m_options.logY);
+    const auto xr = view::fitXRange(lines, m_options.logX, m_options.logY);
     if (!xr) {
         m_plot->xAxis->setRange(m_options.logX ? QCPRange(1, 10) : QCPRange(0, 1));
         m_plot->yAxis->setRange(m_options.logY ? QCPRange(1, 10) : QCPRange(0, 1));
         redecimate();
         return;
     }
-    m_plot->xAxis->setRange(*xr);
+    m_plot->xAxis->setRange(xr->first, xr->second);
     redecimate();
     QCPRange yl, yr;
     bool anyL = false, anyR = false;
@@ -782,7 +694,7 @@ void StatPlot::resetZoom() {
         QCPRange& r = right ? yr : yl;
         bool& has = right ? anyR : anyL;
         for (const QCPGraphData& p : *l.graph->data()) {
-            if (!drawablePoint(p.key, p.value, m_options.logX, m_options.logY)) continue;
+            if (!view::drawablePoint(p.key, p.value, m_options.logX, m_options.logY)) continue;
             if (!has) r = QCPRange(p.value, p.value);
             r.expand(p.value);
             has = true;

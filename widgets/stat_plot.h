@@ -23,7 +23,6 @@
 #include <functional>
 #include <optional>
 #include <qcustomplot.h>
-#include <span>
 
 class QLabel;
 
@@ -143,15 +142,8 @@ private:
         std::shared_ptr<const view::BlockExtrema> blocks;
         view::Keep keep = view::Keep::Both; // see Line
     };
-    // The view the lines were last decimated for (redecimate() skips a pass for the same one).
-    struct DecimatedView {
-        double lower, upper;
-        std::size_t buckets;
-        bool logX, logY;
-        bool operator==(const DecimatedView&) const = default;
-    };
     struct Fitted { // each line's points for the view a fit shows
-        DecimatedView view;
+        view::DecimatedView view;
         std::vector<view::XYSeries> points;
     };
     struct BuiltLines {
@@ -161,13 +153,6 @@ private:
         bool rightAxis = false;
         std::optional<Fitted> fitted; // when built in the background for a fit
     };
-    // What decimating one line reads (of a Line, or of a LineSpec off the GUI thread).
-    struct DecimateInput {
-        const view::LinePoints* data;
-        const view::BlockExtrema* blocks; // null for markers
-        bool value, markers;
-        view::Keep keep;
-    };
     // Builds the lines of m_series, then runs `then` (on the GUI thread, at once or when a
     // background build is applied). fits: `then` fits the axes. clearNow: large lines of another
     // key leave the plot now.
@@ -176,12 +161,6 @@ private:
                                  const StatPlotOptions& options, view::XAxisMode mode,
                                  double timeOrigin);
     void applyLines(BuiltLines built);
-    // The points of each line in `view`, min/max decimated (markers as they are).
-    static std::vector<view::XYSeries> decimateLines(std::span<const DecimateInput> lines,
-                                                     const DecimatedView& view);
-    // The x range a fit shows (each line's first and last drawable point); none without one.
-    static std::optional<QCPRange> fitXRange(std::span<const view::LinePoints* const> lines,
-                                             bool logX, bool logY);
     static std::optional<Fitted> decimateForFit(const std::vector<LineSpec>& lines,
                                                 std::size_t buckets,
                                                 const StatPlotOptions& options);
@@ -219,7 +198,8 @@ private:
     double m_timeOrigin = 0; // log x on wall time: seconds of the first record
     std::vector<Line> m_lines;
     RunSnapshot m_linesRun; // the run m_lines were built from (they read its series)
-    std::optional<DecimatedView> m_decimated;
+    // The view the lines were last decimated for (redecimate() skips a pass for the same one).
+    std::optional<view::DecimatedView> m_decimated;
     std::optional<Fitted> m_fitted; // of the lines applied last, until redecimate() takes it
     quint64 m_buildGeneration = 0;
     bool m_building = false;

@@ -506,4 +506,86 @@ std::vector<double> emaDebiased(const std::vector<double>& y, double weight) {
     return out;
 }
 
+std::optional<std::pair<double, double>> fitXRange(std::span<const LinePoints* const> lines,
+                                                   bool logX, bool logY) {
+    std::optional<std::pair<double, double>> xr;
+    for (const LinePoints* d : lines) {
+        std::size_t i = 0, j = d->size();
+        while (i < j && !drawablePoint(d->x(i), d->y(i), logX, logY))
+            ++i;
+        while (j > i && !drawablePoint(d->x(j - 1), d->y(j - 1), logX, logY))
+            --j;
+        if (i == j) continue;
+        if (!xr) xr = {d->x(i), d->x(i)};
+        xr->first = std::min({xr->first, d->x(i), d->x(j - 1)});
+        xr->second = std::max({xr->second, d->x(i), d->x(j - 1)});
+    }
+    if (!xr) return std::nullopt;
+    if (logX) return std::pair{xr->first / 1.1, xr->second * 1.1};
+    if (xr->first == xr->second) return std::pair{xr->first - 0.5, xr->second + 0.5};
+    return xr;
+}
+
+std::vector<XYSeries> decimateLines(std::span<const LineToDecimate> lines,
+                                    const DecimatedView& view) {
+    std::vector<std::size_t> ends;
+    const LinePoints* endsOf = nullptr; // the line `ends` were found for...
+    std::size_t endsBuckets = 0;        // ...and the buckets
+    struct Decimated {
+        const BlockExtrema* blocks;
+        std::size_t buckets;
+        Keep keep;
+        const XYSeries* points;
+    };
+    std::vector<Decimated> decimated; // lines with equal points (one blocks) are decimated once
+    std::vector<XYSeries> out(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const LineToDecimate& l = lines[i];
+        const auto [first, last] = visibleRange(*l.data, view.lower, view.upper);
+        XYSeries& d = out[i];
+        if (view.logX || view.logY) {
+            // Nothing at x <= 0 on a log x axis, nor at y <= 0 on a log y axis; on log x,
+            // buckets of equal width on the log axis. The line's blocks do not apply.
+            XYSeries visible = l.data->copy(first, last);
+            XYSeries kept;
+            for (std::size_t k = 0; k < visible.x.size(); ++k) {
+                if (view.logX && !(visible.x[k] > 0)) continue;
+                if (view.logY && !(visible.y[k] > 0)) continue;
+                kept.x.push_back(view.logX ? std::log10(visible.x[k]) : visible.x[k]);
+                kept.y.push_back(visible.y[k]);
+            }
+            d = l.markers ? std::move(kept) : decimateMinMax(kept.x, kept.y, view.buckets);
+            if (view.logX)
+                for (auto& x : d.x)
+                    x = std::pow(10.0, x);
+        } else if (l.markers) {
+            d = l.data->copy(first, last);
+        } else {
+            // A band's edges are only filled between, not drawn: a bucket per two pixels is
+            // enough for them, its lowest point for the lower edge and its highest for the upper
+            // (filling between edges of a lowest and a highest point per pixel, which zigzag
+            // across the band, took 30 of the first paint's 50 ms with 8 bands, and 36% of the
+            // GUI thread's time while a large run of small records opened). Lines of one series
+            // (mean, bands) have the same x, so the same buckets.
+            const std::size_t want =
+                l.value ? view.buckets : std::max<std::size_t>(100, view.buckets / 2);
+            if (!endsOf || !l.data->sameX(*endsOf) || endsBuckets != want) {
+                ends = bucketEnds(*l.data, first, last, want, *l.blocks);
+                endsOf = l.data;
+                endsBuckets = want;
+            }
+            const auto done = std::ranges::find_if(decimated, [&](const Decimated& e) {
+                return e.blocks == l.blocks && e.buckets == want && e.keep == l.keep;
+            });
+            if (done != decimated.end()) {
+                d = *done->points;
+            } else {
+                d = decimateMinMax(*l.data, first, last, ends, *l.blocks, l.keep);
+                decimated.push_back({l.blocks, want, l.keep, &d});
+            }
+        }
+    }
+    return out;
+}
+
 } // namespace xt::view

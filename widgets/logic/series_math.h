@@ -5,9 +5,11 @@
 #include "core/analysis/key_stats.h"
 #include "core/analysis/step_aggregate.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -110,6 +112,35 @@ XYSeries decimateMinMax(const LinePoints& line, std::size_t first, std::size_t l
 // The points [first, last) of a line with x in [lo, hi], plus one on each side so lines reach
 // the edges of the view.
 std::pair<std::size_t, std::size_t> visibleRange(const LinePoints& line, double lo, double hi);
+
+// A point a plot draws and a fit includes: a finite y, and nothing a log axis cannot show.
+inline bool drawablePoint(double x, double y, bool logX, bool logY) {
+    return std::isfinite(y) && !(logY && y <= 0) && !(logX && !(x > 0));
+}
+// The x range a fit shows: every line's first and last drawable point, padded by 10% on a log
+// axis, by 0.5 around a single x; none without a drawable point.
+std::optional<std::pair<double, double>> fitXRange(std::span<const LinePoints* const> lines,
+                                                   bool logX, bool logY);
+// The x range [lower, upper] and the buckets (one a pixel) lines are decimated for.
+struct DecimatedView {
+    double lower, upper;
+    std::size_t buckets;
+    bool logX, logY;
+    bool operator==(const DecimatedView&) const = default;
+};
+// What decimating one line reads: its points and blocks (none for markers), whether it is a
+// value line (a band's edges get a bucket per two pixels) and which points it keeps.
+struct LineToDecimate {
+    const LinePoints* data;
+    const BlockExtrema* blocks;
+    bool value, markers;
+    Keep keep;
+};
+// The points each line draws in `view`: min/max decimated; markers as they are; on a log axis,
+// without the points it cannot show (and on log x, in buckets of equal log width). Lines with
+// the same blocks, buckets and keep are decimated once.
+std::vector<XYSeries> decimateLines(std::span<const LineToDecimate> lines,
+                                    const DecimatedView& view);
 
 // A view of part of a series (no copy).
 struct SeriesSpan {

@@ -363,5 +363,44 @@ TEST(SeriesMath, VisibleSliceKeepsOneNeighbourOnEachSide) {
     EXPECT_EQ(vec(visibleSlice(s, 7, 9).x), (std::vector<double>{5}));
 }
 
+TEST(SeriesMath, AFitShowsEveryDrawablePointAndDecimatesEachLineOnce) {
+    // NaN y at the ends, and x <= 0 or y <= 0 where a log axis cannot show them.
+    const double nan = std::nan("");
+    const LinePoints a(XYSeries{{-2, -1, 0, 1, 2, 3}, {nan, 5, 6, -1, 8, nan}});
+    const LinePoints b(XYSeries{{4, 5}, {1, 2}});
+    const std::vector<const LinePoints*> both{&a, &b}, one{&a};
+    EXPECT_EQ(fitXRange(both, false, false), std::pair(-1.0, 5.0));
+    EXPECT_EQ(fitXRange(one, false, false), std::pair(-1.0, 2.0));
+    EXPECT_EQ(fitXRange(one, true, false), std::pair(1 / 1.1, 2 * 1.1)); // x > 0 only
+    EXPECT_EQ(fitXRange(one, false, true), std::pair(-1.0, 2.0));        // y > 0 only
+    const LinePoints single(XYSeries{{3}, {1}});
+    EXPECT_EQ(fitXRange(std::vector{&single}, false, false), std::pair(2.5, 3.5));
+    const LinePoints none(XYSeries{{1, 2}, {nan, nan}});
+    EXPECT_FALSE(fitXRange(std::vector{&none}, false, false));
+
+    // A band (lower and upper edge) and a line over the same points: each line as decimateMinMax
+    // gives it through its blocks, the edges in half the buckets.
+    std::vector<double> x(100000), y(100000);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] = double(i), y[i] = std::sin(double(i) * 1e-3) + (i == 777 ? 9 : 0);
+    const LinePoints line(XYSeries{x, y});
+    const auto blocks = blockExtrema(line);
+    const std::vector<LineToDecimate> lines{{&line, &blocks, true, false, Keep::Both},
+                                            {&line, &blocks, false, false, Keep::Lowest},
+                                            {&line, &blocks, false, false, Keep::Highest}};
+    const DecimatedView view{0, 99999, 400, false, false};
+    const auto points = decimateLines(lines, view);
+    ASSERT_EQ(points.size(), 3u);
+    const auto [first, last] = visibleRange(line, 0, 99999);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::size_t buckets = i == 0 ? 400 : 200;
+        const auto ends = bucketEnds(line, first, last, buckets, blocks);
+        const XYSeries want = decimateMinMax(line, first, last, ends, blocks, lines[i].keep);
+        EXPECT_TRUE(sameValues(points[i].x, want.x)) << i;
+        EXPECT_TRUE(sameValues(points[i].y, want.y)) << i;
+    }
+    EXPECT_EQ(*std::max_element(points[0].y.begin(), points[0].y.end()), y[777]);
+}
+
 } // namespace
 } // namespace xt::view
