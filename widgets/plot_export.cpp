@@ -26,6 +26,15 @@ bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height, Q
     if (format.isEmpty())
         return fail(
             QObject::tr("unknown export format of '%1' (use .png, .pdf or .svg)").arg(path));
+    // Without the room a plot keeps above its axes for a line drawn over it while a run is read
+    // (StatPlot::reserveTop): that line is not part of the export.
+    const QMargins reserved = plot->plotLayout()->margins();
+    plot->plotLayout()->setMargins({});
+    const auto restoreMargins = qScopeGuard([&] {
+        if (reserved.isNull()) return;
+        plot->plotLayout()->setMargins(reserved);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    });
     QCPTextElement* heading = nullptr;
     if (!title.isEmpty()) {
         QFont f = plot->font();

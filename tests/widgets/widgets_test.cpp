@@ -870,6 +870,12 @@ TEST(Export, WritesValidPngPdfSvg) {
     QImage png(qfile(dir, "p.png"));
     ASSERT_FALSE(png.isNull());
     EXPECT_TRUE(nonBlank(png));
+    // The room kept above the axes for the line drawn over a plot while its run is read is not
+    // exported, and is kept on screen.
+    plot.reserveTop(40);
+    ASSERT_TRUE(exportPlot(plot.plot(), qfile(dir, "reserved.png"), 800, 500));
+    EXPECT_EQ(QImage(qfile(dir, "reserved.png")), png);
+    EXPECT_EQ(plot.plot()->plotLayout()->margins().top(), 40);
     QString error;
     EXPECT_FALSE(exportPlot(plot.plot(), qfile(dir, "p.bmp"), 0, 0, &error));
     EXPECT_FALSE(error.isEmpty());
