@@ -155,7 +155,7 @@ public:
                 m_shapeBuf.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
         }
         m_bytes += r.size;
-        if (m_valueBuf.size() + m_gsteps.size() * kRowBytes >= kFlushBytes) return flush();
+        if (buffered() >= kFlushBytes) return flush();
         return Status::ok();
     }
 
@@ -193,6 +193,8 @@ public:
     }
 
     std::uint64_t bytes() const { return m_bytes; }
+    // Bytes of the rows gathered since the last flush.
+    std::uint64_t buffered() const { return m_valueBuf.size() + m_gsteps.size() * kRowBytes; }
     const KeyPlan& plan() const { return m_plan; }
 
 private:
@@ -346,8 +348,10 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
 class RowBatcher {
 public:
     // writerOf[part][column]: the writer of a part's column (pass 2 writes only planned keys).
-    RowBatcher(analysis::Backend* backend, const std::vector<std::vector<KeyWriter*>>& writerOf)
-        : m_backend(backend), m_writerOf(writerOf) {}
+    // Once the writers hold `bufferBytes` of rows together, every one of them is flushed.
+    RowBatcher(analysis::Backend* backend, const std::vector<std::vector<KeyWriter*>>& writerOf,
+               std::uint64_t bufferBytes)
+        : m_backend(backend), m_writerOf(writerOf), m_bufferBytes(bufferBytes) {}
 
     // Adds a row; `shape` is its shape where r.shape >= 0 (not its key's first shape).
     Status add(RowRef r, const xdl::Shape* shape) {
@@ -402,15 +406,29 @@ private:
         XT_RETURN_IF_ERROR(b.statsDone.get());
         for (std::size_t k = 0; k < b.rows.size(); ++k) {
             const RowRef& r = b.rows[k];
-            XT_RETURN_IF_ERROR(writerOf(r)->add(r, shapeOf(b, r), b.stats[k]));
+            KeyWriter* w = writerOf(r);
+            const std::uint64_t before = w->buffered();
+            XT_RETURN_IF_ERROR(w->add(r, shapeOf(b, r), b.stats[k]));
+            m_buffered = m_buffered + w->buffered() - before;
+            if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
         b.rows.clear(), b.shapes.clear();
         b.bytes = 0;
         return Status::ok();
     }
 
+    Status flushAll() {
+        for (const auto& writers : m_writerOf)
+            for (KeyWriter* w : writers)
+                if (w) XT_RETURN_IF_ERROR(w->flush());
+        m_buffered = 0;
+        return Status::ok();
+    }
+
     analysis::Backend* m_backend;
     const std::vector<std::vector<KeyWriter*>>& m_writerOf;
+    const std::uint64_t m_bufferBytes;
+    std::uint64_t m_buffered = 0; // by every writer
     std::array<Batch, 2> m_batches;
     std::size_t m_filling = 0;
 };
@@ -443,7 +461,7 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
             auto it = writers.find(key);
             writerOf[p].push_back(it == writers.end() ? nullptr : it->second.get());
         }
-    RowBatcher rows(scope.backend, writerOf);
+    RowBatcher rows(scope.backend, writerOf, scope.options.bufferBytes);
     if (plan.allRowRefs) {
         const std::uint64_t first = scope.done;
         for (std::size_t k = 0; k < plan.rowRefs.size(); ++k) {

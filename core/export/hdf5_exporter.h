@@ -31,6 +31,9 @@ struct Hdf5ExportOptions {
     // Memory for the rows the planning pass finds (about 40 B a row); past it, the writing pass
     // decodes the records again.
     std::uint64_t rowRefBytes = 128ull << 20;
+    // Memory for the rows gathered before they are written, all keys together (a key is also
+    // written on its own at 8 MiB).
+    std::uint64_t bufferBytes = 256ull << 20;
 };
 
 struct Hdf5ExportReport {
