@@ -40,6 +40,18 @@ struct RowRef {
     std::uint32_t part, column;
     std::int32_t shape; // index into the rank's other shapes; -1: the key's first shape
     xdl::Dtype dtype;
+
+    // Column `column` of part `part`'s record `e`.
+    static RowRef of(const xdl::RecordEntry& e, const xdl::ColumnView& col, std::size_t part,
+                     std::size_t column, std::int32_t shape) {
+        return {&e,
+                col.data.data(),
+                col.data.size(),
+                static_cast<std::uint32_t>(part),
+                static_cast<std::uint32_t>(column),
+                shape,
+                col.dtype()};
+    }
 };
 
 // Rows of at least this many bytes (uniform shape, file dtype) are written one by one straight
@@ -291,9 +303,7 @@ struct RankPlan {
             shape = static_cast<std::int32_t>(otherShapes.size());
             otherShapes.push_back(col.shape);
         }
-        rowRefs.push_back({&e, col.data.data(), col.data.size(),
-                           static_cast<std::uint32_t>(partIndex), static_cast<std::uint32_t>(c),
-                           shape, col.dtype()});
+        rowRefs.push_back(RowRef::of(e, col, partIndex, c, shape));
         if (rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape) >
             rowRefBytes) {
             allRowRefs = false;
@@ -492,10 +502,8 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
             if (!columnWriters[c] || col.isEmpty() || col.check() != xdl::ColumnProblem::None)
                 continue;
             const bool firstShape = col.shape == columnWriters[c]->plan().shape;
-            XT_RETURN_IF_ERROR(rows.add(
-                {&e, col.data.data(), col.data.size(), static_cast<std::uint32_t>(partIndex),
-                 static_cast<std::uint32_t>(c), firstShape ? -1 : 0, col.dtype()},
-                &col.shape));
+            XT_RETURN_IF_ERROR(
+                rows.add(RowRef::of(e, col, partIndex, c, firstShape ? -1 : 0), &col.shape));
         }
     }
     return rows.finish();
