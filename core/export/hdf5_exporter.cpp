@@ -1,16 +1,19 @@
 #include "core/export/hdf5_exporter.h"
 
+#include "core/analysis/tensor_kernels.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/export/atomic_file.h"
 #include "core/export/hdf5_objects.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <future>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -351,17 +354,26 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
 }
 
 // Pass 2's rows in record order, in batches whose statistics (all keys of a range of records)
-// are computed in one backend call, in the background while the previous batch is written,
-// whose bytes the statistics have just brought into cache. A batch holds 8 MiB or 4096 rows: a
-// batch of one 1 MiB row started a thread per row, and took 1.7x as long in all. The rows are
-// kept as the 40-byte references pass 1 found; the statistics' thread makes their views.
+// are computed in the background while the previous batch is written, whose bytes the
+// statistics have just brought into cache. A batch holds 8 MiB or 4096 rows: a batch of one
+// 1 MiB row started a thread per row, and took 1.7x as long in all. The rows are kept as the
+// 40-byte references pass 1 found; the statistics' thread makes their views.
 class RowBatcher {
 public:
     // writerOf[part][column]: the writer of a part's column (pass 2 writes only planned keys).
     // Once the writers hold `bufferBytes` of rows together, every one of them is flushed.
     RowBatcher(analysis::Backend* backend, const std::vector<std::vector<KeyWriter*>>& writerOf,
                std::uint64_t bufferBytes)
-        : m_backend(backend), m_writerOf(writerOf), m_bufferBytes(bufferBytes) {}
+        : m_backend(backend), m_writerOf(writerOf), m_bufferBytes(bufferBytes) {
+        std::map<KeyWriter*, std::uint32_t> ids;
+        for (const auto& writers : writerOf) {
+            auto& idOf = m_idOf.emplace_back();
+            for (KeyWriter* w : writers)
+                idOf.push_back(
+                    w ? ids.emplace(w, static_cast<std::uint32_t>(ids.size())).first->second : 0);
+        }
+        m_keys = ids.size();
+    }
 
     // Adds a row; `shape` is its shape where r.shape >= 0 (not its key's first shape).
     Status add(RowRef r, const xdl::Shape* shape) {
@@ -372,6 +384,7 @@ public:
         }
         b.rows.push_back(r);
         b.bytes += r.size;
+        b.largestRow = std::max(b.largestRow, r.size / xdl::elementSize(r.dtype));
         return b.bytes >= (8u << 20) || b.rows.size() >= 4096 ? start() : Status::ok();
     }
     // Writes every row added.
@@ -384,10 +397,12 @@ private:
     struct Batch {
         std::vector<RowRef> rows; // shape: an index into shapes, or -1 for the key's first
         std::vector<xdl::Shape> shapes;
-        std::vector<xdl::TensorView> views; // made on the statistics' thread
+        std::vector<xdl::TensorView> views; // for the backend, made on the statistics' thread
         std::vector<analysis::TensorStats> stats;
-        std::uint64_t bytes = 0;
-        std::future<Status> statsDone; // last: waited for before the vectors go
+        std::uint64_t bytes = 0, largestRow = 0; // largestRow: in elements
+        bool shared = false;              // statistics by both threads, row by row (see start)
+        std::atomic<std::size_t> next{0}; // where shared: the next row without statistics
+        std::future<Status> statsDone;    // last: waited for before the vectors go
     };
 
     KeyWriter* writerOf(const RowRef& r) const { return m_writerOf[r.part][r.column]; }
@@ -396,25 +411,55 @@ private:
     }
 
     // Starts the filling batch's statistics and writes the previous batch.
+    // Where the backend is the CPU's and every row is one chunk of statistics, the rows'
+    // statistics are the single-threaded tensorStats (the backend's results, bit for bit), which
+    // this thread helps compute once it has written the previous batch: the statistics of small
+    // rows take longer than their writing, and the backend's own threads would take this
+    // thread's core while it writes.
     Status start() {
         Batch &b = m_batches[m_filling], &previous = m_batches[m_filling ^ 1];
         if (previous.statsDone.valid()) previous.statsDone.wait(); // one backend call at a time
+        b.stats.resize(b.rows.size());
+        b.shared = m_backend->kind() == analysis::BackendKind::Cpu &&
+                   b.largestRow <= analysis::kStatsChunk;
+        b.next = 0;
         // Deferred (run by write) where no thread can be started.
         b.statsDone = std::async(std::launch::async | std::launch::deferred, [this, &b] {
+            if (b.shared) return shareStats(b);
             b.views.clear();
             for (const RowRef& r : b.rows)
                 b.views.emplace_back(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size));
-            b.stats.resize(b.rows.size());
             return m_backend->computeStats(b.views, b.stats);
         });
         m_filling ^= 1;
-        return write(previous);
+        XT_RETURN_IF_ERROR(write(previous));
+        return b.shared ? shareStats(b) : Status::ok();
     }
-    // Waits for b's statistics and gives its rows to the writers.
+    // Computes statistics of b's rows, 16 at a time, until none is left.
+    Status shareStats(Batch& b) const {
+        const std::size_t n = b.rows.size();
+        for (std::size_t i; (i = b.next.fetch_add(16)) < n;)
+            for (std::size_t k = i; k < std::min(i + 16, n); ++k) {
+                const RowRef& r = b.rows[k];
+                b.stats[k] = analysis::tensorStats(
+                    xdl::TensorView(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size)));
+            }
+        return Status::ok();
+    }
+    // Waits for b's statistics and gives its rows to the writers, grouped by key (a stable
+    // counting sort), so that each key's buffers are appended to in one run.
     Status write(Batch& b) {
         if (!b.statsDone.valid()) return Status::ok();
         XT_RETURN_IF_ERROR(b.statsDone.get());
-        for (std::size_t k = 0; k < b.rows.size(); ++k) {
+        m_start.assign(m_keys + 1, 0);
+        for (const RowRef& r : b.rows)
+            ++m_start[m_idOf[r.part][r.column] + 1];
+        std::partial_sum(m_start.begin(), m_start.end(), m_start.begin());
+        m_order.resize(b.rows.size());
+        for (std::size_t k = 0; k < b.rows.size(); ++k)
+            m_order[m_start[m_idOf[b.rows[k].part][b.rows[k].column]]++] =
+                static_cast<std::uint32_t>(k);
+        for (std::uint32_t k : m_order) {
             const RowRef& r = b.rows[k];
             KeyWriter* w = writerOf(r);
             const std::uint64_t before = w->buffered();
@@ -423,7 +468,7 @@ private:
             if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
         b.rows.clear(), b.shapes.clear();
-        b.bytes = 0;
+        b.bytes = 0, b.largestRow = 0;
         return Status::ok();
     }
 
@@ -437,8 +482,11 @@ private:
 
     analysis::Backend* m_backend;
     const std::vector<std::vector<KeyWriter*>>& m_writerOf;
+    std::vector<std::vector<std::uint32_t>> m_idOf; // each part column's writer, densely numbered
+    std::size_t m_keys = 0;
     const std::uint64_t m_bufferBytes;
     std::uint64_t m_buffered = 0; // by every writer
+    std::vector<std::uint32_t> m_start, m_order;
     std::array<Batch, 2> m_batches;
     std::size_t m_filling = 0;
 };

@@ -1,9 +1,12 @@
 // HDF5 export: the layout of README "HDF5 layout", re-read value by value through the HDF5 C API.
+#include "core/analysis/cpu_backend.h"
 #include "core/export/hdf5_exporter.h"
 #include "core/xdl/file_series_writer.h"
 #include "xdl_test_util.h"
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <utility>
@@ -362,15 +365,34 @@ TEST(Hdf5Export, LargeRowsFromTheMappingKeepValuesStatsAndDiagnostics) {
     H5Tclose(st);
 }
 
+namespace {
+// The CPU backend under another kind: the exporter then leaves every statistic to it.
+struct OtherBackend : analysis::Backend {
+    analysis::CpuBackend cpu;
+    int calls = 0;
+    analysis::BackendKind kind() const override { return analysis::BackendKind::Cuda; }
+    std::string description() const override { return "other"; }
+    Status computeStats(std::span<const TensorView> batch,
+                        std::span<analysis::TensorStats> out) override {
+        ++calls;
+        return cpu.computeStats(batch, out);
+    }
+    Status histogram(std::span<const TensorView> batch, const analysis::BinLayout& layout,
+                     std::span<analysis::Histogram> out) override {
+        return cpu.histogram(batch, layout, out);
+    }
+};
+} // namespace
+
 TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatistics) {
     // A key's buffered rows are written when its values, steps and statistics reach 8 MiB:
     // ~84 000 scalar rows here, so each key is written in two or three flushes (or in hundreds,
-    // with a small budget for all keys together).
+    // with a small budget for all keys together). "bad" has two damaged rows.
     xt::test::TempDir dir;
-    const int kSteps = 200000;
+    const int kSteps = 200000, kBadSteps[2] = {1000, 150000};
     {
         auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true},
-                                          {"loss", "act", "pair"});
+                                          {"loss", "act", "pair", "bad"});
         ASSERT_TRUE(w.isOk());
         RecordEncoder enc;
         for (int s = 0; s < kSteps; ++s) {
@@ -385,24 +407,39 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
             enc.addColumn(Dtype::Float, std::vector<std::int64_t>{n},
                           bytesOf(act, 4 * std::size_t(n)));
             enc.addColumn(Dtype::Double, std::vector<std::int64_t>{2}, bytesOf(pair, 16));
+            const bool damaged = s == kBadSteps[0] || s == kBadSteps[1];
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{1},
+                          bytesOf(&loss, damaged ? 2 : 4));
             ASSERT_TRUE(enc.finish(1000 + s).isOk());
             ASSERT_TRUE((*w)->write(enc.framed(), 2 * s, s, 1000 + s).isOk());
         }
     }
     hid_t st = statsMemType();
-    Diagnostics diag;
-    RunReader run = openRun(dir.file("run"), diag);
-    // Rows kept by pass 1 or decoded again; and all keys written together whenever they hold
-    // 64 KiB of rows between them.
-    for (int variant : {0, 1, 2}) {
+    Diagnostics openDiag;
+    RunReader run = openRun(dir.file("run"), openDiag);
+    std::vector<Stats> firstLossStats, firstActStats;
+    // Rows kept by pass 1 or decoded again; all keys written together whenever they hold
+    // 64 KiB of rows between them; every statistic left to a backend other than the CPU's.
+    for (int variant : {0, 1, 2, 3}) {
         SCOPED_TRACE(variant);
         Hdf5ExportOptions opt;
+        OtherBackend other;
         if (variant == 1) opt.rowRefBytes = 0;
         if (variant == 2) opt.bufferBytes = 64 << 10;
+        if (variant == 3) opt.backend = &other;
         const std::string out = dir.file("out.h5");
+        Diagnostics diag;
         auto report = exportHdf5(run, out, opt, diag);
         ASSERT_TRUE(report.isOk()) << report.status().toString();
-        EXPECT_EQ(report->rows, 3u * kSteps);
+        EXPECT_EQ(report->rows, 4u * kSteps - 2);
+        EXPECT_EQ(other.calls > 0, variant == 3);
+        // The damaged rows, located, in record order.
+        std::vector<std::uint64_t> badAt;
+        for (const auto& d : diag.items())
+            if (d.code == "bad-column") badAt.push_back(d.offset);
+        EXPECT_EQ(badAt,
+                  (std::vector<std::uint64_t>{run.ranks()[0].entry(kBadSteps[0]).offset - 4,
+                                              run.ranks()[0].entry(kBadSteps[1]).offset - 4}));
         hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         ASSERT_GE(f, 0);
         const auto loss = readAll<float>(f, "/rank0/loss/values", H5T_NATIVE_FLOAT);
@@ -435,7 +472,25 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
         }
         EXPECT_EQ(offsets.back(), at);
         EXPECT_EQ(wrong, 0u);
+        EXPECT_EQ(readAll<float>(f, "/rank0/bad/values", H5T_NATIVE_FLOAT).size(),
+                  std::size_t(kSteps) - 2);
+        // Whichever thread or backend computes them, the statistics are the same bits.
+        if (variant == 0) firstLossStats = lossStats, firstActStats = actStats;
+        EXPECT_EQ(
+            std::memcmp(lossStats.data(), firstLossStats.data(), lossStats.size() * sizeof(Stats)),
+            0);
+        EXPECT_EQ(
+            std::memcmp(actStats.data(), firstActStats.data(), actStats.size() * sizeof(Stats)), 0);
         H5Fclose(f);
     }
     H5Tclose(st);
+
+    // Cancelled while the records are planned: no output.
+    int reports = 0;
+    Diagnostics diag;
+    auto cancelled = exportHdf5(run, dir.file("c.h5"), {}, diag,
+                                [&](const ProgressReport&) { return ++reports < 20; });
+    EXPECT_EQ(cancelled.status().code(), ErrorCode::Cancelled);
+    EXPECT_EQ(reports, 20);
+    EXPECT_FALSE(std::filesystem::exists(dir.file("c.h5")));
 }
