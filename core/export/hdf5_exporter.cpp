@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <numeric>
@@ -285,7 +286,9 @@ Status cancelled() {
 struct RankPlan {
     std::map<std::string, KeyPlan> plans;
     std::vector<std::string> order; // keys in the order of their first row
-    std::vector<RowRef> rowRefs;
+    // In record order, a segment for each thread of pass 1; a row's shape indexes otherShapes.
+    std::vector<std::vector<RowRef>> rowRefs{1};
+    std::size_t rowRefCount = 0;
     std::vector<xdl::Shape> otherShapes;
     bool allRowRefs = true;
 
@@ -306,17 +309,69 @@ struct RankPlan {
             shape = static_cast<std::int32_t>(otherShapes.size());
             otherShapes.push_back(col.shape);
         }
-        rowRefs.push_back(RowRef::of(e, col, partIndex, c, shape));
-        if (rowRefs.size() * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape) >
-            rowRefBytes) {
-            allRowRefs = false;
-            rowRefs = {}, otherShapes = {};
+        rowRefs.back().push_back(RowRef::of(e, col, partIndex, c, shape));
+        if (++rowRefCount * sizeof(RowRef) + otherShapes.size() * sizeof(xdl::Shape) > rowRefBytes)
+            dropRowRefs();
+    }
+    void dropRowRefs() {
+        allRowRefs = false;
+        rowRefs = {}, rowRefCount = 0, otherShapes = {};
+    }
+
+    // Appends the plan of `rank`'s records that follow this plan's.
+    void append(const xdl::RankReader& rank, RankPlan&& later) {
+        // later's rows of a key's first shape there: which shape index they take here.
+        std::map<std::string, std::int32_t> firstShapeOf;
+        for (const std::string& key : later.order) {
+            const KeyPlan& l = later.plans.at(key);
+            KeyPlan& p = plans[key];
+            if (p.rows == 0) {
+                p = l;
+                order.push_back(key);
+                continue;
+            }
+            if (!(l.shape == p.shape)) {
+                firstShapeOf[key] = static_cast<std::int32_t>(otherShapes.size());
+                otherShapes.push_back(l.shape);
+            }
+            p.mixedDtypes = p.mixedDtypes || l.mixedDtypes || p.dtype != l.dtype;
+            p.ragged = p.ragged || l.ragged || !(p.shape == l.shape);
+            p.maxRank = std::max(p.maxRank, l.maxRank);
+            p.totalElements += l.totalElements;
+            p.rows += l.rows;
+        }
+        if (!allRowRefs || !later.allRowRefs) return dropRowRefs();
+        const auto shapesBefore = static_cast<std::int32_t>(otherShapes.size());
+        otherShapes.insert(otherShapes.end(), later.otherShapes.begin(), later.otherShapes.end());
+        rowRefCount += later.rowRefCount;
+        const bool renumber = !firstShapeOf.empty() || !later.otherShapes.empty();
+        std::vector<std::vector<std::int32_t>> shapeOfColumn; // [part][column]: -1 or an index
+        for (auto& segment : later.rowRefs) {
+            if (renumber)
+                for (RowRef& r : segment) {
+                    if (r.shape >= 0) {
+                        r.shape += shapesBefore;
+                        continue;
+                    }
+                    if (shapeOfColumn.size() <= r.part) shapeOfColumn.resize(r.part + 1);
+                    auto& columns = shapeOfColumn[r.part];
+                    if (columns.size() <= r.column) columns.resize(r.column + 1, -2);
+                    if (columns[r.column] == -2) {
+                        auto it = firstShapeOf.find(rank.parts()[r.part]->keys()[r.column]);
+                        columns[r.column] = it == firstShapeOf.end() ? -1 : it->second;
+                    }
+                    r.shape = columns[r.column];
+                }
+            rowRefs.push_back(std::move(segment));
         }
     }
 };
 
-Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
-    RankPlan out;
+// Pass 1 over records [first, last) of one rank into `out`. proceed(i) is asked at every
+// record; false: stop (cancelled).
+Status planRecords(const xdl::RankReader& rank, const ExportScope& scope, std::size_t first,
+                   std::size_t last, std::uint64_t rowRefBytes, RankPlan& out, Diagnostics& diag,
+                   const std::function<bool(std::size_t)>& proceed) {
     // Each part's columns find their plan by index; null: filtered out.
     std::vector<std::vector<KeyPlan*>> planOf(rank.parts().size());
     for (std::size_t p = 0; p < rank.parts().size(); ++p)
@@ -326,8 +381,8 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
             planOf[p].push_back(plan);
         }
     xdl::RecordView view;
-    for (std::size_t i = 0; i < rank.recordCount(); ++i, ++scope.done) {
-        if (!scope.step("planning export")) return cancelled();
+    for (std::size_t i = first; i < last; ++i) {
+        if (!proceed(i)) return cancelled();
         const auto& e = rank.entry(i);
         if (!scope.inRange(e.gstep)) continue;
         const std::size_t partIndex = rank.partOf(i);
@@ -342,14 +397,53 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
             KeyPlan* plan = planOf[partIndex][c];
             if (!plan || col.isEmpty()) continue;
             if (col.check() != xdl::ColumnProblem::None) {
-                scope.diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
-                               "key '" + part.keys()[c] +
-                                   "' skipped in the export: " + columnProblemName(col.check()));
+                diag.add(codes::kBadColumn, part.part().displayPath(), e.offset - 4, -1,
+                         "key '" + part.keys()[c] +
+                             "' skipped in the export: " + columnProblemName(col.check()));
                 continue;
             }
-            out.addRow(*plan, e, col, partIndex, c, scope.options.rowRefBytes);
+            out.addRow(*plan, e, col, partIndex, c, rowRefBytes);
         }
     }
+    return Status::ok();
+}
+
+// Pass 1 over one rank. Its records are split in two halves, planned at once by this thread and
+// a helper (each with half of rowRefBytes), unless they are few.
+Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
+    const std::size_t n = rank.recordCount();
+    const std::uint64_t start = scope.done;
+    const bool split = n >= 4096;
+    const std::size_t half = split ? n / 2 : n;
+    RankPlan out, later;
+    Diagnostics laterDiag;
+    std::atomic<bool> stop{false};
+    std::future<Status> helper;
+    if (split) // deferred (run by get, after this thread's half) where no thread can be started
+        helper = std::async(std::launch::async | std::launch::deferred, [&] {
+            return planRecords(rank, scope, half, n, scope.options.rowRefBytes / 2, later,
+                               laterDiag,
+                               [&](std::size_t i) { return (i & 0x3ff) != 0 || !stop.load(); });
+        });
+    // Progress: this thread's records count for both halves.
+    Status st =
+        planRecords(rank, scope, 0, half, scope.options.rowRefBytes / (split ? 2 : 1), out,
+                    scope.diag, [&](std::size_t i) {
+                        scope.done = start + (split ? 2 : 1) * i;
+                        return (i & 0x3ff) != 0 || reportProgress(scope.progress, scope.done,
+                                                                  scope.total, "planning export");
+                    });
+    if (split) {
+        stop = !st;
+        Status helperStatus = helper.get();
+        if (st) st = helperStatus;
+    }
+    XT_RETURN_IF_ERROR(st);
+    if (split) {
+        scope.diag.merge(laterDiag);
+        out.append(rank, std::move(later));
+    }
+    scope.done = start + n;
     return out;
 }
 
@@ -522,15 +616,18 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
     RowBatcher rows(scope.backend, writerOf, scope.options.bufferBytes);
     if (plan.allRowRefs) {
         const std::uint64_t first = scope.done;
-        for (std::size_t k = 0; k < plan.rowRefs.size(); ++k) {
-            scope.done = first + k * rank.recordCount() / plan.rowRefs.size();
-            if ((k & 0x3ff) == 0 &&
-                !reportProgress(scope.progress, scope.done, scope.total, "exporting"))
-                return cancelled();
-            const RowRef& r = plan.rowRefs[k];
-            XT_RETURN_IF_ERROR(rows.add(
-                r, r.shape < 0 ? nullptr : &plan.otherShapes[static_cast<size_t>(r.shape)]));
-        }
+        std::size_t k = 0;
+        for (const auto& segment : plan.rowRefs)
+            for (const RowRef& r : segment) {
+                if ((k & 0x3ff) == 0 &&
+                    !reportProgress(scope.progress,
+                                    first + k * rank.recordCount() / plan.rowRefCount, scope.total,
+                                    "exporting"))
+                    return cancelled();
+                ++k;
+                XT_RETURN_IF_ERROR(rows.add(
+                    r, r.shape < 0 ? nullptr : &plan.otherShapes[static_cast<size_t>(r.shape)]));
+            }
         scope.done = first + rank.recordCount();
         return rows.finish();
     }

@@ -387,12 +387,14 @@ struct OtherBackend : analysis::Backend {
 TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatistics) {
     // A key's buffered rows are written when its values, steps and statistics reach 8 MiB:
     // ~84 000 scalar rows here, so each key is written in two or three flushes (or in hundreds,
-    // with a small budget for all keys together). "bad" has two damaged rows.
+    // with a small budget for all keys together). The planning pass splits the records in two
+    // halves: "act" has another first shape in the second, "bad" a damaged row in each, and
+    // "late" rows in the second only.
     xt::test::TempDir dir;
-    const int kSteps = 200000, kBadSteps[2] = {1000, 150000};
+    const int kSteps = 200000, kBadSteps[2] = {1000, 150000}, kLateFrom = 120000;
     {
         auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true},
-                                          {"loss", "act", "pair", "bad"});
+                                          {"loss", "act", "pair", "bad", "late"});
         ASSERT_TRUE(w.isOk());
         RecordEncoder enc;
         for (int s = 0; s < kSteps; ++s) {
@@ -410,6 +412,10 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
             const bool damaged = s == kBadSteps[0] || s == kBadSteps[1];
             enc.addColumn(Dtype::Float, std::vector<std::int64_t>{1},
                           bytesOf(&loss, damaged ? 2 : 4));
+            if (s < kLateFrom)
+                enc.addColumn(Dtype::Float, std::vector<std::int64_t>{0}, {});
+            else
+                enc.addColumn(Dtype::Float, {}, bytesOf(&loss, 4));
             ASSERT_TRUE(enc.finish(1000 + s).isOk());
             ASSERT_TRUE((*w)->write(enc.framed(), 2 * s, s, 1000 + s).isOk());
         }
@@ -431,7 +437,7 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
         Diagnostics diag;
         auto report = exportHdf5(run, out, opt, diag);
         ASSERT_TRUE(report.isOk()) << report.status().toString();
-        EXPECT_EQ(report->rows, 4u * kSteps - 2);
+        EXPECT_EQ(report->rows, 4u * kSteps - 2 + (kSteps - kLateFrom));
         EXPECT_EQ(other.calls > 0, variant == 3);
         // The damaged rows, located, in record order.
         std::vector<std::uint64_t> badAt;
@@ -474,6 +480,10 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
         EXPECT_EQ(wrong, 0u);
         EXPECT_EQ(readAll<float>(f, "/rank0/bad/values", H5T_NATIVE_FLOAT).size(),
                   std::size_t(kSteps) - 2);
+        const auto late = readAll<std::int64_t>(f, "/rank0/late/gstep", H5T_NATIVE_INT64);
+        ASSERT_EQ(late.size(), std::size_t(kSteps - kLateFrom));
+        EXPECT_EQ(late.front(), 2 * kLateFrom);
+        EXPECT_EQ(late.back(), 2 * (kSteps - 1));
         // Whichever thread or backend computes them, the statistics are the same bits.
         if (variant == 0) firstLossStats = lossStats, firstActStats = actStats;
         EXPECT_EQ(
@@ -485,7 +495,7 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
     }
     H5Tclose(st);
 
-    // Cancelled while the records are planned: no output.
+    // Cancelled while the records are planned in two halves: no output.
     int reports = 0;
     Diagnostics diag;
     auto cancelled = exportHdf5(run, dir.file("c.h5"), {}, diag,
