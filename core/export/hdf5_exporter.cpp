@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -66,6 +65,15 @@ constexpr std::uint64_t kDirectRowBytes = 256u << 10;
 constexpr std::uint64_t kFlushBytes = 8u << 20;
 constexpr std::uint64_t kRowBytes = 3 * sizeof(std::int64_t) + sizeof(StatsRow);
 
+// A dataset of rows and what writing them needs.
+struct RowDataset {
+    Handle id;
+    hid_t memType = -1; // the rows' type in memory (not owned)
+    std::vector<hsize_t> dims;
+    hsize_t rowBytes = 0;     // in memory
+    hsize_t rawChunkRows = 0; // rows of a chunk, where whole chunks are written raw; else 0
+};
+
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
 public:
@@ -98,13 +106,10 @@ public:
             // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
             m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
                        rowBytes >= kDirectRowBytes;
-            // A chunk of exactly one row, stored unfiltered, is written as the row's raw bytes
-            // (file types are little-endian, as XDL data is), bypassing HDF5's chunk cache.
-            m_rawChunks = m_direct && chunk[0] == 1 && deflate == 0 &&
-                          std::endian::native == std::endian::little;
         }
-        auto dataset = [&](const char* name, hid_t fileType, const std::vector<hsize_t>& d,
-                           const std::vector<hsize_t>& c) -> Result<Handle> {
+        auto dataset = [&](const char* name, hid_t fileType, hid_t memType,
+                           const std::vector<hsize_t>& d,
+                           const std::vector<hsize_t>& c) -> Result<RowDataset> {
             Handle space(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr), H5Sclose);
             Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
             if (d[0] > 0) {
@@ -115,24 +120,35 @@ public:
                                   dcpl.get(), H5P_DEFAULT);
             if (id < 0)
                 return h5Error(std::string("create dataset ") + name + " of key " + m_plan.key);
-            return Handle(id, H5Dclose);
+            RowDataset out{Handle(id, H5Dclose), memType, d, H5Tget_size(memType), 0};
+            for (std::size_t i = 1; i < d.size(); ++i)
+                out.rowBytes *= d[i];
+            // Unfiltered chunks stored as the rows lie in memory (file types are little-endian,
+            // as XDL data is) are written as those bytes, bypassing HDF5's chunk cache.
+            if (d[0] > 0 && deflate == 0 && H5Tequal(fileType, memType) > 0)
+                out.rawChunkRows = c[0];
+            return out;
         };
-        auto make = [&](Handle& out, const char* name, hid_t type,
+        auto make = [&](RowDataset& out, const char* name, hid_t type, hid_t memType,
                         std::vector<hsize_t> d) -> Status {
             std::vector<hsize_t> c = d;
             c[0] = std::clamp<hsize_t>(c[0], 1, 1 << 16);
-            XT_ASSIGN_OR_RETURN(out, dataset(name, type, d, c));
+            XT_ASSIGN_OR_RETURN(out, dataset(name, type, memType, d, c));
             return Status::ok();
         };
-        XT_ASSIGN_OR_RETURN(m_values, dataset("values", vt.file.get(), dims, chunk));
-        XT_RETURN_IF_ERROR(make(m_gstep, "gstep", H5T_STD_I64LE, {m_plan.rows}));
-        XT_RETURN_IF_ERROR(make(m_lstep, "lstep", H5T_STD_I64LE, {m_plan.rows}));
-        XT_RETURN_IF_ERROR(make(m_timestamp, "timestamp", H5T_STD_I64LE, {m_plan.rows}));
+        XT_ASSIGN_OR_RETURN(m_values,
+                            dataset("values", vt.file.get(), m_valueMemType.get(), dims, chunk));
+        XT_RETURN_IF_ERROR(make(m_gstep, "gstep", H5T_STD_I64LE, H5T_NATIVE_INT64, {m_plan.rows}));
+        XT_RETURN_IF_ERROR(make(m_lstep, "lstep", H5T_STD_I64LE, H5T_NATIVE_INT64, {m_plan.rows}));
+        XT_RETURN_IF_ERROR(
+            make(m_timestamp, "timestamp", H5T_STD_I64LE, H5T_NATIVE_INT64, {m_plan.rows}));
         Handle st = statsType(true);
-        XT_RETURN_IF_ERROR(make(m_stats, "stats", st.get(), {m_plan.rows}));
+        m_statsMemType = statsType(false);
+        XT_RETURN_IF_ERROR(make(m_stats, "stats", st.get(), m_statsMemType.get(), {m_plan.rows}));
         if (m_plan.ragged) {
-            XT_RETURN_IF_ERROR(make(m_offsets, "offsets", H5T_STD_U64LE, {m_plan.rows + 1}));
-            XT_RETURN_IF_ERROR(make(m_shapes, "shapes", H5T_STD_I64LE,
+            XT_RETURN_IF_ERROR(
+                make(m_offsets, "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, {m_plan.rows + 1}));
+            XT_RETURN_IF_ERROR(make(m_shapes, "shapes", H5T_STD_I64LE, H5T_NATIVE_INT64,
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
             m_offsetBuf.push_back(0);
         }
@@ -153,7 +169,7 @@ public:
     Status add(const RowRef& r, const xdl::Shape& shape, const analysis::TensorStats& stats) {
         const xdl::Bytes bytes(r.data, r.size);
         if (m_direct) {
-            XT_RETURN_IF_ERROR(writeDirectRow(m_rowsFlushed + m_gsteps.size(), bytes));
+            XT_RETURN_IF_ERROR(writeRows(m_values, m_rowsFlushed + m_gsteps.size(), 1, r.data));
         } else if (m_plan.mixedDtypes) {
             std::vector<double> d = xdl::TensorView(r.dtype, shape, bytes).toDoubles();
             m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
@@ -182,22 +198,15 @@ public:
         std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
         std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
         if (!m_direct)
-            XT_RETURN_IF_ERROR(writeRows(m_values, m_valueMemType.get(), valueStart, valueCount,
-                                         m_valueBuf.data()));
-        XT_RETURN_IF_ERROR(
-            writeRows(m_gstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_gsteps.data()));
-        XT_RETURN_IF_ERROR(
-            writeRows(m_lstep, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_lsteps.data()));
-        XT_RETURN_IF_ERROR(
-            writeRows(m_timestamp, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_timestamps.data()));
-        Handle st = statsType(false);
-        XT_RETURN_IF_ERROR(writeRows(m_stats, st.get(), m_rowsFlushed, rows, m_statsBuf.data()));
+            XT_RETURN_IF_ERROR(writeRows(m_values, valueStart, valueCount, m_valueBuf.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_gstep, m_rowsFlushed, rows, m_gsteps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_lstep, m_rowsFlushed, rows, m_lsteps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_timestamp, m_rowsFlushed, rows, m_timestamps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_stats, m_rowsFlushed, rows, m_statsBuf.data()));
         if (m_plan.ragged) {
             // offsets has one more entry than rows: the buffer starts with the last flushed end.
-            XT_RETURN_IF_ERROR(writeRows(m_offsets, H5T_NATIVE_UINT64, m_rowsFlushed, rows + 1,
-                                         m_offsetBuf.data()));
-            XT_RETURN_IF_ERROR(
-                writeRows(m_shapes, H5T_NATIVE_INT64, m_rowsFlushed, rows, m_shapeBuf.data()));
+            XT_RETURN_IF_ERROR(writeRows(m_offsets, m_rowsFlushed, rows + 1, m_offsetBuf.data()));
+            XT_RETURN_IF_ERROR(writeRows(m_shapes, m_rowsFlushed, rows, m_shapeBuf.data()));
             m_offsetBuf.erase(m_offsetBuf.begin(), m_offsetBuf.end() - 1);
             m_shapeBuf.clear();
         }
@@ -214,42 +223,52 @@ public:
     const KeyPlan& plan() const { return m_plan; }
 
 private:
-    Status writeDirectRow(std::uint64_t row, xdl::Bytes bytes) {
-        if (m_rawChunks) {
-            std::vector<hsize_t> offset(static_cast<size_t>(m_plan.shape.rank) + 1, 0);
-            offset[0] = row;
-            if (H5Dwrite_chunk(m_values.get(), H5P_DEFAULT, 0, offset.data(), bytes.size(),
-                               bytes.data()) < 0)
-                return h5Error("write rows of key " + m_plan.key);
-            return Status::ok();
-        }
-        return writeRows(m_values, m_valueMemType.get(), row, 1, bytes.data());
-    }
-
-    // Writes `count` leading-dimension rows starting at `start` from `data`.
-    Status writeRows(const Handle& ds, hid_t memType, std::uint64_t start, std::uint64_t count,
+    // Writes `count` leading-dimension rows of `ds` starting at `start` from `data`: its whole
+    // chunks raw where it allows, the rows around them through H5Dwrite.
+    Status writeRows(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
                      const void* data) {
-        Handle fileSpace(H5Dget_space(ds.get()), H5Sclose);
-        int rank = H5Sget_simple_extent_ndims(fileSpace.get());
-        std::vector<hsize_t> dims(static_cast<size_t>(rank));
-        H5Sget_simple_extent_dims(fileSpace.get(), dims.data(), nullptr);
-        std::vector<hsize_t> offset(dims.size(), 0), extent = dims;
+        const auto* bytes = static_cast<const std::uint8_t*>(data);
+        const hsize_t chunk = ds.rawChunkRows;
+        const std::uint64_t end = start + count;
+        std::uint64_t first = end, last = end; // the whole chunks: [first, last)
+        if (chunk > 0) {
+            first = std::min<std::uint64_t>(end, (start + chunk - 1) / chunk * chunk);
+            last = std::max<std::uint64_t>(first, end / chunk * chunk);
+        }
+        if (first > start) XT_RETURN_IF_ERROR(writeSlab(ds, start, first - start, bytes));
+        std::vector<hsize_t> offset(ds.dims.size(), 0);
+        for (offset[0] = first; offset[0] < last; offset[0] += chunk)
+            if (H5Dwrite_chunk(ds.id.get(), H5P_DEFAULT, 0, offset.data(), chunk * ds.rowBytes,
+                               bytes + (offset[0] - start) * ds.rowBytes) < 0)
+                return h5Error("write rows of key " + m_plan.key);
+        if (end > last)
+            XT_RETURN_IF_ERROR(
+                writeSlab(ds, last, end - last, bytes + (last - start) * ds.rowBytes));
+        return Status::ok();
+    }
+    Status writeSlab(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
+                     const void* data) {
+        Handle fileSpace(H5Dget_space(ds.id.get()), H5Sclose);
+        std::vector<hsize_t> offset(ds.dims.size(), 0), extent = ds.dims;
         offset[0] = start;
         extent[0] = count;
         H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, offset.data(), nullptr, extent.data(),
                             nullptr);
-        Handle memSpace(H5Screate_simple(rank, extent.data(), nullptr), H5Sclose);
-        if (H5Dwrite(ds.get(), memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, data) < 0)
+        Handle memSpace(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
+                        H5Sclose);
+        if (H5Dwrite(ds.id.get(), ds.memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, data) <
+            0)
             return h5Error("write rows of key " + m_plan.key);
         return Status::ok();
     }
 
     KeyPlan m_plan;
-    Handle m_group, m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
-    Handle m_valueMemType;
+    Handle m_group;
+    RowDataset m_values, m_gstep, m_lstep, m_timestamp, m_stats, m_offsets, m_shapes;
+    Handle m_valueMemType, m_statsMemType;
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
-    bool m_direct = false, m_rawChunks = false;
+    bool m_direct = false;
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
     std::vector<StatsRow> m_statsBuf;

@@ -504,3 +504,50 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
     EXPECT_EQ(reports, 20);
     EXPECT_FALSE(std::filesystem::exists(dir.file("c.h5")));
 }
+
+TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
+    // Rows of 4 KiB: chunks of 256 rows. With a 1.5 MiB budget, each flush holds ~370 rows of
+    // the key and mostly starts inside a chunk: its whole chunks are written raw, the rows
+    // around them through HDF5 (uncompressed), or all through HDF5 (deflate).
+    xt::test::TempDir dir;
+    const int kSteps = 3000, kFloats = 1024;
+    {
+        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w"});
+        ASSERT_TRUE(w.isOk());
+        RecordEncoder enc;
+        std::vector<float> row(kFloats);
+        for (int s = 0; s < kSteps; ++s) {
+            for (int i = 0; i < kFloats; ++i)
+                row[std::size_t(i)] = float(s * kFloats + i);
+            enc.begin(s, s);
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kFloats},
+                          bytesOf(row.data(), row.size() * 4));
+            ASSERT_TRUE(enc.finish(s).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
+        }
+    }
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    for (int deflate : {0, 1}) {
+        SCOPED_TRACE(deflate);
+        Hdf5ExportOptions opt;
+        opt.bufferBytes = 3 << 19;
+        opt.deflateLevel = deflate;
+        const std::string out = dir.file("out.h5");
+        auto report = exportHdf5(run, out, opt, diag);
+        ASSERT_TRUE(report.isOk()) << report.status().toString();
+        hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        const auto values = readAll<float>(f, "/rank0/w/values", H5T_NATIVE_FLOAT);
+        const auto gstep = readAll<std::int64_t>(f, "/rank0/w/gstep", H5T_NATIVE_INT64);
+        ASSERT_EQ(values.size(), std::size_t(kSteps) * kFloats);
+        ASSERT_EQ(gstep.size(), std::size_t(kSteps));
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            wrong += values[i] != float(i);
+        for (int s = 0; s < kSteps; ++s)
+            wrong += gstep[std::size_t(s)] != s;
+        EXPECT_EQ(wrong, 0u);
+        H5Fclose(f);
+    }
+}
