@@ -4,7 +4,7 @@
 # suppressions in tests/sanitizers/lsan.supp). tsan: the tests of the code with threads of its
 # own: the recorder and follower, the HDFS mirror poller, the parallel analysis (CPU backend,
 # engine, the application's shared backend), opening and summarising parts in parallel, the
-# two-thread record index, and the job state the GUI shares with its workers (see
+# two-thread record index, the HDF5 export, and the job state the GUI shares with its workers (see
 # docs/HARDENING.md).
 # usage: packaging/test.sh [release|debug|asan|tsan]
 set -euo pipefail
@@ -15,7 +15,7 @@ if [ "$preset" = tsan ]; then
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j "$(nproc)" \
     --target test_recorder test_follower test_recorder_webhdfs test_recorder_c test_storage \
-             test_analysis test_base test_summary test_xdl
+             test_analysis test_base test_summary test_xdl test_export
 else
   bash packaging/build.sh "$preset"
 fi
