@@ -142,6 +142,41 @@ TEST(Wire, DecodesWhatProtobufWrites) {
     EXPECT_EQ(keys, (std::vector<std::string>{"a", "b/c"}));
 }
 
+TEST(Wire, ARecordDecodedOverAnEarlierOneKeepsNothingOfIt) {
+    // A view is decoded over again record after record: each must read as if decoded fresh,
+    // whatever the record before held (more columns, deeper or too deep shapes, a failure).
+    std::vector<ColumnCase> deep = allColumnCases();
+    ColumnCase tooDeep{Dtype::Float, std::vector<std::int64_t>(kMaxRank + 2, 1), "\0\0\0\0"};
+    deep.push_back(tooDeep);
+    const std::vector<ColumnCase> small = {
+        {Dtype::Int64, {2}, rawBytes(std::vector<std::int64_t>{1, 2})},
+        {Dtype::Float, {}, rawBytes(std::vector<float>{1.5f})}};
+    const std::string deepMsg = protoRecord(1, 2, 3, deep).SerializeAsString();
+    const std::string smallMsg = protoRecord(4, 5, 6, small).SerializeAsString();
+    // The small record cut short: its second column does not fit, after one good column.
+    const std::string cutMsg = smallMsg.substr(0, smallMsg.size() - 3);
+    RecordView cut;
+    ASSERT_FALSE(decodeRecord(asBytes(cutMsg), cut).isOk());
+    ASSERT_EQ(cut.columns.size(), 1u);
+    RecordView reused;
+    for (const std::string* msg : {&deepMsg, &smallMsg, &deepMsg, &cutMsg, &smallMsg}) {
+        RecordView fresh;
+        const Status want = decodeRecord(asBytes(*msg), fresh);
+        const Status got = decodeRecord(asBytes(*msg), reused);
+        ASSERT_EQ(got.isOk(), want.isOk());
+        EXPECT_EQ(reused.gstep, fresh.gstep);
+        ASSERT_EQ(reused.columns.size(), fresh.columns.size());
+        for (std::size_t i = 0; i < fresh.columns.size(); ++i) {
+            const ColumnView &a = reused.columns[i], &b = fresh.columns[i];
+            EXPECT_EQ(a.wireDtype, b.wireDtype) << i;
+            EXPECT_TRUE(a.shape == b.shape) << i << ": " << a.shape.toString();
+            EXPECT_EQ(a.rankTooLarge, b.rankTooLarge) << i;
+            EXPECT_EQ(a.data.data(), b.data.data()) << i;
+            EXPECT_EQ(a.data.size(), b.data.size()) << i;
+        }
+    }
+}
+
 TEST(Wire, UnpackedShapeAndUnknownFieldsAreAccepted) {
     // Column: dtype Float, shape 2 and 3 as unpacked varints, an unknown field 9, data 24 bytes.
     std::string col = "\x08\x04\x10\x02\x10\x03\x48\x07";
