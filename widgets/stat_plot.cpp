@@ -89,6 +89,7 @@ protected:
         const double pixels =
             std::abs(x->coordToPixel(hi.at(n - 1)->key) - x->coordToPixel(hi.at(0)->key));
         if (n < pixels / 4) return QCPGraph::drawFill(painter, lines);
+        const QRectF area = x->axisRect()->rect(); // what the plot shows of a band
         QVector<QRectF> rects;
         rects.reserve(n);
         for (int i = 0; i < n; ++i) {
@@ -98,9 +99,15 @@ protected:
             if (std::isnan(h.value) || std::isnan(l.value)) continue;
             const double x0 = x->coordToPixel(h.key);
             const double x1 = i + 1 < n ? x->coordToPixel(hi.at(i + 1)->key) : x0 + 1;
-            rects.append(
+            const QRectF r =
                 QRectF(QPointF(x0, y->coordToPixel(h.value)), QPointF(x1, y->coordToPixel(l.value)))
-                    .normalized());
+                    .normalized()
+                    .intersected(area);
+            // In strips of at most 64 rows: Qt's raster engine hands the blending of 96 rows or
+            // more to its thread pool and waits for it, per rectangle: a replot of a few bands
+            // waited for other threads some 500 times, for longer than the fills take.
+            for (double top = r.top(); top < r.bottom(); top += 64)
+                rects.append(QRectF(r.left(), top, r.width(), std::min(64.0, r.bottom() - top)));
         }
         // Without antialiasing: it changes nothing one can see on edges along the pixels, but
         // made each band's rectangles take 20-60 ms (a band of 250 to 500 buckets).
