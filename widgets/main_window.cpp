@@ -871,6 +871,8 @@ void MainWindow::showKey(const QString& key, bool newTab) {
         m_tabs->addTab(view, {});
     }
     const int i = m_tabs->indexOf(view);
+    // At its size before its data: a large key's lines are decimated for it off this thread.
+    if (layout()) layout()->activate();
     view->setData(m_currentRun, key);
     view->setNotes(m_notes->notesFor(runIdentity(*m_currentRun)));
     updateTabTitle(i);

@@ -13,4 +13,10 @@ void PlotWidget::resizeEvent(QResizeEvent* event) {
     setViewport(rect());
 }
 
+int PlotWidget::axisWidth() {
+    setViewport(rect());
+    updateLayout();
+    return axisRect()->width();
+}
+
 } // namespace xt::widgets

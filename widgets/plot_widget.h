@@ -12,6 +12,8 @@ namespace xt::widgets {
 class PlotWidget : public QCustomPlot {
 public:
     explicit PlotWidget(QWidget* parent = nullptr);
+    // The axis rect's width at the present size and ticks, laid out now if no replot has yet.
+    int axisWidth();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -196,6 +196,11 @@ StatPlot::StatPlot(QWidget* parent)
     connect(&m_decimateTimer, &QTimer::timeout, this, &StatPlot::redecimate);
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this] { m_decimateTimer.start(); });
+    // A plot made wider than its lines' buckets is decimated again for its width.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (m_decimated && std::size_t(m_plot->axisRect()->width()) > m_decimated->buckets)
+            m_decimateTimer.start();
+    });
     connect(m_plot, &QCustomPlot::mouseMove, this, &StatPlot::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &StatPlot::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &StatPlot::onMouseRelease);
@@ -636,10 +641,17 @@ void StatPlot::redecimate() {
     // (a fit decimates at once, and its range change would do it again 30 ms later).
     const view::DecimatedView view{range.lower, range.upper, bucketsNow(), m_options.logX,
                                    m_options.logY};
-    if (m_decimated == view) return;
+    // A decimation of 1 to 2 buckets a pixel draws the same: the axis rect's width changes with
+    // its tick labels' after a fit, and the build decimated for the width when it started.
+    const auto enough = [&](const view::DecimatedView& d) {
+        return d.lower == view.lower && d.upper == view.upper && d.logX == view.logX &&
+               d.logY == view.logY && d.buckets >= view.buckets && d.buckets <= 2 * view.buckets;
+    };
+    if (m_decimated && enough(*m_decimated)) return;
     m_decimated = view;
     std::vector<XYSeries> points;
-    if (m_fitted && m_fitted->view == view) {
+    if (m_fitted && enough(m_fitted->view)) {
+        m_decimated = m_fitted->view;
         points = std::move(m_fitted->points); // decimated by the build, off this thread
     } else {
         std::vector<view::LineToDecimate> inputs;
@@ -673,8 +685,8 @@ void StatPlot::redecimate() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-std::size_t StatPlot::bucketsNow() const {
-    return std::size_t(std::max(200, m_plot->axisRect()->width()));
+std::size_t StatPlot::bucketsNow() {
+    return std::size_t(std::max(200, m_plot->axisWidth()));
 }
 
 void StatPlot::resetZoom() {

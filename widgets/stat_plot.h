@@ -14,6 +14,7 @@
 #include "widgets/cursors.h"
 #include "widgets/logic/series_math.h"
 #include "widgets/notes.h"
+#include "widgets/plot_widget.h"
 #include "widgets/run_loader.h"
 
 #include <QPointer>
@@ -164,8 +165,8 @@ private:
     static std::optional<Fitted> decimateForFit(const std::vector<LineSpec>& lines,
                                                 std::size_t buckets,
                                                 const StatPlotOptions& options);
-    std::size_t bucketsNow() const; // of redecimate: a bucket per pixel of the axis rect
-    void selectSeries();            // m_series from m_run, m_key and the rank option
+    std::size_t bucketsNow(); // of redecimate: a bucket per pixel of the axis rect
+    void selectSeries();      // m_series from m_run, m_key and the rank option
     void redecimate();
     void applyPalette();
     void onMouseMove(QMouseEvent* e);
@@ -182,7 +183,7 @@ private:
     void updateCursorItems();
     void drawNotes();
 
-    QCustomPlot* m_plot;
+    PlotWidget* m_plot;
     QLabel* m_readout;
     QCPItemStraightLine* m_cursor;
     QCPItemStraightLine* m_crossV;

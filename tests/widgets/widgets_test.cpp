@@ -764,6 +764,56 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     checkMean(lossAt);
 }
 
+TEST(StatPlot, AShownPlotIsDecimatedAgainOnlyWhenItOutgrowsItsBuckets) {
+    // The build decimates the lines for the width the plot has when it starts; the fit's tick
+    // labels then move the axis rect's edges. Between one and two buckets a pixel draw the same:
+    // the build's points stay, until the plot is made wider than its buckets.
+    app();
+    TempDir dir;
+    const std::int64_t n = std::int64_t(StatPlot::kBackgroundBuildRecords) + 10000;
+    writeScalarRun(dir.str(), {"loss"}, n, [](std::int64_t g) {
+        return std::vector<float>{1000.5f + float((g * 7919) % 1009) / 7};
+    });
+    LoadResult r = load(dir.str());
+    ASSERT_EQ(r.runs.size(), 1u);
+    KeyView view;
+    view.resize(900, 600);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(50);
+    StatPlot* plot = view.statPlot();
+    auto drawn = [&] {
+        std::vector<std::vector<std::pair<double, double>>> points;
+        for (int i = 0; i < plot->plot()->graphCount(); ++i) {
+            points.emplace_back();
+            for (const QCPGraphData& p : *plot->plot()->graph(i)->data())
+                points.back().emplace_back(p.key, p.value);
+        }
+        return points;
+    };
+    const int before = plot->plot()->axisRect()->width();
+    view.setData(r.runs[0], "loss");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));
+    const auto fromBuild = drawn();
+    ASSERT_FALSE(fromBuild.empty());
+    QTest::qWait(150); // replotted, and the range change's decimation timer gone off
+    const int width = plot->plot()->axisRect()->width();
+    EXPECT_NE(width, before); // the legend and the tick labels took their room
+    EXPECT_EQ(drawn(), fromBuild);
+    // A tenth narrower: still a bucket a pixel or more.
+    view.resize(900 - width / 10, 600);
+    QTest::qWait(150);
+    EXPECT_LT(plot->plot()->axisRect()->width(), width);
+    EXPECT_EQ(drawn(), fromBuild);
+    // Wider than its buckets: decimated again, with more points.
+    view.resize(900 + width, 600);
+    QTest::qWait(150);
+    EXPECT_GT(plot->plot()->axisRect()->width(), width);
+    const auto wider = drawn();
+    ASSERT_EQ(wider.size(), fromBuild.size());
+    EXPECT_GT(wider[0].size(), fromBuild[0].size());
+}
+
 TEST(StatPlot, LinesAreBuiltWhileEveryThreadOfQtsGlobalPoolIsTaken) {
     // The raster engine hands large fills to Qt's global pool and waits for them: a paint would
     // wait for a build running there. The lines are built elsewhere.
