@@ -65,6 +65,13 @@ constexpr std::uint64_t kDirectRowBytes = 256u << 10;
 constexpr std::uint64_t kFlushBytes = 8u << 20;
 constexpr std::uint64_t kRowBytes = 3 * sizeof(std::int64_t) + sizeof(StatsRow);
 
+// Rows of a chunk of `rows` rows where at most `most` fit: chunks as even as they can be, so that
+// the last one (allocated whole in the file) is not mostly empty.
+hsize_t evenChunk(hsize_t rows, hsize_t most) {
+    const hsize_t chunks = (std::max<hsize_t>(rows, 1) + most - 1) / most;
+    return (std::max<hsize_t>(rows, 1) + chunks - 1) / chunks;
+}
+
 // A dataset of rows and what writing them needs.
 struct RowDataset {
     Handle id;
@@ -93,16 +100,16 @@ public:
         std::vector<hsize_t> dims, chunk;
         if (m_plan.ragged) {
             dims = {m_plan.totalElements};
-            chunk = {std::clamp<hsize_t>((1 << 20) / m_elementSize, 1,
-                                         std::max<hsize_t>(m_plan.totalElements, 1))};
+            chunk = {
+                evenChunk(m_plan.totalElements, std::max<hsize_t>((1 << 20) / m_elementSize, 1))};
         } else {
             dims.push_back(m_plan.rows);
             for (auto d : m_plan.shape.view())
                 dims.push_back(static_cast<hsize_t>(d));
             hsize_t rowBytes = static_cast<hsize_t>(m_plan.shape.numElements()) * m_elementSize;
             chunk = dims;
-            chunk[0] =
-                std::clamp<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1, m_plan.rows);
+            chunk[0] = evenChunk(m_plan.rows,
+                                 std::max<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1));
             // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
             m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
                        rowBytes >= kDirectRowBytes;
@@ -132,7 +139,7 @@ public:
         auto make = [&](RowDataset& out, const char* name, hid_t type, hid_t memType,
                         std::vector<hsize_t> d) -> Status {
             std::vector<hsize_t> c = d;
-            c[0] = std::clamp<hsize_t>(c[0], 1, 1 << 16);
+            c[0] = evenChunk(c[0], 1 << 16);
             XT_ASSIGN_OR_RETURN(out, dataset(name, type, memType, d, c));
             return Status::ok();
         };
@@ -241,9 +248,18 @@ private:
             if (H5Dwrite_chunk(ds.id.get(), H5P_DEFAULT, 0, offset.data(), chunk * ds.rowBytes,
                                bytes + (offset[0] - start) * ds.rowBytes) < 0)
                 return h5Error("write rows of key " + m_plan.key);
-        if (end > last)
-            XT_RETURN_IF_ERROR(
-                writeSlab(ds, last, end - last, bytes + (last - start) * ds.rowBytes));
+        if (end == last) return Status::ok();
+        const std::uint8_t* tail = bytes + (last - start) * ds.rowBytes;
+        if (chunk == 0 || end < ds.dims[0] || start > last)
+            return writeSlab(ds, last, end - last, tail);
+        // The dataset's last chunk, whole in this write: raw too, padded with zeros (HDF5 stores
+        // an edge chunk whole; a write through HDF5 would fill it and convert the rows).
+        std::vector<std::uint8_t> padded(chunk * ds.rowBytes, 0);
+        std::memcpy(padded.data(), tail, (end - last) * ds.rowBytes);
+        offset[0] = last;
+        if (H5Dwrite_chunk(ds.id.get(), H5P_DEFAULT, 0, offset.data(), padded.size(),
+                           padded.data()) < 0)
+            return h5Error("write rows of key " + m_plan.key);
         return Status::ok();
     }
     Status writeSlab(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
@@ -399,6 +415,16 @@ Status planRecords(const xdl::RankReader& rank, const ExportScope& scope, std::s
             if (plan) plan->key = key;
             planOf[p].push_back(plan);
         }
+    // At most a row a column: reserved at once, not grown (each growth copied what was kept and
+    // touched twice as much fresh memory). Pages not written to are never taken.
+    std::uint64_t most = 0;
+    for (std::size_t p = 0; p < rank.parts().size(); ++p) {
+        const std::size_t from = std::max(first, rank.partStart(p));
+        const std::size_t to = std::min(last, rank.partStart(p + 1));
+        if (from < to) most += (to - from) * rank.parts()[p]->keys().size();
+    }
+    if (out.allRowRefs)
+        out.rowRefs.back().reserve(std::min<std::uint64_t>(most, rowRefBytes / sizeof(RowRef)));
     xdl::RecordView view;
     for (std::size_t i = first; i < last; ++i) {
         if (!proceed(i)) return cancelled();

@@ -551,3 +551,57 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
         H5Fclose(f);
     }
 }
+
+TEST(Hdf5Export, ChunksAreEvenAndTheLastOneIsWrittenWhole) {
+    // 20001 rows of 64 bytes: at most 16384 a chunk, so two chunks of 10001 rows (not one of
+    // 16384 and one of 3617 in a chunk the file holds whole). The last chunk (10000 rows) is
+    // written raw, padded; its values, steps and statistics read back as written.
+    xt::test::TempDir dir;
+    const int kSteps = 20001, kFloats = 16;
+    {
+        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w"});
+        ASSERT_TRUE(w.isOk());
+        RecordEncoder enc;
+        std::vector<float> row(kFloats);
+        for (int s = 0; s < kSteps; ++s) {
+            for (int i = 0; i < kFloats; ++i)
+                row[std::size_t(i)] = float(s * kFloats + i);
+            enc.begin(s, s);
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kFloats},
+                          bytesOf(row.data(), row.size() * 4));
+            ASSERT_TRUE(enc.finish(s).isOk());
+            ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
+        }
+    }
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    const std::string out = dir.file("out.h5");
+    auto report = exportHdf5(run, out, {}, diag);
+    ASSERT_TRUE(report.isOk()) << report.status().toString();
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    hid_t ds = H5Dopen2(f, "/rank0/w/values", H5P_DEFAULT);
+    hid_t dcpl = H5Dget_create_plist(ds);
+    hsize_t chunk[2] = {};
+    EXPECT_EQ(H5Pget_chunk(dcpl, 2, chunk), 2);
+    EXPECT_EQ(chunk[0], 10001u);
+    H5Pclose(dcpl), H5Dclose(ds);
+    const auto values = readAll<float>(f, "/rank0/w/values", H5T_NATIVE_FLOAT);
+    const auto gstep = readAll<std::int64_t>(f, "/rank0/w/gstep", H5T_NATIVE_INT64);
+    hid_t st = statsMemType();
+    const auto stats = readAll<Stats>(f, "/rank0/w/stats", st);
+    H5Tclose(st);
+    ASSERT_EQ(values.size(), std::size_t(kSteps) * kFloats);
+    ASSERT_EQ(gstep.size(), std::size_t(kSteps));
+    ASSERT_EQ(stats.size(), std::size_t(kSteps));
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        wrong += values[i] != float(i);
+    for (int s = 0; s < kSteps; ++s)
+        wrong += gstep[std::size_t(s)] != s || stats[std::size_t(s)].count != kFloats ||
+                 stats[std::size_t(s)].max != s * kFloats + kFloats - 1;
+    EXPECT_EQ(wrong, 0u);
+    H5Fclose(f);
+    // Values 64 bytes a row, steps 24, statistics 72: the file holds little more.
+    EXPECT_LT(std::filesystem::file_size(out), std::uintmax_t(kSteps) * 160 * 21 / 20);
+}
