@@ -66,7 +66,8 @@ public:
     // Ranks named in the legend; more are counted in one entry (and drawn aggregated by
     // default in a KeyView). Also the most outlier ranks drawn when aggregated.
     static constexpr int kLegendRanks = 8;
-    // Series of this many records in all have their lines built in the background.
+    // Series of this many records in all have their lines built in the background (aggregated
+    // ranks: records times the bits of the rank count).
     static constexpr std::size_t kBackgroundBuildRecords = 200000;
     const StatPlotOptions& options() const { return m_options; }
     // Options for the next setData (nothing is drawn now).
