@@ -64,6 +64,8 @@ constexpr std::uint64_t kDirectRowBytes = 256u << 10;
 // included (kRowBytes a row: scalars would otherwise gather 2 M rows, 200 MB, before a flush).
 constexpr std::uint64_t kFlushBytes = 8u << 20;
 constexpr std::uint64_t kRowBytes = 3 * sizeof(std::int64_t) + sizeof(StatsRow);
+// The most rows of a chunk (a chunk of statistics: 4.7 MB).
+constexpr hsize_t kMostChunkRows = 1 << 16;
 
 // Rows of a chunk of `rows` rows where at most `most` fit: chunks as even as they can be, so that
 // the last one (allocated whole in the file) is not mostly empty.
@@ -108,11 +110,15 @@ public:
                 dims.push_back(static_cast<hsize_t>(d));
             hsize_t rowBytes = static_cast<hsize_t>(m_plan.shape.numElements()) * m_elementSize;
             chunk = dims;
-            chunk[0] = evenChunk(m_plan.rows,
-                                 std::max<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1));
+            chunk[0] = evenChunk(
+                m_plan.rows,
+                std::clamp<hsize_t>((1 << 20) / std::max<hsize_t>(rowBytes, 1), 1, kMostChunkRows));
             // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
             m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
                        rowBytes >= kDirectRowBytes;
+            // Buffered rows are flushed a chunk at a time, every dataset of the key chunked
+            // alike: each flush writes whole chunks, and the buffers are used again.
+            if (!m_direct) m_chunkRows = m_untilChunkEnd = chunk[0];
         }
         auto dataset = [&](const char* name, hid_t fileType, hid_t memType,
                            const std::vector<hsize_t>& d,
@@ -139,7 +145,7 @@ public:
         auto make = [&](RowDataset& out, const char* name, hid_t type, hid_t memType,
                         std::vector<hsize_t> d) -> Status {
             std::vector<hsize_t> c = d;
-            c[0] = evenChunk(c[0], 1 << 16);
+            c[0] = m_chunkRows ? m_chunkRows : evenChunk(c[0], kMostChunkRows);
             XT_ASSIGN_OR_RETURN(out, dataset(name, type, memType, d, c));
             return Status::ok();
         };
@@ -159,12 +165,14 @@ public:
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
             m_offsetBuf.push_back(0);
         }
-        // The buffers' final sizes where known (they are flushed at kFlushBytes): no regrowth.
+        // The buffers' final sizes where known (they are flushed at a chunk or kFlushBytes): no
+        // regrowth.
         const std::uint64_t valueBytes = m_direct ? 0 : m_plan.totalElements * m_elementSize;
         const std::uint64_t meanRowBytes = valueBytes / std::max<std::uint64_t>(m_plan.rows, 1);
-        const std::uint64_t rows =
-            std::min(m_plan.rows, kFlushBytes / (meanRowBytes + kRowBytes) + 1);
-        m_valueBuf.reserve(std::min(valueBytes, kFlushBytes + (1u << 20)));
+        std::uint64_t rows = std::min(m_plan.rows, kFlushBytes / (meanRowBytes + kRowBytes) + 1);
+        if (m_chunkRows) rows = std::min<std::uint64_t>(rows, m_chunkRows);
+        m_valueBuf.reserve(
+            std::min(valueBytes, m_chunkRows ? rows * meanRowBytes : kFlushBytes + (1u << 20)));
         for (auto* v : {&m_gsteps, &m_lsteps, &m_timestamps})
             v->reserve(rows);
         m_statsBuf.reserve(rows);
@@ -194,7 +202,9 @@ public:
                 m_shapeBuf.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
         }
         m_bytes += r.size;
-        if (buffered() >= kFlushBytes) return flush();
+        const bool chunkEnds = m_chunkRows && --m_untilChunkEnd == 0;
+        if (chunkEnds) m_untilChunkEnd = m_chunkRows;
+        if (chunkEnds || buffered() >= kFlushBytes) return flush();
         return Status::ok();
     }
 
@@ -285,6 +295,8 @@ private:
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
     bool m_direct = false;
+    hsize_t m_chunkRows = 0; // of every dataset, where rows are flushed a chunk at a time; else 0
+    hsize_t m_untilChunkEnd = 0; // rows added before the next chunk is whole
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
     std::vector<StatsRow> m_statsBuf;

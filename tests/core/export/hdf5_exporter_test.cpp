@@ -506,13 +506,17 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
 }
 
 TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
-    // Rows of 4 KiB: chunks of 256 rows. With a 1.5 MiB budget, each flush holds ~370 rows of
-    // the key and mostly starts inside a chunk: its whole chunks are written raw, the rows
-    // around them through HDF5 (uncompressed), or all through HDF5 (deflate).
+    // "w": rows of 4 KiB, chunks of 256 rows, flushed a chunk at a time. "r": rows of 1024 and
+    // 1023 floats (ragged), its values in chunks of 2^18 elements. With a 1.5 MiB budget, every
+    // key is flushed each ~190 rows: r's flushes mostly start inside a chunk and span whole ones,
+    // w's start inside one too. Whole chunks are written raw, the rows around them through HDF5
+    // (uncompressed), or all through HDF5 (deflate).
     xt::test::TempDir dir;
     const int kSteps = 3000, kFloats = 1024;
+    auto rFloats = [](int s) { return kFloats - s % 2; };
     {
-        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w"});
+        auto w =
+            FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w", "r"});
         ASSERT_TRUE(w.isOk());
         RecordEncoder enc;
         std::vector<float> row(kFloats);
@@ -522,6 +526,8 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
             enc.begin(s, s);
             enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kFloats},
                           bytesOf(row.data(), row.size() * 4));
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{rFloats(s)},
+                          bytesOf(row.data(), std::size_t(rFloats(s)) * 4));
             ASSERT_TRUE(enc.finish(s).isOk());
             ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
         }
@@ -540,13 +546,22 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
         ASSERT_GE(f, 0);
         const auto values = readAll<float>(f, "/rank0/w/values", H5T_NATIVE_FLOAT);
         const auto gstep = readAll<std::int64_t>(f, "/rank0/w/gstep", H5T_NATIVE_INT64);
+        const auto ragged = readAll<float>(f, "/rank0/r/values", H5T_NATIVE_FLOAT);
+        const auto offsets = readAll<std::uint64_t>(f, "/rank0/r/offsets", H5T_NATIVE_UINT64);
         ASSERT_EQ(values.size(), std::size_t(kSteps) * kFloats);
         ASSERT_EQ(gstep.size(), std::size_t(kSteps));
+        ASSERT_EQ(offsets.size(), std::size_t(kSteps) + 1);
+        ASSERT_EQ(ragged.size(), offsets.back());
         std::size_t wrong = 0;
         for (std::size_t i = 0; i < values.size(); ++i)
             wrong += values[i] != float(i);
-        for (int s = 0; s < kSteps; ++s)
+        for (int s = 0; s < kSteps; ++s) {
             wrong += gstep[std::size_t(s)] != s;
+            const std::uint64_t at = offsets[std::size_t(s)];
+            wrong += offsets[std::size_t(s) + 1] - at != std::uint64_t(rFloats(s));
+            for (int i = 0; i < rFloats(s) && at + std::uint64_t(i) < ragged.size(); ++i)
+                wrong += ragged[at + std::uint64_t(i)] != float(s * kFloats + i);
+        }
         EXPECT_EQ(wrong, 0u);
         H5Fclose(f);
     }
