@@ -40,7 +40,7 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 // Rows the run and meta tables read to size their columns (Qt reads 1000 by default).
-constexpr int kSizedRows = 64;
+constexpr int kSizedRows = 16;
 // View > Chrome-Compatible Flows (timeline::ImportOptions::chromeCompatibleFlows).
 const QString kChromeFlowsKey = QStringLiteral("timeline/chromeCompatibleFlows");
 
