@@ -605,7 +605,6 @@ void MainWindow::startLoad() {
 }
 
 void MainWindow::onLoaded(LoadResult result) {
-    m_loadedOnce = true;
     // The size of what is open decides the application's analysis backend (chosen by the first
     // job that asks, off the GUI thread).
     std::uint64_t workBytes = 0;
@@ -630,6 +629,8 @@ void MainWindow::onLoaded(LoadResult result) {
             tr("Could not open: %1").arg(QString::fromStdString(result.status.message())));
         findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
     }
+    QString keyToShow;
+    bool selectFirst = false;
     if (!result.cancelled && !result.runs.empty()) {
         // Keep the tabs' keys and the current key over a reload.
         QStringList tabKeys;
@@ -652,9 +653,9 @@ void MainWindow::onLoaded(LoadResult result) {
                 ++rebound;
             }
         if (!currentKey.isEmpty() && m_currentRun->summaryOf(currentKey.toStdString()))
-            showKey(currentKey);
-        else if (rebound == 0)
-            selectFirstKey();
+            keyToShow = currentKey;
+        else
+            selectFirst = rebound == 0;
         std::size_t keys = 0;
         std::uint64_t records = 0;
         bool preview = false;
@@ -676,8 +677,21 @@ void MainWindow::onLoaded(LoadResult result) {
             findChild<QDockWidget*>(QStringLiteral("DiagnosticsDock"))->raise();
     }
     updateTitle();
-    emit loadFinished();
-    completeNextRun();
+    // The key is shown in a turn of the event loop of its own (a timer's: a call queued with 0 ms
+    // runs with the events posted before it): for a run of many ranks, the docks' first layout
+    // and the key view's each took ~20 ms of the GUI thread, back to back.
+    ++m_showingLoaded;
+    QTimer::singleShot(1, this, [this, keyToShow, selectFirst] {
+        --m_showingLoaded;
+        if (!keyToShow.isEmpty() && m_currentRun &&
+            m_currentRun->summaryOf(keyToShow.toStdString()))
+            showKey(keyToShow);
+        else if (selectFirst)
+            selectFirstKey();
+        m_loadedOnce = true;
+        emit loadFinished();
+        completeNextRun();
+    });
 }
 
 bool MainWindow::readNextStage() {
@@ -902,7 +916,7 @@ bool MainWindow::isBusy() const {
         m_completeJobs->isRunning() || m_keyJobs->isRunning() || m_demoJobs->isRunning() ||
         (m_sampleJobs && m_sampleJobs->isRunning()) || m_live->isBusy())
         return true;
-    if (m_pending) return true;
+    if (m_pending || m_showingLoaded > 0) return true;
     if (compareOrExportBusy()) return true;
     for (auto* page : timelinePages())
         if (page->isBusy()) return true;

@@ -252,6 +252,7 @@ private:
     QStringList m_paths;
     QString m_firstKey;
     bool m_loadedOnce = false;
+    int m_showingLoaded = 0; // loads whose key is still to be shown (next turn of the event loop)
     JobTracker* m_demoJobs;
 
     RunBrowserModel* m_runModel;
