@@ -12,7 +12,8 @@ namespace xt::widgets {
 class PlotWidget : public QCustomPlot {
 public:
     explicit PlotWidget(QWidget* parent = nullptr);
-    // The axis rect's width at the present size and ticks, laid out now if no replot has yet.
+    // The axis rect's width at the present size and ticks, laid out now (a replot lays it out
+    // only as it draws).
     int axisWidth();
 
 protected:

@@ -665,6 +665,17 @@ TEST(StatPlot, BandEdgesAreDrawnWithAQuarterOfThePointsOfALineAndKeepItsSpikes) 
     EXPECT_EQ(extreme(mean, true), 100);
 }
 
+// The points of each graph of `plot`, as drawn.
+std::vector<std::vector<std::pair<double, double>>> drawnPoints(const StatPlot& plot) {
+    std::vector<std::vector<std::pair<double, double>>> points;
+    for (int i = 0; i < plot.plot()->graphCount(); ++i) {
+        points.emplace_back();
+        for (const QCPGraphData& p : *plot.plot()->graph(i)->data())
+            points.back().emplace_back(p.key, p.value);
+    }
+    return points;
+}
+
 TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     app();
     TempDir dir;
@@ -705,15 +716,7 @@ TEST(StatPlot, LinesOfLargeSeriesAreBuiltInTheBackgroundAndTheNewestBuildWins) {
     for (int i = 0; i < plot->plot()->graphCount(); ++i)
         EXPECT_LT(plot->plot()->graph(i)->dataCount(), 4000);
     // The build decimated the lines for that fit: the same points as decimating them here.
-    auto drawn = [&] {
-        std::vector<std::vector<std::pair<double, double>>> points;
-        for (int i = 0; i < plot->plot()->graphCount(); ++i) {
-            points.emplace_back();
-            for (const QCPGraphData& p : *plot->plot()->graph(i)->data())
-                points.back().emplace_back(p.key, p.value);
-        }
-        return points;
-    };
+    auto drawn = [&] { return drawnPoints(*plot); };
     const auto fromBuild = drawn();
     plot->plot()->xAxis->setRange(10, 20);
     QTest::qWait(100); // decimated for that range
@@ -782,15 +785,7 @@ TEST(StatPlot, AShownPlotIsDecimatedAgainOnlyWhenItOutgrowsItsBuckets) {
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
     QTest::qWait(50);
     StatPlot* plot = view.statPlot();
-    auto drawn = [&] {
-        std::vector<std::vector<std::pair<double, double>>> points;
-        for (int i = 0; i < plot->plot()->graphCount(); ++i) {
-            points.emplace_back();
-            for (const QCPGraphData& p : *plot->plot()->graph(i)->data())
-                points.back().emplace_back(p.key, p.value);
-        }
-        return points;
-    };
+    auto drawn = [&] { return drawnPoints(*plot); };
     const int before = plot->plot()->axisRect()->width();
     view.setData(r.runs[0], "loss");
     ASSERT_TRUE(QTest::qWaitFor([&] { return !plot->isBuilding(); }, 60000));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <utility>
@@ -505,6 +506,34 @@ TEST(Hdf5Export, ManyRowsOfAKeySpanSeveralFlushesWithTheirStepsShapesAndStatisti
     EXPECT_FALSE(std::filesystem::exists(dir.file("c.h5")));
 }
 
+namespace {
+
+// A run of `steps` records whose key "w" holds `floats` floats counting from step * floats,
+// and, with `raggedFloats`, a key "r" holding the first raggedFloats(step) of them.
+void writeCountingRun(const std::string& path, int steps, int floats,
+                      const std::function<int(int)>& raggedFloats = nullptr) {
+    const std::vector<std::string> keys =
+        raggedFloats ? std::vector<std::string>{"w", "r"} : std::vector<std::string>{"w"};
+    auto w = FileSeriesWriter::create({path, "trace", 64 << 20, 0, true}, keys);
+    ASSERT_TRUE(w.isOk());
+    RecordEncoder enc;
+    std::vector<float> row(static_cast<std::size_t>(floats));
+    for (int s = 0; s < steps; ++s) {
+        for (int i = 0; i < floats; ++i)
+            row[std::size_t(i)] = float(s * floats + i);
+        enc.begin(s, s);
+        enc.addColumn(Dtype::Float, std::vector<std::int64_t>{floats},
+                      bytesOf(row.data(), row.size() * 4));
+        if (raggedFloats)
+            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{raggedFloats(s)},
+                          bytesOf(row.data(), std::size_t(raggedFloats(s)) * 4));
+        ASSERT_TRUE(enc.finish(s).isOk());
+        ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
+    }
+}
+
+} // namespace
+
 TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
     // "w": rows of 4 KiB, chunks of 256 rows, flushed a chunk at a time. "r": rows of 1024 and
     // 1023 floats (ragged), its values in chunks of 2^18 elements. With a 1.5 MiB budget, every
@@ -514,24 +543,7 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
     xt::test::TempDir dir;
     const int kSteps = 3000, kFloats = 1024;
     auto rFloats = [](int s) { return kFloats - s % 2; };
-    {
-        auto w =
-            FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w", "r"});
-        ASSERT_TRUE(w.isOk());
-        RecordEncoder enc;
-        std::vector<float> row(kFloats);
-        for (int s = 0; s < kSteps; ++s) {
-            for (int i = 0; i < kFloats; ++i)
-                row[std::size_t(i)] = float(s * kFloats + i);
-            enc.begin(s, s);
-            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kFloats},
-                          bytesOf(row.data(), row.size() * 4));
-            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{rFloats(s)},
-                          bytesOf(row.data(), std::size_t(rFloats(s)) * 4));
-            ASSERT_TRUE(enc.finish(s).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(writeCountingRun(dir.file("run"), kSteps, kFloats, rFloats));
     Diagnostics diag;
     RunReader run = openRun(dir.file("run"), diag);
     for (int deflate : {0, 1}) {
@@ -573,21 +585,7 @@ TEST(Hdf5Export, ChunksAreEvenAndTheLastOneIsWrittenWhole) {
     // written raw, padded; its values, steps and statistics read back as written.
     xt::test::TempDir dir;
     const int kSteps = 20001, kFloats = 16;
-    {
-        auto w = FileSeriesWriter::create({dir.file("run"), "trace", 64 << 20, 0, true}, {"w"});
-        ASSERT_TRUE(w.isOk());
-        RecordEncoder enc;
-        std::vector<float> row(kFloats);
-        for (int s = 0; s < kSteps; ++s) {
-            for (int i = 0; i < kFloats; ++i)
-                row[std::size_t(i)] = float(s * kFloats + i);
-            enc.begin(s, s);
-            enc.addColumn(Dtype::Float, std::vector<std::int64_t>{kFloats},
-                          bytesOf(row.data(), row.size() * 4));
-            ASSERT_TRUE(enc.finish(s).isOk());
-            ASSERT_TRUE((*w)->write(enc.framed(), s, s, s).isOk());
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(writeCountingRun(dir.file("run"), kSteps, kFloats));
     Diagnostics diag;
     RunReader run = openRun(dir.file("run"), diag);
     const std::string out = dir.file("out.h5");
