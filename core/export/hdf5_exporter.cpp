@@ -259,9 +259,9 @@ private:
                                bytes + (offset[0] - start) * ds.rowBytes) < 0)
                 return h5Error("write rows of key " + m_plan.key);
         if (end == last) return Status::ok();
+        // The rest starts a chunk (raw chunks only get here) and is shorter than one.
         const std::uint8_t* tail = bytes + (last - start) * ds.rowBytes;
-        if (chunk == 0 || end < ds.dims[0] || start > last)
-            return writeSlab(ds, last, end - last, tail);
+        if (end < ds.dims[0]) return writeSlab(ds, last, end - last, tail);
         // The dataset's last chunk, whole in this write: raw too, padded with zeros (HDF5 stores
         // an edge chunk whole; a write through HDF5 would fill it and convert the rows).
         std::vector<std::uint8_t> padded(chunk * ds.rowBytes, 0);
