@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -16,6 +17,8 @@
 #include <numeric>
 #include <regex>
 #include <set>
+
+#include <unistd.h>
 
 namespace xt {
 
@@ -74,13 +77,18 @@ hsize_t evenChunk(hsize_t rows, hsize_t most) {
     return (std::max<hsize_t>(rows, 1) + chunks - 1) / chunks;
 }
 
-// A dataset of rows and what writing them needs.
+// A dataset of rows and what writing them needs. Where its rows are stored as they lie in
+// memory (unfiltered, file type = memory type: XDL data and these files are little-endian), its
+// chunks are allocated when it is created and its rows written in place, any number at a time,
+// with pwrite at the chunks' addresses; HDF5 writes the others.
 struct RowDataset {
     Handle id;
     hid_t memType = -1; // the rows' type in memory (not owned)
     std::vector<hsize_t> dims;
-    hsize_t rowBytes = 0;     // in memory
-    hsize_t rawChunkRows = 0; // rows of a chunk, where whole chunks are written raw; else 0
+    hsize_t rowBytes = 0;           // in memory
+    hsize_t chunkRows = 0;          // where written in place
+    std::vector<haddr_t> chunkAddr; // where written in place: each chunk's offset in the file
+    bool inPlace() const { return !chunkAddr.empty(); }
 };
 
 // Pass 2: a key's datasets and the rows buffered for them.
@@ -88,7 +96,9 @@ class KeyWriter {
 public:
     explicit KeyWriter(KeyPlan plan) : m_plan(std::move(plan)) {}
 
-    Status create(hid_t rankGroup, const std::string& path, int deflate) {
+    // fd: the file's descriptor where rows can be written in place; else -1.
+    Status create(hid_t rankGroup, const std::string& path, int deflate, int fd) {
+        m_fd = fd;
         XT_ASSIGN_OR_RETURN(m_group, ensureGroups(rankGroup, path));
         XT_RETURN_IF_ERROR(writeStringAttr(m_group.get(), "key", m_plan.key));
         m_valueDtype = m_plan.mixedDtypes ? xdl::Dtype::Double : m_plan.dtype;
@@ -116,8 +126,9 @@ public:
             // Bool is excluded: HDF5 maps values other than 0/1 through its enum conversion.
             m_direct = !m_plan.mixedDtypes && m_valueDtype != xdl::Dtype::Bool &&
                        rowBytes >= kDirectRowBytes;
-            // Buffered rows are flushed a chunk at a time, every dataset of the key chunked
-            // alike: each flush writes whole chunks, and the buffers are used again.
+            // Buffered rows written by HDF5 are flushed a chunk at a time, every dataset of the
+            // key chunked alike: each flush writes whole chunks (HDF5 would read a partial one
+            // back), and the buffers are used again.
             if (!m_direct) m_chunkRows = m_untilChunkEnd = chunk[0];
         }
         auto dataset = [&](const char* name, hid_t fileType, hid_t memType,
@@ -125,21 +136,35 @@ public:
                            const std::vector<hsize_t>& c) -> Result<RowDataset> {
             Handle space(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr), H5Sclose);
             Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+            const bool inPlace =
+                d[0] > 0 && deflate == 0 && m_fd >= 0 && H5Tequal(fileType, memType) > 0;
             if (d[0] > 0) {
                 H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data());
                 if (deflate > 0) H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate));
             }
+            if (inPlace) { // every chunk allocated now, no fill values written
+                H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+                H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+            }
+            const std::string what = std::string("dataset ") + name + " of key " + m_plan.key;
             hid_t id = H5Dcreate2(m_group.get(), name, fileType, space.get(), H5P_DEFAULT,
                                   dcpl.get(), H5P_DEFAULT);
-            if (id < 0)
-                return h5Error(std::string("create dataset ") + name + " of key " + m_plan.key);
-            RowDataset out{Handle(id, H5Dclose), memType, d, H5Tget_size(memType), 0};
+            if (id < 0) return h5Error("create " + what);
+            RowDataset out{Handle(id, H5Dclose), memType, d, H5Tget_size(memType), 0, {}};
             for (std::size_t i = 1; i < d.size(); ++i)
                 out.rowBytes *= d[i];
-            // Unfiltered chunks stored as the rows lie in memory (file types are little-endian,
-            // as XDL data is) are written as those bytes, bypassing HDF5's chunk cache.
-            if (d[0] > 0 && deflate == 0 && H5Tequal(fileType, memType) > 0)
-                out.rawChunkRows = c[0];
+            if (!inPlace) return out;
+            out.chunkRows = c[0];
+            std::vector<hsize_t> at(d.size(), 0);
+            for (at[0] = 0; at[0] < d[0]; at[0] += c[0]) {
+                haddr_t addr = HADDR_UNDEF;
+                hsize_t size = 0;
+                unsigned filters = 0;
+                if (H5Dget_chunk_info_by_coord(id, at.data(), &filters, &addr, &size) < 0 ||
+                    addr == HADDR_UNDEF || size != c[0] * out.rowBytes)
+                    return h5Error("allocate the chunks of " + what);
+                out.chunkAddr.push_back(addr);
+            }
             return out;
         };
         auto make = [&](RowDataset& out, const char* name, hid_t type, hid_t memType,
@@ -147,10 +172,12 @@ public:
             std::vector<hsize_t> c = d;
             c[0] = m_chunkRows ? m_chunkRows : evenChunk(c[0], kMostChunkRows);
             XT_ASSIGN_OR_RETURN(out, dataset(name, type, memType, d, c));
+            m_inPlace = m_inPlace && out.inPlace();
             return Status::ok();
         };
         XT_ASSIGN_OR_RETURN(m_values,
                             dataset("values", vt.file.get(), m_valueMemType.get(), dims, chunk));
+        m_inPlace = m_plan.rows > 0 && (m_direct || m_values.inPlace());
         XT_RETURN_IF_ERROR(make(m_gstep, "gstep", H5T_STD_I64LE, H5T_NATIVE_INT64, {m_plan.rows}));
         XT_RETURN_IF_ERROR(make(m_lstep, "lstep", H5T_STD_I64LE, H5T_NATIVE_INT64, {m_plan.rows}));
         XT_RETURN_IF_ERROR(
@@ -202,7 +229,7 @@ public:
                 m_shapeBuf.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
         }
         m_bytes += r.size;
-        const bool chunkEnds = m_chunkRows && --m_untilChunkEnd == 0;
+        const bool chunkEnds = m_chunkRows && !m_inPlace && --m_untilChunkEnd == 0;
         if (chunkEnds) m_untilChunkEnd = m_chunkRows;
         if (chunkEnds || buffered() >= kFlushBytes) return flush();
         return Status::ok();
@@ -235,41 +262,41 @@ public:
     }
 
     std::uint64_t bytes() const { return m_bytes; }
+    // Whether every dataset is written in place: flush() takes any number of rows.
+    bool inPlace() const { return m_inPlace; }
     // Bytes of the rows gathered since the last flush.
     std::uint64_t buffered() const { return m_valueBuf.size() + m_gsteps.size() * kRowBytes; }
     const KeyPlan& plan() const { return m_plan; }
 
 private:
-    // Writes `count` leading-dimension rows of `ds` starting at `start` from `data`: its whole
-    // chunks raw where it allows, the rows around them through H5Dwrite.
+    // Writes `count` leading-dimension rows of `ds` starting at `start` from `data`.
     Status writeRows(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
                      const void* data) {
+        if (!ds.inPlace()) return writeSlab(ds, start, count, data);
+        // A run of rows in adjacent chunks is one pwrite.
         const auto* bytes = static_cast<const std::uint8_t*>(data);
-        const hsize_t chunk = ds.rawChunkRows;
         const std::uint64_t end = start + count;
-        std::uint64_t first = end, last = end; // the whole chunks: [first, last)
-        if (chunk > 0) {
-            first = std::min<std::uint64_t>(end, (start + chunk - 1) / chunk * chunk);
-            last = std::max<std::uint64_t>(first, end / chunk * chunk);
+        for (std::uint64_t row = start; row < end;) {
+            std::size_t chunk = row / ds.chunkRows;
+            const haddr_t at = ds.chunkAddr[chunk] + (row - chunk * ds.chunkRows) * ds.rowBytes;
+            std::uint64_t last = std::min<std::uint64_t>(end, (chunk + 1) * ds.chunkRows);
+            while (last < end &&
+                   ds.chunkAddr[chunk + 1] == ds.chunkAddr[chunk] + ds.chunkRows * ds.rowBytes) {
+                ++chunk;
+                last = std::min<std::uint64_t>(end, (chunk + 1) * ds.chunkRows);
+            }
+            for (std::uint64_t done = 0, size = (last - row) * ds.rowBytes; done < size;) {
+                const ssize_t n = ::pwrite(m_fd, bytes + (row - start) * ds.rowBytes + done,
+                                           size - done, static_cast<off_t>(at + done));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0)
+                    return Status(ErrorCode::IoError, "cannot write rows of key " + m_plan.key +
+                                                          ": " +
+                                                          std::strerror(n < 0 ? errno : ENOSPC));
+                done += static_cast<std::uint64_t>(n);
+            }
+            row = last;
         }
-        if (first > start) XT_RETURN_IF_ERROR(writeSlab(ds, start, first - start, bytes));
-        std::vector<hsize_t> offset(ds.dims.size(), 0);
-        for (offset[0] = first; offset[0] < last; offset[0] += chunk)
-            if (H5Dwrite_chunk(ds.id.get(), H5P_DEFAULT, 0, offset.data(), chunk * ds.rowBytes,
-                               bytes + (offset[0] - start) * ds.rowBytes) < 0)
-                return h5Error("write rows of key " + m_plan.key);
-        if (end == last) return Status::ok();
-        // The rest starts a chunk (raw chunks only get here) and is shorter than one.
-        const std::uint8_t* tail = bytes + (last - start) * ds.rowBytes;
-        if (end < ds.dims[0]) return writeSlab(ds, last, end - last, tail);
-        // The dataset's last chunk, whole in this write: raw too, padded with zeros (HDF5 stores
-        // an edge chunk whole; a write through HDF5 would fill it and convert the rows).
-        std::vector<std::uint8_t> padded(chunk * ds.rowBytes, 0);
-        std::memcpy(padded.data(), tail, (end - last) * ds.rowBytes);
-        offset[0] = last;
-        if (H5Dwrite_chunk(ds.id.get(), H5P_DEFAULT, 0, offset.data(), padded.size(),
-                           padded.data()) < 0)
-            return h5Error("write rows of key " + m_plan.key);
         return Status::ok();
     }
     Status writeSlab(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
@@ -294,7 +321,9 @@ private:
     Handle m_valueMemType, m_statsMemType;
     xdl::Dtype m_valueDtype = xdl::Dtype::Float;
     std::size_t m_elementSize = 4;
+    int m_fd = -1;
     bool m_direct = false;
+    bool m_inPlace = false;
     hsize_t m_chunkRows = 0; // of every dataset, where rows are flushed a chunk at a time; else 0
     hsize_t m_untilChunkEnd = 0; // rows added before the next chunk is whole
     std::string m_valueBuf;
@@ -312,6 +341,7 @@ struct ExportScope {
     Diagnostics& diag;
     const ProgressCallback& progress;
     std::uint64_t done = 0, total = 0;
+    int fd = -1; // the output's descriptor, where rows can be written in place (see RowDataset)
 
     bool wanted(const std::string& key) const { return !filter || std::regex_search(key, *filter); }
     bool inRange(std::int64_t g) const {
@@ -519,9 +549,15 @@ public:
         std::map<KeyWriter*, std::uint32_t> ids;
         for (const auto& writers : writerOf) {
             auto& idOf = m_idOf.emplace_back();
-            for (KeyWriter* w : writers)
-                idOf.push_back(
-                    w ? ids.emplace(w, static_cast<std::uint32_t>(ids.size())).first->second : 0);
+            for (KeyWriter* w : writers) {
+                if (!w) {
+                    idOf.push_back(0);
+                    continue;
+                }
+                auto [it, added] = ids.emplace(w, static_cast<std::uint32_t>(ids.size()));
+                idOf.push_back(it->second);
+                if (added && w->inPlace()) m_inPlace.push_back(w);
+            }
         }
         m_keys = ids.size();
     }
@@ -618,6 +654,16 @@ private:
             m_buffered = m_buffered + w->buffered() - before;
             if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
+        // Keys written in place are flushed one after the other, in turn, while the writers
+        // hold more than an eighth of m_bufferBytes: as the keys of a run fill at the same pace,
+        // flushing each one when it is full would write them all at once while the statistics'
+        // thread waits.
+        for (std::size_t tried = 0; m_buffered > m_bufferBytes / 8 && tried < m_inPlace.size();
+             ++tried) {
+            KeyWriter* w = m_inPlace[m_nextInPlace++ % m_inPlace.size()];
+            m_buffered -= w->buffered();
+            XT_RETURN_IF_ERROR(w->flush());
+        }
         b.rows.clear(), b.shapes.clear();
         b.bytes = 0, b.largestRow = 0;
         return Status::ok();
@@ -635,6 +681,8 @@ private:
     const std::vector<std::vector<KeyWriter*>>& m_writerOf;
     std::vector<std::vector<std::uint32_t>> m_idOf; // each part column's writer, densely numbered
     std::size_t m_keys = 0;
+    std::vector<KeyWriter*> m_inPlace; // the writers that write in place, flushed in turn
+    std::size_t m_nextInPlace = 0;
     const std::uint64_t m_bufferBytes;
     std::uint64_t m_buffered = 0; // by every writer
     std::vector<std::uint32_t> m_start, m_order;
@@ -644,7 +692,7 @@ private:
 
 // A writer per planned key, in the order of their first rows, under /rank{R}.
 Result<std::map<std::string, std::unique_ptr<KeyWriter>>>
-createWriters(hid_t rankGroup, RankPlan& plan, int deflateLevel) {
+createWriters(hid_t rankGroup, RankPlan& plan, const ExportScope& scope) {
     std::map<std::string, std::unique_ptr<KeyWriter>> writers;
     std::set<std::string> usedPaths;
     for (const auto& key : plan.order) {
@@ -653,7 +701,7 @@ createWriters(hid_t rankGroup, RankPlan& plan, int deflateLevel) {
             path = groupPathOf(key) + "~" + std::to_string(n);
         usedPaths.insert(path);
         auto w = std::make_unique<KeyWriter>(plan.plans[key]);
-        XT_RETURN_IF_ERROR(w->create(rankGroup, path, deflateLevel));
+        XT_RETURN_IF_ERROR(w->create(rankGroup, path, scope.options.deflateLevel, scope.fd));
         writers.emplace(key, std::move(w));
     }
     return writers;
@@ -720,8 +768,7 @@ Status exportRank(hid_t file, const xdl::RankReader& rank, ExportScope& scope,
                      H5Gclose);
     if (!rankGroup.valid()) return h5Error("create group " + rankName);
     XT_RETURN_IF_ERROR(writeMetaTable(rankGroup.get(), rank));
-    XT_ASSIGN_OR_RETURN(auto writers,
-                        createWriters(rankGroup.get(), plan, scope.options.deflateLevel));
+    XT_ASSIGN_OR_RETURN(auto writers, createWriters(rankGroup.get(), plan, scope));
     XT_RETURN_IF_ERROR(writeRankRows(rank, plan, writers, scope));
     for (auto& [key, w] : writers) {
         XT_RETURN_IF_ERROR(w->flush());
@@ -759,6 +806,14 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
             if (!keep) std::remove(path.c_str());
         }
     } cleanup{tmp};
+
+    // The default (sec2) driver writes the file through a descriptor, at the addresses HDF5
+    // gives (no user block).
+    Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
+    void* vfd = nullptr;
+    if (H5Pget_driver(fapl.get()) == H5FD_SEC2 &&
+        H5Fget_vfd_handle(file.get(), fapl.get(), &vfd) >= 0 && vfd)
+        scope.fd = *static_cast<int*>(vfd);
 
     Handle root(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose);
     XT_RETURN_IF_ERROR(writeStringAttr(root.get(), "producer", "xtview"));

@@ -535,11 +535,11 @@ void writeCountingRun(const std::string& path, int steps, int floats,
 } // namespace
 
 TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
-    // "w": rows of 4 KiB, chunks of 256 rows, flushed a chunk at a time. "r": rows of 1024 and
-    // 1023 floats (ragged), its values in chunks of 2^18 elements. With a 1.5 MiB budget, every
-    // key is flushed each ~190 rows: r's flushes mostly start inside a chunk and span whole ones,
-    // w's start inside one too. Whole chunks are written raw, the rows around them through HDF5
-    // (uncompressed), or all through HDF5 (deflate).
+    // "w": rows of 4 KiB, chunks of 256 rows. "r": rows of 1024 and 1023 floats (ragged), its
+    // values in chunks of 2^18 elements. With a 1.5 MiB budget, every key is flushed each ~190
+    // rows, and keys are flushed in turn past 192 KiB after each batch: flushes mostly start
+    // inside a chunk and span whole ones. Uncompressed, the rows are written in place;
+    // compressed, through HDF5 (w a chunk at a time).
     xt::test::TempDir dir;
     const int kSteps = 3000, kFloats = 1024;
     auto rFloats = [](int s) { return kFloats - s % 2; };
