@@ -10,13 +10,17 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <regex>
 #include <set>
+#include <span>
+#include <thread>
 
 #include <unistd.h>
 
@@ -537,8 +541,9 @@ Result<RankPlan> planRank(const xdl::RankReader& rank, ExportScope& scope) {
 // Pass 2's rows in record order, in batches whose statistics (all keys of a range of records)
 // are computed in the background while the previous batch is written, whose bytes the
 // statistics have just brought into cache. A batch holds 8 MiB or 4096 rows: a batch of one
-// 1 MiB row started a thread per row, and took 1.7x as long in all. The rows are kept as the
-// 40-byte references pass 1 found; the statistics' thread makes their views.
+// 1 MiB row started a thread per row, and took 1.7x as long in all. The rows are the 40-byte
+// references pass 1 found, where they lie, or copies of those decoded again; the statistics'
+// thread makes their views.
 class RowBatcher {
 public:
     // writerOf[part][column]: the writer of a part's column (pass 2 writes only planned keys).
@@ -560,19 +565,44 @@ public:
             }
         }
         m_keys = ids.size();
+        try {
+            m_helper = std::thread([this] { computeStatsOnRequest(); });
+        } catch (const std::system_error&) { // no thread: start() computes the statistics
+        }
+    }
+    ~RowBatcher() {
+        if (!m_helper.joinable()) return;
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_one();
+        m_helper.join();
     }
 
     // Adds a row; `shape` is its shape where r.shape >= 0 (not its key's first shape).
     Status add(RowRef r, const xdl::Shape* shape) {
         Batch& b = m_batches[m_filling];
         if (r.shape >= 0) {
-            r.shape = static_cast<std::int32_t>(b.shapes.size());
-            b.shapes.push_back(*shape);
+            r.shape = static_cast<std::int32_t>(b.ownShapes.size());
+            b.ownShapes.push_back(*shape);
         }
-        b.rows.push_back(r);
-        b.bytes += r.size;
-        b.largestRow = std::max(b.largestRow, r.size / xdl::elementSize(r.dtype));
-        return b.bytes >= (8u << 20) || b.rows.size() >= 4096 ? start() : Status::ok();
+        b.own.push_back(r);
+        b.rows = b.own;
+        b.shapes = &b.ownShapes;
+        return counted(b, r) ? start() : Status::ok();
+    }
+    // Adds rows that stay where they are until written; a row's shape >= 0 indexes `shapes`.
+    Status add(std::span<const RowRef> rows, const std::vector<xdl::Shape>& shapes) {
+        for (std::size_t i = 0; i < rows.size();) {
+            Batch& b = m_batches[m_filling];
+            if (b.rows.empty()) b.rows = rows.subspan(i, 0), b.shapes = &shapes;
+            if (b.rows.data() + b.rows.size() != &rows[i] || b.shapes != &shapes)
+                XT_RETURN_IF_ERROR(start()); // not after the batch's rows (another segment)
+            else if (b.rows = {b.rows.data(), b.rows.size() + 1}; counted(b, rows[i++]))
+                XT_RETURN_IF_ERROR(start());
+        }
+        return Status::ok();
     }
     // Writes every row added.
     Status finish() {
@@ -582,19 +612,29 @@ public:
 
 private:
     struct Batch {
-        std::vector<RowRef> rows; // shape: an index into shapes, or -1 for the key's first
-        std::vector<xdl::Shape> shapes;
+        std::span<const RowRef> rows; // own, or rows of pass 1
+        // A row's shape >= 0 indexes *shapes; -1: its key's first shape.
+        const std::vector<xdl::Shape>* shapes = nullptr;
+        std::vector<RowRef> own; // rows added one by one, and their shapes
+        std::vector<xdl::Shape> ownShapes;
         std::vector<xdl::TensorView> views; // for the backend, made on the statistics' thread
         std::vector<analysis::TensorStats> stats;
         std::uint64_t bytes = 0, largestRow = 0; // largestRow: in elements
         bool shared = false;              // statistics by both threads, row by row (see start)
         std::atomic<std::size_t> next{0}; // where shared: the next row without statistics
-        std::future<Status> statsDone;    // last: waited for before the vectors go
+        std::promise<Status> statsPromise;
+        std::future<Status> statsDone;
     };
 
     KeyWriter* writerOf(const RowRef& r) const { return m_writerOf[r.part][r.column]; }
     const xdl::Shape& shapeOf(const Batch& b, const RowRef& r) const {
-        return r.shape < 0 ? writerOf(r)->plan().shape : b.shapes[static_cast<size_t>(r.shape)];
+        return r.shape < 0 ? writerOf(r)->plan().shape : (*b.shapes)[static_cast<size_t>(r.shape)];
+    }
+    // Counts r, the last row of b; true: b is full.
+    static bool counted(Batch& b, const RowRef& r) {
+        b.bytes += r.size;
+        b.largestRow = std::max(b.largestRow, r.size / xdl::elementSize(r.dtype));
+        return b.bytes >= (8u << 20) || b.rows.size() >= 4096;
     }
 
     // Starts the filling batch's statistics and writes the previous batch.
@@ -610,17 +650,45 @@ private:
         b.shared = m_backend->kind() == analysis::BackendKind::Cpu &&
                    b.largestRow <= analysis::kStatsChunk;
         b.next = 0;
-        // Deferred (run by write) where no thread can be started.
-        b.statsDone = std::async(std::launch::async | std::launch::deferred, [this, &b] {
-            if (b.shared) return shareStats(b);
-            b.views.clear();
-            for (const RowRef& r : b.rows)
-                b.views.emplace_back(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size));
-            return m_backend->computeStats(b.views, b.stats);
-        });
+        b.statsPromise = {};
+        b.statsDone = b.statsPromise.get_future();
+        if (m_helper.joinable()) {
+            {
+                std::lock_guard lock(m_mutex);
+                m_request = &b;
+            }
+            m_wake.notify_one();
+        } else {
+            b.statsPromise.set_value(computeStats(b));
+        }
         m_filling ^= 1;
         XT_RETURN_IF_ERROR(write(previous));
         return b.shared ? shareStats(b) : Status::ok();
+    }
+    // The helper thread: computes the statistics of each batch start() hands it, one at a time,
+    // until the batcher goes.
+    void computeStatsOnRequest() {
+        for (;;) {
+            Batch* b = nullptr;
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [this] { return m_request || m_stop; });
+                if (!m_request) return;
+                b = std::exchange(m_request, nullptr);
+            }
+            try {
+                b->statsPromise.set_value(computeStats(*b));
+            } catch (...) { // rethrown by the writing thread's get()
+                b->statsPromise.set_exception(std::current_exception());
+            }
+        }
+    }
+    Status computeStats(Batch& b) {
+        if (b.shared) return shareStats(b);
+        b.views.clear();
+        for (const RowRef& r : b.rows)
+            b.views.emplace_back(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size));
+        return m_backend->computeStats(b.views, b.stats);
     }
     // Computes statistics of b's rows, 16 at a time, until none is left.
     Status shareStats(Batch& b) const {
@@ -664,7 +732,7 @@ private:
             m_buffered -= w->buffered();
             XT_RETURN_IF_ERROR(w->flush());
         }
-        b.rows.clear(), b.shapes.clear();
+        b.rows = {}, b.own.clear(), b.ownShapes.clear();
         b.bytes = 0, b.largestRow = 0;
         return Status::ok();
     }
@@ -688,6 +756,12 @@ private:
     std::vector<std::uint32_t> m_start, m_order;
     std::array<Batch, 2> m_batches;
     std::size_t m_filling = 0;
+    // The statistics' thread, and the batch it is asked for.
+    std::thread m_helper;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    Batch* m_request = nullptr;
+    bool m_stop = false;
 };
 
 // A writer per planned key, in the order of their first rows, under /rank{R}.
@@ -723,15 +797,14 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
         const std::uint64_t first = scope.done;
         std::size_t k = 0;
         for (const auto& segment : plan.rowRefs)
-            for (const RowRef& r : segment) {
-                if ((k & 0x3ff) == 0 &&
-                    !reportProgress(scope.progress,
+            for (std::size_t i = 0; i < segment.size(); i += 1024, k += 1024) {
+                if (!reportProgress(scope.progress,
                                     first + k * rank.recordCount() / plan.rowRefCount, scope.total,
                                     "exporting"))
                     return cancelled();
-                ++k;
                 XT_RETURN_IF_ERROR(rows.add(
-                    r, r.shape < 0 ? nullptr : &plan.otherShapes[static_cast<size_t>(r.shape)]));
+                    std::span(segment).subspan(i, std::min<std::size_t>(1024, segment.size() - i)),
+                    plan.otherShapes));
             }
         scope.done = first + rank.recordCount();
         return rows.finish();
