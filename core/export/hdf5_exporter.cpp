@@ -723,10 +723,10 @@ private:
             if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
         // Keys written in place are flushed one after the other, in turn, while the writers
-        // hold more than an eighth of m_bufferBytes: as the keys of a run fill at the same pace,
-        // flushing each one when it is full would write them all at once while the statistics'
-        // thread waits.
-        for (std::size_t tried = 0; m_buffered > m_bufferBytes / 8 && tried < m_inPlace.size();
+        // hold more than a 32nd of m_bufferBytes (8 MiB by default: rows written while they are
+        // in the cache). As the keys of a run fill at the same pace, flushing each one when it is
+        // full would write them all at once while the statistics' thread waits.
+        for (std::size_t tried = 0; m_buffered > m_bufferBytes / 32 && tried < m_inPlace.size();
              ++tried) {
             KeyWriter* w = m_inPlace[m_nextInPlace++ % m_inPlace.size()];
             m_buffered -= w->buffered();
