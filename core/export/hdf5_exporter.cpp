@@ -328,7 +328,9 @@ private:
     int m_fd = -1;
     bool m_direct = false;
     bool m_inPlace = false;
-    hsize_t m_chunkRows = 0; // of every dataset, where rows are flushed a chunk at a time; else 0
+    // Rows of a chunk of every dataset, where the buffered rows' datasets are chunked alike (then
+    // flushed a chunk at a time unless written in place); else 0.
+    hsize_t m_chunkRows = 0;
     hsize_t m_untilChunkEnd = 0; // rows added before the next chunk is whole
     std::string m_valueBuf;
     std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
@@ -796,16 +798,18 @@ Status writeRankRows(const xdl::RankReader& rank, const RankPlan& plan,
     if (plan.allRowRefs) {
         const std::uint64_t first = scope.done;
         std::size_t k = 0;
-        for (const auto& segment : plan.rowRefs)
-            for (std::size_t i = 0; i < segment.size(); i += 1024, k += 1024) {
+        for (const auto& segment : plan.rowRefs) {
+            for (std::size_t i = 0; i < segment.size(); i += 1024) {
                 if (!reportProgress(scope.progress,
-                                    first + k * rank.recordCount() / plan.rowRefCount, scope.total,
-                                    "exporting"))
+                                    first + (k + i) * rank.recordCount() / plan.rowRefCount,
+                                    scope.total, "exporting"))
                     return cancelled();
                 XT_RETURN_IF_ERROR(rows.add(
                     std::span(segment).subspan(i, std::min<std::size_t>(1024, segment.size() - i)),
                     plan.otherShapes));
             }
+            k += segment.size();
+        }
         scope.done = first + rank.recordCount();
         return rows.finish();
     }

@@ -581,8 +581,8 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
 
 TEST(Hdf5Export, ChunksAreEvenAndTheLastOneIsWrittenWhole) {
     // 20001 rows of 64 bytes: at most 16384 a chunk, so two chunks of 10001 rows (not one of
-    // 16384 and one of 3617 in a chunk the file holds whole). The last chunk (10000 rows) is
-    // written raw, padded; its values, steps and statistics read back as written.
+    // 16384 and one of 3617 in a chunk the file holds whole). The last chunk holds 10000 rows,
+    // one short of whole; its values, steps and statistics read back as written.
     xt::test::TempDir dir;
     const int kSteps = 20001, kFloats = 16;
     ASSERT_NO_FATAL_FAILURE(writeCountingRun(dir.file("run"), kSteps, kFloats));
