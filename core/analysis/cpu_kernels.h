@@ -16,6 +16,8 @@ struct KernelTable {
     const char* name;
     // Statistics of n elements of `dtype` at p (any alignment).
     StatsAccumulator (*stats)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n);
+    // stats(dtype, p, n).finish() into *out.
+    void (*finishedStats)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, TensorStats* out);
     // Adds the slot counts (bins + kExtraSlots entries) of n < 2^32 elements at p into counts.
     void (*histogram)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, const BinParams& bp,
                       std::uint32_t* counts);

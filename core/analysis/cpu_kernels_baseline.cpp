@@ -5,7 +5,8 @@
 namespace xt::analysis::kernels {
 
 const KernelTable& baselineKernels() {
-    static const KernelTable kTable{"baseline", &baseline::stats, &baseline::histogram};
+    static const KernelTable kTable{"baseline", &baseline::stats, &baseline::finishedStats,
+                                    &baseline::histogram};
     return kTable;
 }
 

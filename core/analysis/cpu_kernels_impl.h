@@ -108,7 +108,8 @@ inline void floatPass1(const std::uint8_t* p, std::size_t nv, V& sum0, V& sum1, 
     }
 }
 
-template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_t n) {
+template <class T>
+[[gnu::always_inline]] inline StatsAccumulator statsBlock(const std::uint8_t* p, std::size_t n) {
     constexpr bool kFloat = std::is_floating_point_v<T>;
     const V vInf = {kInf, kInf, kInf, kInf};
     V sum0 = {}, sum1 = {}, sq0 = {}, sq1 = {};
@@ -201,6 +202,11 @@ template <class T> StatsAccumulator statsBlock(const std::uint8_t* p, std::size_
 }
 
 template <class T> StatsAccumulator statsRange(const std::uint8_t* p, std::size_t n) {
+    // One block is its own merge into the empty accumulator, bit for bit. Returned as it is, its
+    // fields are not read back at once through a wider load than they were stored with (a store
+    // the load cannot take its bytes from waits for everything before it: small rows ran
+    // one after the other instead of overlapping).
+    if (n <= kBlock) return statsBlock<T>(p, n);
     StatsAccumulator acc;
     for (std::size_t b = 0; b < n; b += kBlock)
         acc.merge(statsBlock<T>(p + b * sizeof(T), std::min(kBlock, n - b)));
@@ -211,6 +217,14 @@ inline StatsAccumulator stats(xdl::Dtype dtype, const std::uint8_t* p, std::size
     return xdl::visitDtype(dtype, [&](auto t) {
         using T = typename decltype(t)::type;
         return statsRange<T>(p, n);
+    });
+}
+
+inline void finishedStats(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n,
+                          TensorStats* out) {
+    xdl::visitDtype(dtype, [&](auto t) {
+        using T = typename decltype(t)::type;
+        *out = n <= kBlock ? statsBlock<T>(p, n).finish() : statsRange<T>(p, n).finish();
     });
 }
 

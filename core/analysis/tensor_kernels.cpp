@@ -19,11 +19,21 @@ StatsAccumulator chunkStats(const xdl::TensorView& t, std::size_t chunk) {
 }
 
 TensorStats tensorStats(const xdl::TensorView& t) {
-    StatsAccumulator acc;
+    TensorStats s;
+    tensorStats(t, s);
+    return s;
+}
+
+void tensorStats(const xdl::TensorView& t, TensorStats& out) {
     const std::size_t chunks = statsChunkCount(t);
+    if (chunks == 1) { // its merge into the empty accumulator, exactly
+        kernels::bestKernels().finishedStats(t.dtype(), t.bytes().data(), t.size(), &out);
+        return;
+    }
+    StatsAccumulator acc;
     for (std::size_t c = 0; c < chunks; ++c)
         acc.merge(chunkStats(t, c));
-    return acc.finish();
+    out = acc.finish();
 }
 
 void addSlotCounts(const xdl::TensorView& t, const BinParams& bp, std::uint32_t* slots) {

@@ -22,6 +22,9 @@ std::size_t statsChunkCount(const xdl::TensorView& t);
 StatsAccumulator chunkStats(const xdl::TensorView& t, std::size_t chunk);
 // The statistics of t: its chunks merged in order (what CpuBackend::computeStats gives).
 TensorStats tensorStats(const xdl::TensorView& t);
+// The same into `out`, for many small tensors in a row: a returned one, copied at once, would
+// wait for the stores that made it.
+void tensorStats(const xdl::TensorView& t, TensorStats& out);
 
 // Adds the slot counts of t's elements on `bp` (bins + kExtraSlots entries: see bin_math.h) into
 // `slots`. An XDL tensor has fewer than 2^32 elements, so uint32 counts cannot overflow.

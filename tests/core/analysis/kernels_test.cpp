@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace xt::analysis::kernels {
@@ -53,6 +54,53 @@ TEST(CpuKernels, BaselineAndAvx2Agree) {
         avx2->histogram(dtype, p, n, bp, cb.data());
         EXPECT_EQ(ca, cb) << xdl::dtypeName(dtype);
     }
+}
+
+// A range of one block is returned as its block's accumulator, and a tensor of one chunk as its
+// chunk's, finished in the kernel: both are what merging them into an empty accumulator gives,
+// bit for bit (every dtype, both builds, all finite, with NaN/Inf, all NaN, zeros of both signs).
+TEST(CpuKernels, OneBlockAndFinishedStatsEqualTheirMergeIntoAnEmptyAccumulator) {
+    std::vector<const KernelTable*> tables{&baselineKernels()};
+    if (avx2Kernels() && __builtin_cpu_supports("avx2")) tables.push_back(avx2Kernels());
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal(-2.0, 5.0);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<std::uint8_t> bytes(8 * 5000 + 1);
+    for (int fill = 0; fill < 4; ++fill)
+        for (int d = 0; d < xdl::kDtypeCount; ++d) {
+            const auto dtype = xdl::Dtype(d);
+            const std::size_t es = xdl::elementSize(dtype);
+            for (std::size_t i = 0; i < 5000; ++i) {
+                const double v = fill == 1   ? (i % 5 == 0   ? nan
+                                                : i % 7 == 0 ? -inf
+                                                             : normal(rng))
+                                 : fill == 2 ? nan
+                                 : fill == 3 ? (i % 2 ? -0.0 : 0.0)
+                                             : normal(rng);
+                xdl::visitDtype(dtype, [&](auto t) {
+                    using T = typename decltype(t)::type;
+                    const T x = std::is_floating_point_v<T> ? T(v)
+                                : std::isfinite(v)          ? T(std::int64_t(v) & 1)
+                                                            : T(0);
+                    std::memcpy(bytes.data() + 1 + i * es, &x, es);
+                });
+            }
+            const std::uint8_t* p = bytes.data() + 1; // unaligned
+            for (const KernelTable* k : tables)
+                for (std::size_t n : {0, 1, 7, 8, 16, 100, 2047, 2048, 2049, 5000}) {
+                    const StatsAccumulator one = k->stats(dtype, p, n);
+                    StatsAccumulator merged;
+                    merged.merge(one);
+                    EXPECT_EQ(std::memcmp(&one, &merged, sizeof one), 0)
+                        << k->name << " " << xdl::dtypeName(dtype) << " n " << n;
+                    TensorStats finished;
+                    k->finishedStats(dtype, p, n, &finished);
+                    const TensorStats want = merged.finish();
+                    EXPECT_EQ(std::memcmp(&finished, &want, sizeof want), 0)
+                        << k->name << " " << xdl::dtypeName(dtype) << " n " << n;
+                }
+        }
 }
 
 TEST(CpuKernels, Float32OnEdgesMatchesScalarRule) {
