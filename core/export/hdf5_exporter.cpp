@@ -212,7 +212,7 @@ public:
 
     // Adds one row (`r`'s bytes, of `shape`) with its statistics: large uniform rows are written
     // at once from the tensor's bytes, others buffered until flush().
-    Status add(const RowRef& r, const xdl::Shape& shape, const analysis::TensorStats& stats) {
+    Status add(const RowRef& r, const xdl::Shape& shape, const StatsRow& stats) {
         const xdl::Bytes bytes(r.data, r.size);
         if (m_direct) {
             XT_RETURN_IF_ERROR(writeRows(m_values, m_rowsFlushed + m_gsteps.size(), 1, r.data));
@@ -225,7 +225,7 @@ public:
         m_gsteps.push_back(r.entry->gstep);
         m_lsteps.push_back(r.entry->lstep);
         m_timestamps.push_back(r.entry->timestamp);
-        m_statsBuf.push_back(toRow(stats));
+        m_statsBuf.push_back(stats);
         if (m_plan.ragged) {
             m_elementsWritten += r.size / xdl::elementSize(r.dtype);
             m_offsetBuf.push_back(m_elementsWritten);
@@ -620,8 +620,9 @@ private:
         std::vector<RowRef> own; // rows added one by one, and their shapes
         std::vector<xdl::Shape> ownShapes;
         std::vector<xdl::TensorView> views; // for the backend, made on the statistics' thread
-        std::vector<analysis::TensorStats> stats;
-        std::uint64_t bytes = 0, largestRow = 0; // largestRow: in elements
+        std::vector<StatsRow> stats;        // the rows' statistics, as written
+        std::vector<analysis::TensorStats> backendStats; // the backend's, where not shared
+        std::uint64_t bytes = 0, largestRow = 0;         // largestRow: in elements
         bool shared = false;              // statistics by both threads, row by row (see start)
         std::atomic<std::size_t> next{0}; // where shared: the next row without statistics
         std::promise<Status> statsPromise;
@@ -690,17 +691,26 @@ private:
         b.views.clear();
         for (const RowRef& r : b.rows)
             b.views.emplace_back(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size));
-        return m_backend->computeStats(b.views, b.stats);
+        b.backendStats.resize(b.rows.size());
+        XT_RETURN_IF_ERROR(m_backend->computeStats(b.views, b.backendStats));
+        std::transform(b.backendStats.begin(), b.backendStats.end(), b.stats.begin(), toRow);
+        return Status::ok();
     }
     // Computes statistics of b's rows, 16 at a time, until none is left.
     Status shareStats(Batch& b) const {
         const std::size_t n = b.rows.size();
-        for (std::size_t i; (i = b.next.fetch_add(16)) < n;)
-            for (std::size_t k = i; k < std::min(i + 16, n); ++k) {
+        std::array<analysis::TensorStats, 16> stats;
+        for (std::size_t i; (i = b.next.fetch_add(16)) < n;) {
+            const std::size_t end = std::min(i + 16, n);
+            for (std::size_t k = i; k < end; ++k) {
                 const RowRef& r = b.rows[k];
-                b.stats[k] = analysis::tensorStats(
-                    xdl::TensorView(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size)));
+                analysis::tensorStats(
+                    xdl::TensorView(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size)),
+                    stats[k - i]);
             }
+            // Converted once all 16 are stored: read at once, they would wait for the stores.
+            std::transform(stats.begin(), stats.begin() + (end - i), b.stats.begin() + i, toRow);
+        }
         return Status::ok();
     }
     // Waits for b's statistics and gives its rows to the writers, grouped by key (a stable
@@ -725,10 +735,11 @@ private:
             if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
         // Keys written in place are flushed one after the other, in turn, while the writers
-        // hold more than a 32nd of m_bufferBytes (8 MiB by default: rows written while they are
-        // in the cache). As the keys of a run fill at the same pace, flushing each one when it is
-        // full would write them all at once while the statistics' thread waits.
-        for (std::size_t tried = 0; m_buffered > m_bufferBytes / 32 && tried < m_inPlace.size();
+        // hold more than a 16th of m_bufferBytes (16 MiB by default: rows written while they
+        // are in the cache, a few hundred kB a key and dataset at a time). As the keys of a run
+        // fill at the same pace, flushing each one when it is full would write them all at once
+        // while the statistics' thread waits.
+        for (std::size_t tried = 0; m_buffered > m_bufferBytes / 16 && tried < m_inPlace.size();
              ++tried) {
             KeyWriter* w = m_inPlace[m_nextInPlace++ % m_inPlace.size()];
             m_buffered -= w->buffered();
