@@ -111,6 +111,22 @@ void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offs
     ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
+void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
+                         std::uint64_t length) {
+#ifdef MADV_POPULATE_READ
+    if (!data || offset >= size) return;
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t first = (base + offset) / page * page;
+    const std::uintptr_t last = base + offset + std::min(length, size - offset);
+    // EINVAL before 5.14; EFAULT past the file's end (a file truncated under its mapping): the
+    // scan's own touches report what they find.
+    (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_READ);
+#else
+    (void)data, (void)size, (void)offset, (void)length;
+#endif
+}
+
 void adviseHugePages(void* data, std::uint64_t size) {
     constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
     const auto begin = reinterpret_cast<std::uintptr_t>(data);

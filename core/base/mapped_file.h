@@ -61,6 +61,13 @@ private:
 void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
                         std::uint64_t length);
 
+// Maps the whole pages of [offset, offset + length) of a read-only mapping of `size` bytes at
+// `data` in one call (MADV_POPULATE_READ, reading what a touch would read), for a scan about to
+// read every byte of them: a touch of an unmapped page faults for a 64 KiB piece at a time (a
+// 1 GB scan on a VM whose faults are dear: 80-100 ms less). Nothing before Linux 5.14.
+void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
+                         std::uint64_t length);
+
 // mmap(PROT_READ, MAP_SHARED) of `size` bytes of `fd` from offset 0, placed one page past a
 // 2 MiB boundary; MAP_FAILED when it cannot be mapped. Where the page cache holds a file in
 // 2 MiB folios (files just written, on kernels with large folios), a mapping aligned with them

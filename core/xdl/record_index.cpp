@@ -340,7 +340,9 @@ Status RecordIndex::scanAll(Bytes bytes, Diagnostics& diag, const ProgressCallba
     XT_RETURN_IF_ERROR(scan(bytes, stopAt, diag, progress));
     bool stopped = m_pos < stopAt; // at the end, at damage or at an incomplete record
     SplitScan split;
+    bool dense = false; // small records: every page is read
     while (!stopped && worthSplitting(size, recordCount() + split.pending.size())) {
+        dense = true;
         const std::uint64_t stepEnd = std::min(size, m_pos + 2 * step);
         scanStepInTwo(bytes, stepEnd, diag, split);
         stopped = m_pos < stepEnd;
@@ -350,6 +352,7 @@ Status RecordIndex::scanAll(Bytes bytes, Diagnostics& diag, const ProgressCallba
         }
     }
     appendPending(split);
+    if (dense && !stopped) populateMappedPages(bytes.data(), size, m_pos, size - m_pos);
     if (!stopped) XT_RETURN_IF_ERROR(scan(bytes, UINT64_MAX, diag, progress));
     flushZeroRun(diag);
     reportProgress(progress, m_pos, size, "indexing");
@@ -404,6 +407,7 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
         try {
             thread = std::thread([&] {
                 const Clock::time_point t0 = Clock::now();
+                populateMappedPages(bytes.data(), bytes.size(), q, end - q);
                 (void)second.scan(bytes, end, secondDiag, {});
                 secondTime = Clock::now() - t0;
             });
@@ -413,7 +417,10 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
     }
     const Clock::time_point t0 = Clock::now();
     appendPending(split); // the last step's records go first
-    (void)scan(bytes, thread.joinable() ? q : end, diag, {});
+    // Each thread maps its pages in one call before it reads them (populateMappedPages).
+    const std::uint64_t mine = thread.joinable() ? q : end;
+    populateMappedPages(bytes.data(), bytes.size(), m_pos, mine - std::min(m_pos, mine));
+    (void)scan(bytes, mine, diag, {});
     if (!thread.joinable()) return;
     const Clock::duration firstTime = Clock::now() - t0;
     thread.join();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -159,6 +160,41 @@ TEST(MappedFile, OneTouchMapsAPieceNotAWholeLargeFolio) {
     EXPECT_EQ(bytes[size - 1], 'x'); // the whole file is readable
     f->release(0, size);
     EXPECT_EQ(xt::test::residentKbIn(bytes, size), 0u);
+    fs::remove(path);
+}
+
+// A scan about to read a range maps it in one call; nothing outside the range is mapped, and the
+// bytes read are the file's.
+TEST(MappedFile, PopulateMapsTheRangeAndNothingElse) {
+    auto path = tempPath("populate");
+    const std::size_t size = 8u << 20;
+    std::string text(size, '\0');
+    for (std::size_t i = 0; i < size; ++i)
+        text[i] = char('a' + i % 23);
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    auto f = MappedFile::open(path.string());
+    ASSERT_TRUE(f.isOk());
+    const std::uint8_t* bytes = f->bytes().data();
+    populateMappedPages(bytes, size, (1u << 20) + 100, 3u << 20); // unaligned start
+#ifdef MADV_POPULATE_READ
+    if (xt::test::residentKbIn(bytes + (2u << 20), 1u << 20) == 0)
+        GTEST_SKIP() << "MADV_POPULATE_READ is not supported by this kernel";
+    // The range's pages, from the page holding its first byte.
+    EXPECT_GE(xt::test::residentKbIn(bytes + (1u << 20), 3u << 20), 3u << 10);
+#endif
+    // Around it, at most the kernel's fault-around piece (64 KiB) at either end.
+    EXPECT_LE(xt::test::residentKbIn(bytes, 1u << 20), 64u);
+    EXPECT_EQ(xt::test::residentKbIn(bytes, (1u << 20) - (64u << 10)), 0u);
+    EXPECT_EQ(xt::test::residentKbIn(bytes + (5u << 20), 3u << 20), 0u);
+    EXPECT_EQ(std::memcmp(bytes, text.data(), size), 0);
+    // Past the end, or reaching past it: only the file's pages.
+    populateMappedPages(bytes, size, size + 5, 10);
+    populateMappedPages(bytes, size, size - 10, 1u << 20);
+    populateMappedPages(nullptr, size, 0, size);
+    EXPECT_EQ(bytes[size - 1], std::uint8_t(text[size - 1]));
     fs::remove(path);
 }
 
