@@ -108,6 +108,7 @@ inline void floatPass1(const std::uint8_t* p, std::size_t nv, V& sum0, V& sum1, 
     }
 }
 
+// Inlined into its callers: its accumulator stays in registers (finishedStats).
 template <class T>
 [[gnu::always_inline]] inline StatsAccumulator statsBlock(const std::uint8_t* p, std::size_t n) {
     constexpr bool kFloat = std::is_floating_point_v<T>;
