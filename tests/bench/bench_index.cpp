@@ -56,7 +56,10 @@ void indexFile(benchmark::State& state, const std::string& path, IndexOptions op
         auto f = MappedFile::open(path); // a fresh mapping each time: page faults included
         RecordIndex idx(path, options);
         Diagnostics diag;
-        if (!f || !idx.extend(f->bytes(), diag)) state.SkipWithError("index failed");
+        if (!f || !idx.extend(f->bytes(), diag)) {
+            state.SkipWithError("index failed");
+            break;
+        }
         size = f->size();
         records = idx.records().size();
         benchmark::DoNotOptimize(idx.records().data());
@@ -72,7 +75,10 @@ void BM_MapTouchReference_200B(benchmark::State& state) {
     std::uint64_t size = 0;
     for (auto _ : state) {
         auto f = MappedFile::open(smallRecordsFile());
-        if (!f) state.SkipWithError("cannot map");
+        if (!f) {
+            state.SkipWithError("cannot map");
+            break;
+        }
         size = f->size();
         const std::uint8_t* bytes = f->bytes().data();
         auto touch = [&](std::uint64_t from, std::uint64_t to) {
