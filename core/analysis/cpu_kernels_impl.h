@@ -225,6 +225,7 @@ inline void finishedStats(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n
                           TensorStats* out) {
     xdl::visitDtype(dtype, [&](auto t) {
         using T = typename decltype(t)::type;
+        // statsRange's one-block case, spelled out: statsRange itself is not inlined here.
         *out = n <= kBlock ? statsBlock<T>(p, n).finish() : statsRange<T>(p, n).finish();
     });
 }
