@@ -28,7 +28,7 @@ std::int64_t mtimeNsOf(const struct stat& st) {
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_path(std::move(other.m_path)), m_fd(std::exchange(other.m_fd, -1)),
       m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)),
-      m_mtimeNs(other.m_mtimeNs) {}
+      m_mtimeNs(other.m_mtimeNs), m_placement(other.m_placement) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
@@ -39,6 +39,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
         m_data = std::exchange(other.m_data, nullptr);
         m_size = std::exchange(other.m_size, 0);
         m_mtimeNs = other.m_mtimeNs;
+        m_placement = other.m_placement;
     }
     return *this;
 }
@@ -57,9 +58,10 @@ bool raiseOpenFileLimit() {
 }
 } // namespace
 
-Result<MappedFile> MappedFile::open(const std::string& path) {
+Result<MappedFile> MappedFile::open(const std::string& path, MapPlacement placement) {
     MappedFile f;
     f.m_path = path;
+    f.m_placement = placement;
     f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.m_fd < 0 && errno == EMFILE && raiseOpenFileLimit())
         f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -84,6 +86,14 @@ Result<bool> MappedFile::refresh() {
     unmap();
     XT_RETURN_IF_ERROR(map(size));
     return true;
+}
+
+Status MappedFile::place(MapPlacement placement) {
+    if (placement == m_placement) return Status::ok();
+    m_placement = placement;
+    const std::uint64_t size = m_size;
+    unmap();
+    return map(size);
 }
 
 void MappedFile::advise(Access access, std::uint64_t offset) const {
@@ -136,7 +146,7 @@ void adviseHugePages(void* data, std::uint64_t size) {
         (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
-void* mapFileReadOnly(int fd, std::uint64_t size) {
+void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement) {
     constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
     static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     if (size < kHuge) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
@@ -146,7 +156,8 @@ void* mapFileReadOnly(int fd, std::uint64_t size) {
         ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     const auto base = reinterpret_cast<std::uintptr_t>(reserved);
-    const std::uintptr_t at = ((base + kHuge - 1) & ~(kHuge - 1)) + page;
+    const std::uintptr_t at =
+        ((base + kHuge - 1) & ~(kHuge - 1)) + (placement == MapPlacement::Lookups ? page : 0);
     void* p = ::mmap(reinterpret_cast<void*>(at), size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         ::munmap(reserved, span);
@@ -161,7 +172,7 @@ void* mapFileReadOnly(int fd, std::uint64_t size) {
 Status MappedFile::map(std::uint64_t size) {
     m_size = size;
     if (size == 0) return Status::ok();
-    void* p = mapFileReadOnly(m_fd, size);
+    void* p = mapFileReadOnly(m_fd, size, m_placement);
     if (p == MAP_FAILED) {
         m_size = 0;
         return errnoStatus("cannot map " + m_path, errno);

@@ -11,6 +11,19 @@
 
 namespace xt {
 
+// Where a file mapping lies (mapFileReadOnly). Where the page cache holds a file in 2 MiB folios
+// (files just written or read ahead, on kernels with large folios), a mapping on a 2 MiB boundary
+// maps a whole folio at the first touch of any byte in it.
+enum class MapPlacement {
+    // One page past a 2 MiB boundary: a touch maps the kernel's fault-around piece (64 KiB).
+    // Each lookup in a summary or a spilled index held 2 MiB on a boundary.
+    Lookups,
+    // On a 2 MiB boundary, for a scan of every byte: a folio is mapped by one entry, not 512. On
+    // a VM whose page faults are dear, the first pass over 1 GB of small records took half as
+    // long (docs/BENCHMARKS.md, P1).
+    Scans,
+};
+
 class MappedFile {
 public:
     MappedFile() = default;
@@ -20,7 +33,11 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
 
-    static Result<MappedFile> open(const std::string& path);
+    static Result<MappedFile> open(const std::string& path,
+                                   MapPlacement placement = MapPlacement::Lookups);
+    // Maps the file again where `placement` puts it, unless it lies there already (views of the
+    // old mapping are then invalid). refresh() keeps the placement.
+    Status place(MapPlacement placement);
 
     // Re-reads the file size and remaps when it grew. Returns true when the size changed.
     // A file that shrank is an error (ErrorCode::Corrupt): trace files only ever grow.
@@ -52,6 +69,7 @@ private:
     const std::uint8_t* m_data = nullptr;
     std::uint64_t m_size = 0;
     std::int64_t m_mtimeNs = 0;
+    MapPlacement m_placement = MapPlacement::Lookups;
 };
 
 // What MappedFile::release does, for `size` bytes at `data` of any read-only file mapping (the
@@ -68,12 +86,9 @@ void releaseMappedPages(const void* data, std::uint64_t size, std::uint64_t offs
 void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t offset,
                          std::uint64_t length);
 
-// mmap(PROT_READ, MAP_SHARED) of `size` bytes of `fd` from offset 0, placed one page past a
-// 2 MiB boundary; MAP_FAILED when it cannot be mapped. Where the page cache holds a file in
-// 2 MiB folios (files just written, on kernels with large folios), a mapping aligned with them
-// maps a whole folio at the first touch of any byte in it: each lookup in a summary or a spilled
-// index held 2 MiB. One page off, a touch maps the kernel's fault-around piece (64 KiB).
-void* mapFileReadOnly(int fd, std::uint64_t size);
+// mmap(PROT_READ, MAP_SHARED) of `size` bytes of `fd` from offset 0, placed as `placement`
+// says; MAP_FAILED when it cannot be mapped.
+void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement = MapPlacement::Lookups);
 
 // Asks for transparent huge pages for the whole 2 MiB pages of [data, data + size), memory about
 // to be filled (a large index): a fault per 2 MiB instead of per 4 KiB. Advice: nothing changes

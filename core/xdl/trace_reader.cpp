@@ -60,7 +60,11 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     // of 64 kB and more that is a few pages of each, and reading ahead would read the whole file
     // from disk (twice as long for a cold 10 GB run of 1 MB records): those are scanned reading
     // only what is touched, everything else front to back. A seeded index reads only the tail.
-    const bool sparse = !seed && meanRecordBytes(file.bytes()) >= kSparseScanRecordBytes;
+    // Smaller records are read whole, by the scan and by every pass over them: their mapping is
+    // placed for scans.
+    const bool smallRecords = meanRecordBytes(file.bytes()) < kSparseScanRecordBytes;
+    if (smallRecords) XT_RETURN_IF_ERROR(file.place(MapPlacement::Scans));
+    const bool sparse = !seed && !smallRecords;
     if (!seed) file.advise(sparse ? MappedFile::Access::Sparse : MappedFile::Access::Sequential);
     std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(file), options));
     if (seed && seed->scannedTo <= reader->m_part.size)

@@ -163,6 +163,37 @@ TEST(MappedFile, OneTouchMapsAPieceNotAWholeLargeFolio) {
     fs::remove(path);
 }
 
+// A mapping for scans lies on a 2 MiB boundary, where the kernel can map a large folio whole;
+// one for lookups one page past it. Placing it again maps the same bytes; a refresh keeps it.
+TEST(MappedFile, APlacementForScansLiesOnA2MiBBoundary) {
+    auto path = tempPath("place");
+    std::string text(5u << 20, '\0');
+    for (std::size_t i = 0; i < text.size(); ++i)
+        text[i] = char('a' + i % 29);
+    { std::ofstream(path, std::ios::binary) << text; }
+    const auto offset = [](const MappedFile& f) {
+        return reinterpret_cast<std::uintptr_t>(f.bytes().data()) % (2u << 20);
+    };
+    auto f = MappedFile::open(path.string());
+    ASSERT_TRUE(f.isOk());
+    EXPECT_EQ(offset(*f), static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE)));
+    ASSERT_TRUE(f->place(MapPlacement::Scans).isOk());
+    EXPECT_EQ(offset(*f), 0u);
+    EXPECT_EQ(std::memcmp(f->bytes().data(), text.data(), text.size()), 0);
+    { std::ofstream(path, std::ios::binary | std::ios::app) << std::string(3u << 20, 'z'); }
+    ASSERT_TRUE(f->refresh().isOk());
+    EXPECT_EQ(f->size(), 8u << 20);
+    EXPECT_EQ(offset(*f), 0u);
+    EXPECT_EQ(f->bytes()[(8u << 20) - 1], 'z');
+    auto scans = MappedFile::open(path.string(), MapPlacement::Scans);
+    ASSERT_TRUE(scans.isOk());
+    EXPECT_EQ(offset(*scans), 0u);
+    ASSERT_TRUE(scans->place(MapPlacement::Lookups).isOk());
+    EXPECT_EQ(offset(*scans), static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE)));
+    EXPECT_EQ(std::memcmp(scans->bytes().data(), text.data(), text.size()), 0);
+    fs::remove(path);
+}
+
 // A scan about to read a range maps it in one call; nothing outside the range is mapped, and the
 // bytes read are the file's.
 TEST(MappedFile, PopulateMapsTheRangeAndNothingElse) {
