@@ -449,6 +449,7 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
     const std::uint64_t size = bytes.size();
     std::uint64_t pos = m_pos;
     std::uint64_t nextReport = pos + kProgressEvery;
+    std::uint64_t prefetched = 0; // bytes before this are in the cache or on their way
     RecordHead head;
 
     while (size - pos >= 4 && pos < stopAt) {
@@ -458,8 +459,12 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
             if (!reportProgress(progress, pos, size, "indexing"))
                 return {ErrorCode::Cancelled, "indexing " + m_file + " cancelled"};
         }
-        // The scan is a chain of dependent loads; pull the bytes ahead into the cache early.
-        __builtin_prefetch(bytes.data() + std::min(pos + 2048, size - 1));
+        // The scan is a chain of dependent loads; pull the next 2 kB into the cache early, every
+        // line of them (one line a record left most record heads to wait for memory).
+        prefetched = std::max(prefetched, pos & ~std::uint64_t(63));
+        for (const std::uint64_t ahead = std::min(pos + 2048, size); prefetched < ahead;
+             prefetched += 64)
+            __builtin_prefetch(bytes.data() + prefetched);
         const std::uint32_t len = readLength(bytes.data() + pos);
 
         if (!m_startChecked && pos == 0 && len == 0) { // `00 00 00 00`: an empty Header
