@@ -61,8 +61,12 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     // from disk (twice as long for a cold 10 GB run of 1 MB records): those are scanned reading
     // only what is touched, everything else front to back. A seeded index reads only the tail.
     // Smaller records are read whole, by the scan and by every pass over them: their mapping is
-    // placed for scans.
-    const bool smallRecords = meanRecordBytes(file.bytes()) < kSparseScanRecordBytes;
+    // placed for scans. A seed's records give their mean length without reading a page.
+    const std::size_t seeded = seed ? std::max(seed->records.size(), seed->mapped.size()) : 0;
+    const std::uint64_t mean = seeded > 0 && seed->scannedTo > seed->headerLength
+                                   ? (seed->scannedTo - seed->headerLength) / seeded
+                                   : meanRecordBytes(file.bytes());
+    const bool smallRecords = mean < kSparseScanRecordBytes;
     if (smallRecords) XT_RETURN_IF_ERROR(file.place(MapPlacement::Scans));
     const bool sparse = !seed && !smallRecords;
     if (!seed) file.advise(sparse ? MappedFile::Access::Sparse : MappedFile::Access::Sequential);

@@ -222,6 +222,37 @@ TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
     EXPECT_EQ((*rescanned)->index().records()[1].gstep, 1);
 }
 
+// A part of small records is mapped for scans (on a 2 MiB boundary: the page cache's large folios
+// mapped whole), one of large records for lookups (one page off), and a seeded part by its
+// records' mean length. The bytes are the file's either way.
+TEST(PartReader, PlacesSmallRecordsForScansAndLargeOnesForLookups) {
+    TempDir dir;
+    const auto offsetOf = [](const PartReader& r) {
+        return reinterpret_cast<std::uintptr_t>(r.bytes().data()) % (2u << 20);
+    };
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    for (const int floats : {16, 32768}) { // 64 B and 128 KiB a record
+        const std::string path = dir.file("train.trace.0." + std::to_string(floats));
+        std::string bytes = xt::test::frame(xt::test::headerBytes({"w"}));
+        for (std::int64_t g = 0; bytes.size() < (4u << 20); ++g)
+            bytes += xt::test::frame(xt::test::floatRecord(g, floats).SerializeAsString());
+        xt::test::writeFile(path, bytes);
+        PartFile part;
+        part.path = path;
+        Diagnostics diag;
+        auto reader = PartReader::open(part, diag);
+        ASSERT_TRUE(reader.isOk());
+        const std::uintptr_t expected = floats == 16 ? 0 : page;
+        EXPECT_EQ(offsetOf(**reader), expected) << floats;
+        EXPECT_EQ(std::memcmp((*reader)->bytes().data(), bytes.data(), bytes.size()), 0);
+        auto seeded = PartReader::open(part, (*reader)->index().state(), diag);
+        ASSERT_TRUE(seeded.isOk());
+        EXPECT_EQ(offsetOf(**seeded), expected) << floats;
+        EXPECT_EQ((*seeded)->index().records().size(), (*reader)->index().records().size());
+        EXPECT_TRUE(diag.empty());
+    }
+}
+
 // A preview (ReaderOptions::scanBytes) indexes the records within the first bytes only, at any
 // cut: the record the cut falls in is neither indexed nor reported, nor is the meta checked, and
 // the part is not finished. A limit past the end is an ordinary open.
