@@ -54,20 +54,24 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
                                                          Diagnostics& diag,
                                                          const ProgressCallback& progress,
                                                          const ReaderOptions& options) {
-    XT_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(part.path));
-    part.size = file.size();
     // The scan touches a record's length prefix and the head of each of its columns. In records
     // of 64 kB and more that is a few pages of each, and reading ahead would read the whole file
     // from disk (twice as long for a cold 10 GB run of 1 MB records): those are scanned reading
     // only what is touched, everything else front to back. A seeded index reads only the tail.
     // Smaller records are read whole, by the scan and by every pass over them: their mapping is
-    // placed for scans. A seed's records give their mean length without reading a page.
+    // placed for scans. A seed's records give their mean length before the file is mapped;
+    // otherwise the first length prefixes do, and the mapping is placed again.
     const std::size_t seeded = seed ? std::max(seed->records.size(), seed->mapped.size()) : 0;
-    const std::uint64_t mean = seeded > 0 && seed->scannedTo > seed->headerLength
-                                   ? (seed->scannedTo - seed->headerLength) / seeded
-                                   : meanRecordBytes(file.bytes());
-    const bool smallRecords = mean < kSparseScanRecordBytes;
-    if (smallRecords) XT_RETURN_IF_ERROR(file.place(MapPlacement::Scans));
+    const bool seedKnows = seeded > 0 && seed->scannedTo > seed->headerLength;
+    const bool seededSmall =
+        seedKnows && (seed->scannedTo - seed->headerLength) / seeded < kSparseScanRecordBytes;
+    XT_ASSIGN_OR_RETURN(
+        MappedFile file,
+        MappedFile::open(part.path, seededSmall ? MapPlacement::Scans : MapPlacement::Lookups));
+    part.size = file.size();
+    const bool smallRecords =
+        seedKnows ? seededSmall : meanRecordBytes(file.bytes()) < kSparseScanRecordBytes;
+    if (smallRecords) XT_RETURN_IF_ERROR(file.place(MapPlacement::Scans)); // no-op when there
     const bool sparse = !seed && !smallRecords;
     if (!seed) file.advise(sparse ? MappedFile::Access::Sparse : MappedFile::Access::Sequential);
     std::unique_ptr<PartReader> reader(new PartReader(std::move(part), std::move(file), options));
