@@ -137,15 +137,6 @@ void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t off
 #endif
 }
 
-void adviseHugePages(void* data, std::uint64_t size) {
-    constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-    const auto begin = reinterpret_cast<std::uintptr_t>(data);
-    const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-    const std::uintptr_t last = (begin + size) & ~(kHuge - 1);
-    if (data && last > first)
-        (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
-
 void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement) {
     constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
     static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));

@@ -90,9 +90,4 @@ void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t off
 // says; MAP_FAILED when it cannot be mapped.
 void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement = MapPlacement::Lookups);
 
-// Asks for transparent huge pages for the whole 2 MiB pages of [data, data + size), memory about
-// to be filled (a large index): a fault per 2 MiB instead of per 4 KiB. Advice: nothing changes
-// where the system has none to give.
-void adviseHugePages(void* data, std::uint64_t size);
-
 } // namespace xt

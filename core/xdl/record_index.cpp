@@ -3,6 +3,7 @@
 #include "core/base/diagnostic_codes.h"
 #include "core/base/fd_io.h"
 #include "core/base/file_arena.h"
+#include "core/base/huge_pages.h"
 #include "core/base/mapped_file.h"
 
 #include <algorithm>

@@ -228,30 +228,3 @@ TEST(MappedFile, PopulateMapsTheRangeAndNothingElse) {
     EXPECT_EQ(bytes[size - 1], std::uint8_t(text[size - 1]));
     fs::remove(path);
 }
-
-TEST(MappedFile, HugePagesAreAdvisedForMemoryAboutToBeFilled) {
-    std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string modes;
-    std::getline(mode, modes);
-    if (modes.empty()) GTEST_SKIP() << "no transparent huge pages in this kernel";
-    const std::size_t size = 16u << 20;
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(p, MAP_FAILED);
-    // An unaligned start, as a vector's buffer has: the whole 2 MiB pages inside are advised.
-    auto* bytes = static_cast<char*>(p);
-    adviseHugePages(bytes + 4096, size - 4096);
-    for (std::size_t i = 4096; i < size; i += 4096)
-        bytes[i] = 1;
-    // The advice splits the mapping: the middle one is the advised part ("hg"), the first
-    // (before the first 2 MiB boundary) is not. Whether the system had huge pages to give is its
-    // own affair (AnonHugePages, printed).
-    const std::string flags = xt::test::smapsFieldAt(bytes + size / 2, "VmFlags");
-    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
-    EXPECT_EQ(xt::test::smapsFieldAt(bytes + 4096, "VmFlags").find(" hg"), std::string::npos);
-    std::printf(
-        "AnonHugePages of the advised part: %llu kB\n",
-        static_cast<unsigned long long>(xt::test::smapsKbAt(bytes + size / 2, "AnonHugePages")));
-    adviseHugePages(nullptr, size);      // nothing to advise
-    adviseHugePages(bytes + 4096, 4096); // no whole huge page inside
-    ::munmap(p, size);
-}

@@ -1,0 +1,85 @@
+#include "core/base/huge_pages.h"
+#include "resident.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <numeric>
+#include <string>
+#include <sys/mman.h>
+
+using namespace xt;
+
+namespace {
+
+bool kernelHasHugePages() {
+    std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string modes;
+    std::getline(mode, modes);
+    return !modes.empty();
+}
+
+bool advised(const void* p) {
+    return xt::test::smapsFieldAt(p, "VmFlags").find(" hg") != std::string::npos;
+}
+
+} // namespace
+
+TEST(HugePages, AreAdvisedForMemoryAboutToBeFilled) {
+    if (!kernelHasHugePages()) GTEST_SKIP() << "no transparent huge pages in this kernel";
+    const std::size_t size = 16u << 20;
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    // An unaligned start, as a vector's buffer has: the whole 2 MiB pages inside are advised.
+    auto* bytes = static_cast<char*>(p);
+    adviseHugePages(bytes + 4096, size - 4096);
+    for (std::size_t i = 4096; i < size; i += 4096)
+        bytes[i] = 1;
+    // The advice splits the mapping: the middle one is the advised part ("hg"), the first
+    // (before the first 2 MiB boundary) is not. Whether the system had huge pages to give is its
+    // own affair (AnonHugePages, printed).
+    EXPECT_TRUE(advised(bytes + size / 2)) << xt::test::smapsFieldAt(bytes + size / 2, "VmFlags");
+    EXPECT_FALSE(advised(bytes + 4096));
+    std::printf(
+        "AnonHugePages of the advised part: %llu kB\n",
+        static_cast<unsigned long long>(xt::test::smapsKbAt(bytes + size / 2, "AnonHugePages")));
+    adviseHugePages(nullptr, size);      // nothing to advise
+    adviseHugePages(bytes + 4096, 4096); // no whole huge page inside
+    ::munmap(p, size);
+}
+
+TEST(HugePages, AVectorGrowsIntoAdvisedBlocksOnA2MiBBoundaryAndGivesThemBack) {
+    if (!kernelHasHugePages()) GTEST_SKIP() << "no transparent huge pages in this kernel";
+    HugePageVector<std::uint64_t> v;
+    const void* large = nullptr;
+    for (std::uint64_t i = 0; i < (std::uint64_t(24) << 20) / 8; ++i) {
+        v.push_back(i);
+        // Below kHugePageBlockBytes: the heap's memory, as std::vector's.
+        if (v.size() == 1000) EXPECT_FALSE(advised(v.data()));
+        if (!large && v.capacity() * 8 >= kHugePageBlockBytes) {
+            large = v.data();
+            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large) % (2u << 20), 0u);
+            EXPECT_TRUE(advised(large));
+        }
+    }
+    ASSERT_NE(large, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % (2u << 20), 0u);
+    EXPECT_TRUE(advised(v.data()));
+    EXPECT_TRUE(advised(v.data() + v.size() - 1));
+    // Every element survived the moves from block to block.
+    std::uint64_t expected = 0;
+    for (std::uint64_t x : v)
+        ASSERT_EQ(x, expected++);
+    // The block is given back with the vector (a later mapping may take its place, but not an
+    // advised one).
+    const void* last = v.data();
+    HugePageVector<std::uint64_t>().swap(v);
+    EXPECT_FALSE(advised(last)) << xt::test::smapsFieldAt(last, "VmFlags");
+}
+
+TEST(HugePages, ABlockTooLargeToMapIsBadAlloc) {
+    EXPECT_THROW(allocateHugePageBlock(~std::size_t(0) - 4096), std::bad_alloc);
+    EXPECT_THROW(allocateHugePageBlock(std::size_t(1) << 62), std::bad_alloc);
+    freeHugePageBlock(nullptr, std::size_t(1) << 30); // nothing to give back
+}
