@@ -43,6 +43,13 @@ void AsyncLaneTracker::closeOpen(std::int64_t traceEnd, std::uint64_t record,
     }
 }
 
+std::size_t AsyncLaneTracker::spanCount() const {
+    std::size_t n = 0;
+    for (const auto& spans : m_done)
+        n += spans.size();
+    return n;
+}
+
 std::vector<AsyncLane> AsyncLaneTracker::takeLanes(std::uint32_t process) {
     std::vector<AsyncLane> out;
     if (process >= m_done.size()) return out;

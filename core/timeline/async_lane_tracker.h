@@ -41,6 +41,8 @@ public:
     void closeOpen(std::int64_t traceEnd, std::uint64_t record, const ImportWarn& warn);
     // The lanes of one process: groups by name (in StringId order), lanes in order of first use.
     std::vector<AsyncLane> takeLanes(std::uint32_t process);
+    // Spans closed so far, of every process.
+    std::size_t spanCount() const;
 
 private:
     using Key = std::tuple<std::uint32_t, StringId, std::uint64_t>; // (process, cat, id)

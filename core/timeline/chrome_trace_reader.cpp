@@ -93,7 +93,7 @@ private:
     std::size_t m_eventEnd = 0;   // tolerant walk: end of the event being read
     std::size_t m_nextReport = 0;
     std::size_t m_lastBegin = kNpos; // the last event read by the one-pass read
-    std::string m_window;            // a window's document, padded
+    HugePageVector<char> m_window;   // a window's document, padded (grows, never shrinks)
     std::string_view m_eventIndent;  // before the first event, when it starts a line
     std::size_t m_releasedTo = 0;    // text pages before this were given back
     std::vector<ArgField> m_args;
@@ -315,12 +315,23 @@ Status ChromeTraceReader::windowedParse(std::size_t pos, std::size_t eventsAt, b
 
 Status ChromeTraceReader::readWindow(std::string_view prefix, std::size_t begin, std::size_t end,
                                      std::string_view suffix, bool& done, std::size_t& resumeAt) {
-    m_window.assign(prefix);
-    m_window.append(m_text.substr(begin, end - begin));
-    m_window.append(suffix);
-    const std::size_t size = m_window.size();
-    m_window.append(simdjson::SIMDJSON_PADDING, '\0');
-    return readDocument(std::string_view(m_window.data(), size), m_window.size(),
+    const std::size_t size = prefix.size() + (end - begin) + suffix.size();
+    // Room for the windows after this one too (each is cut a little past the window size), so
+    // that neither the copy nor the parser's index moves to fresh memory from window to window.
+    od::parser& parser = m_parser->documentParser();
+    if (parser.capacity() < size) {
+        // Should this fail, iterate() allocates what this window needs, or says it cannot.
+        [[maybe_unused]] const simdjson::error_code error =
+            parser.allocate(size + size / 8, parser.max_depth());
+    }
+    if (m_window.size() < size + simdjson::SIMDJSON_PADDING)
+        m_window.resize(size + size / 8 + simdjson::SIMDJSON_PADDING);
+    char* out = m_window.data();
+    std::memcpy(out, prefix.data(), prefix.size());
+    std::memcpy(out + prefix.size(), m_text.data() + begin, end - begin);
+    std::memcpy(out + prefix.size() + (end - begin), suffix.data(), suffix.size());
+    std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
+    return readDocument(std::string_view(out, size), m_window.size(),
                         std::ptrdiff_t(begin) - std::ptrdiff_t(prefix.size()), done, resumeAt);
 }
 

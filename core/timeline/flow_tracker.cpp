@@ -8,7 +8,7 @@
 namespace xt::timeline {
 
 void FlowTracker::bind(const SliceLookup& slices, std::span<const std::int64_t> sliceStart,
-                       std::span<const StringId> sliceName, std::vector<Flow>& out,
+                       std::span<const StringId> sliceName, HugePageVector<Flow>& out,
                        std::uint64_t& record, const ImportWarn& warn) {
     bindV1(slices, out, record, warn);
     bindV2(sliceStart, sliceName, out, record, warn);
@@ -17,8 +17,8 @@ void FlowTracker::bind(const SliceLookup& slices, std::span<const std::int64_t> 
 // A t or f outside a chain waits for the next s of its id and binds to it: an arrow back in
 // time (TF dataflow into an op that starts before its producer ends), or is dropped as
 // catapult does.
-void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std::uint64_t& record,
-                         const ImportWarn& warn) {
+void FlowTracker::bindV1(const SliceLookup& slices, HugePageVector<Flow>& out,
+                         std::uint64_t& record, const ImportWarn& warn) {
     auto phRank = [](char c) { return c == 's' ? 0 : (c == 't' ? 1 : 2); };
     std::sort(m_points.begin(), m_points.end(), [&](const FlowPoint& a, const FlowPoint& b) {
         if (a.cat != b.cat) return a.cat < b.cat;
@@ -82,11 +82,11 @@ void FlowTracker::bindV1(const SliceLookup& slices, std::vector<Flow>& out, std:
         if (p.ph == 'f') inChain = false;
     }
     dropWaiting();
-    m_points = {};
+    m_points = HugePageVector<FlowPoint>();
 }
 
 void FlowTracker::bindV2(std::span<const std::int64_t> sliceStart,
-                         std::span<const StringId> sliceName, std::vector<Flow>& out,
+                         std::span<const StringId> sliceName, HugePageVector<Flow>& out,
                          std::uint64_t record, const ImportWarn& warn) {
     std::stable_sort(m_bindable.begin(), m_bindable.end(),
                      [&](const Bindable& a, const Bindable& b) {
@@ -104,7 +104,7 @@ void FlowTracker::bindV2(std::span<const std::int64_t> sliceStart,
         }
         if (s.flags & kFlowOut) lastOut[s.bindId] = s.slice;
     }
-    m_bindable = {};
+    m_bindable = HugePageVector<Bindable>();
 }
 
 } // namespace xt::timeline

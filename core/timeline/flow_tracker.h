@@ -4,6 +4,7 @@
 // (the enclosing one, or for an f with binding point "next" the next one to start). v2: slices
 // carrying a bind_id, from the latest flow_out to each later flow_in of the same id.
 
+#include "core/base/huge_pages.h"
 #include "core/timeline/import_report.h"
 #include "core/timeline/string_table.h"
 #include "core/timeline/trace_store.h"
@@ -50,7 +51,7 @@ public:
     // Appends the arrows to `out`: v1 first, then v2 (named after their start slice). `record`
     // is the record number diagnostics carry until a point names its own; left at the last one.
     void bind(const SliceLookup& slices, std::span<const std::int64_t> sliceStart,
-              std::span<const StringId> sliceName, std::vector<Flow>& out, std::uint64_t& record,
+              std::span<const StringId> sliceName, HugePageVector<Flow>& out, std::uint64_t& record,
               const ImportWarn& warn);
 
 private:
@@ -59,14 +60,14 @@ private:
         StringId bindId;
         std::uint8_t flags;
     };
-    void bindV1(const SliceLookup& slices, std::vector<Flow>& out, std::uint64_t& record,
+    void bindV1(const SliceLookup& slices, HugePageVector<Flow>& out, std::uint64_t& record,
                 const ImportWarn& warn);
     void bindV2(std::span<const std::int64_t> sliceStart, std::span<const StringId> sliceName,
-                std::vector<Flow>& out, std::uint64_t record, const ImportWarn& warn);
+                HugePageVector<Flow>& out, std::uint64_t record, const ImportWarn& warn);
 
     bool m_chromeCompatible;
-    std::vector<FlowPoint> m_points;
-    std::vector<Bindable> m_bindable;
+    HugePageVector<FlowPoint> m_points;
+    HugePageVector<Bindable> m_bindable;
 };
 
 } // namespace xt::timeline

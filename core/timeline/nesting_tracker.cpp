@@ -17,8 +17,9 @@ void NestingTracker::end(std::int64_t ts, std::uint32_t order, std::uint64_t off
     m_marks.push_back(Mark{s, false, offset});
 }
 
-std::vector<SliceRecord> NestingTracker::takeSorted(std::int64_t traceEnd, const ImportWarn& warn) {
-    std::vector<SliceRecord> work = std::move(m_slices);
+HugePageVector<SliceRecord> NestingTracker::takeSorted(std::int64_t traceEnd,
+                                                       const ImportWarn& warn) {
+    HugePageVector<SliceRecord> work = std::move(m_slices);
     m_slices = {};
     // B/E: stable order by time, then matched with a stack.
     std::stable_sort(m_marks.begin(), m_marks.end(),
@@ -45,7 +46,7 @@ std::vector<SliceRecord> NestingTracker::takeSorted(std::int64_t traceEnd, const
         s.dur = std::max<std::int64_t>(0, traceEnd - s.start);
         work.push_back(s);
     }
-    m_marks = {};
+    m_marks = HugePageVector<Mark>(); // `= {}` would keep the capacity
     std::sort(work.begin(), work.end(), [](const SliceRecord& a, const SliceRecord& b) {
         if (a.start != b.start) return a.start < b.start;
         if (a.dur != b.dur) return a.dur > b.dur;

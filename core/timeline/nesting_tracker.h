@@ -3,6 +3,7 @@
 // a stack in time order, then all of them sorted by start (longer first, then arrival) and
 // nested: each slice's parent is the latest earlier slice still open at its start.
 
+#include "core/base/huge_pages.h"
 #include "core/timeline/import_report.h"
 #include "core/timeline/string_table.h"
 #include "core/timeline/trace_store.h"
@@ -29,7 +30,9 @@ public:
     void end(std::int64_t ts, std::uint32_t order, std::uint64_t offset);
     // Every slice in display order, the tracker left empty. An E with no open B is skipped
     // ("unmatched-end"); a B never ended lasts until traceEnd ("unterminated-begin").
-    std::vector<SliceRecord> takeSorted(std::int64_t traceEnd, const ImportWarn& warn);
+    HugePageVector<SliceRecord> takeSorted(std::int64_t traceEnd, const ImportWarn& warn);
+    // At most this many slices come out of takeSorted: the X slices and one per B.
+    std::size_t sliceBound() const { return m_slices.size() + m_marks.size(); }
 
 private:
     struct Mark {
@@ -37,8 +40,8 @@ private:
         bool begin = false;
         std::uint64_t offset = 0;
     };
-    std::vector<SliceRecord> m_slices;
-    std::vector<Mark> m_marks;
+    HugePageVector<SliceRecord> m_slices;
+    HugePageVector<Mark> m_marks;
 };
 
 // Depth and parent of sorted slices, fed one by one. A slice that starts inside its parent but

@@ -9,6 +9,7 @@
 // a track, each with its nesting depth and parent. Args stay as raw JSON bytes inside the
 // imported text (or the builder's own args text) and are decoded on demand.
 
+#include "core/base/huge_pages.h"
 #include "core/timeline/import_report.h"
 #include "core/timeline/string_table.h"
 #include "core/timeline/trace_bytes.h"
@@ -163,13 +164,14 @@ private:
     std::vector<Process> m_processes;
     std::vector<Thread> m_threads;
     std::vector<Track> m_tracks;
-    std::vector<std::int64_t> m_start, m_dur;
-    std::vector<StringId> m_name, m_cat;
-    std::vector<std::uint16_t> m_depth;
-    std::vector<std::uint32_t> m_parent, m_track;
-    std::vector<std::uint64_t> m_argsOffset;
-    std::vector<std::uint32_t> m_argsSize;
-    std::vector<Flow> m_flows;
+    // Slice columns: one row per slice, of a size known before they are filled.
+    HugePageVector<std::int64_t> m_start, m_dur;
+    HugePageVector<StringId> m_name, m_cat;
+    HugePageVector<std::uint16_t> m_depth;
+    HugePageVector<std::uint32_t> m_parent, m_track;
+    HugePageVector<std::uint64_t> m_argsOffset;
+    HugePageVector<std::uint32_t> m_argsSize;
+    HugePageVector<Flow> m_flows;
     std::vector<Instant> m_instants;
     std::vector<CounterSeries> m_counters;
     std::vector<ObjectLifetime> m_objects;

@@ -261,6 +261,20 @@ TraceStoreBuilder::DisplayOrder TraceStoreBuilder::displayOrder() const {
     return o;
 }
 
+// Room for `rows` slices in each column, so that none is copied as it grows.
+void TraceStoreBuilder::reserveSlices(std::size_t rows) {
+    TraceStore& st = m_store;
+    st.m_start.reserve(rows);
+    st.m_dur.reserve(rows);
+    st.m_name.reserve(rows);
+    st.m_cat.reserve(rows);
+    st.m_depth.reserve(rows);
+    st.m_parent.reserve(rows);
+    st.m_track.reserve(rows);
+    st.m_argsOffset.reserve(rows);
+    st.m_argsSize.reserve(rows);
+}
+
 void TraceStoreBuilder::appendSlice(const SliceRecord& s, std::uint16_t depth,
                                     std::uint32_t parent) {
     TraceStore& st = m_store;
@@ -286,7 +300,7 @@ void TraceStoreBuilder::layoutThreads(const DisplayOrder& o, std::int64_t traceE
     for (std::uint32_t r = 0; r < o.thrOrder.size(); ++r) {
         RawThread& rt = m_threads[o.thrOrder[r]];
         st.m_threads.push_back(Thread{o.procRank[rt.process], rt.tid, rt.name, rt.sortIndex});
-        const std::vector<SliceRecord> work = rt.slices.takeSorted(traceEnd, warn);
+        const HugePageVector<SliceRecord> work = rt.slices.takeSorted(traceEnd, warn);
         Track track;
         track.kind = TrackKind::Thread;
         track.process = o.procRank[rt.process];
@@ -371,7 +385,7 @@ void TraceStoreBuilder::finishTables(const DisplayOrder& o) {
     }
     std::stable_sort(st.m_instants.begin(), st.m_instants.end(),
                      [](const Instant& a, const Instant& b) { return a.ts < b.ts; });
-    m_instants = {};
+    m_instants = std::vector<RawInstant>(); // `= {}` would keep the capacity
     for (auto& cs : m_counters) {
         std::vector<std::uint32_t> idx = identity(cs.ts.size());
         std::stable_sort(idx.begin(), idx.end(),
@@ -390,7 +404,7 @@ void TraceStoreBuilder::finishTables(const DisplayOrder& o) {
     for (const auto& ob : m_objects)
         st.m_objects.push_back(ObjectLifetime{o.procRank[ob.process], ob.name, ob.id, ob.created,
                                               ob.destroyed, ob.snapshots, ob.last});
-    m_objects = {};
+    m_objects = std::vector<RawObject>();
 }
 
 // Phase counts as written.
@@ -416,6 +430,10 @@ TraceStore TraceStoreBuilder::finish() {
         const RawProcess& rp = m_processes[i];
         st.m_processes.push_back(Process{rp.pid, rp.name, rp.labels, rp.sortIndex});
     }
+    std::size_t rows = m_async.spanCount();
+    for (const RawThread& t : m_threads)
+        rows += t.slices.sliceBound();
+    reserveSlices(rows);
     std::vector<std::uint32_t> threadTrack;
     layoutThreads(o, traceEnd, threadTrack);
     layoutAsync(o);

@@ -167,6 +167,7 @@ private:
     DisplayOrder displayOrder() const;
     void layoutThreads(const DisplayOrder& o, std::int64_t traceEnd,
                        std::vector<std::uint32_t>& threadTrack);
+    void reserveSlices(std::size_t rows);
     void appendSlice(const SliceRecord& s, std::uint16_t depth, std::uint32_t parent);
     void layoutAsync(const DisplayOrder& o);
     void finishTables(const DisplayOrder& o);

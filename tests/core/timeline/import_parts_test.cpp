@@ -220,7 +220,7 @@ TEST(FlowTracker, ChainsBindStartStepAndEndToTheirSlices) {
     t.point(point('f', 1, 35, 1, 2, false)); // binding point "next": slice 2
     t.point(point('s', 1, 5, 0, 0));
     t.point(point('t', 1, 25, 1, 1));
-    std::vector<Flow> flows;
+    HugePageVector<Flow> flows;
     std::uint64_t record = 9;
     WarnLog log;
     t.bind(slices, {}, {}, flows, record, log.fn());
@@ -242,7 +242,7 @@ TEST(FlowTracker, EndsWithoutStartBindBackwardsOrAreDroppedChromeStyle) {
         t.point(point('s', 4, 25, 0, 1)); // the start, later
         t.point(point('t', 5, 5, 0, 2));  // id 5 never starts
         t.point(point('s', 6, 15, 0, 3)); // no slice at 15
-        std::vector<Flow> flows;
+        HugePageVector<Flow> flows;
         std::uint64_t record = 0;
         WarnLog log;
         t.bind(slices, {}, {}, flows, record, log.fn());
@@ -270,7 +270,7 @@ TEST(FlowTracker, BindIdsJoinTheLatestFlowOutToLaterFlowIns) {
     t.bindable(1, 7, kFlowOut);           // 10
     t.bindable(0, 8, kFlowIn);            // 0: no out of 8 before it
     t.bindable(3, 7, kFlowIn | kFlowOut); // 30: from 10 too
-    std::vector<Flow> flows;
+    HugePageVector<Flow> flows;
     std::uint64_t record = 5;
     WarnLog log;
     FakeSlices none;
