@@ -23,6 +23,20 @@ Status writeFully(int fd, const void* p, std::size_t n, const std::string& what)
     return Status::ok();
 }
 
+Result<std::size_t> readFullyAt(int fd, void* p, std::size_t n, std::uint64_t offset,
+                                const std::string& what) {
+    char* d = static_cast<char*>(p);
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t r = ::pread(fd, d + done, n - done, off_t(offset + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errnoStatus(what, errno);
+        if (r == 0) break;
+        done += std::size_t(r);
+    }
+    return done;
+}
+
 int openUnlinkedFile(const std::string& dir, const std::string& namePrefix) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

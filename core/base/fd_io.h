@@ -5,6 +5,7 @@
 #include "core/base/status.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace xt {
@@ -23,6 +24,10 @@ private:
 
 // Writes n bytes at p to fd, through short writes and EINTR; a failure is errnoStatus(what).
 Status writeFully(int fd, const void* p, std::size_t n, const std::string& what);
+// Reads n bytes of fd from `offset` to p, through short reads and EINTR: the bytes read, fewer
+// than n where the file ends first; a failure is errnoStatus(what).
+Result<std::size_t> readFullyAt(int fd, void* p, std::size_t n, std::uint64_t offset,
+                                const std::string& what);
 
 // A new file in `dir` (created if missing), already unlinked: its space goes with the last
 // descriptor and mapping. For data too large to keep in memory (spilled summary columns, a large

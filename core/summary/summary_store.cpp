@@ -39,14 +39,9 @@ std::optional<PartStat> statPart(const std::string& path) {
 Status readAt(int fd, std::uint64_t offset, std::size_t n, std::vector<std::uint8_t>& out,
               const std::string& path) {
     out.resize(n);
-    std::size_t done = 0;
-    while (done < n) {
-        const ssize_t r = ::pread(fd, out.data() + done, n - done, off_t(offset + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return errnoStatus("cannot read " + path, errno);
-        if (r == 0) return Status(ErrorCode::Corrupt, path + " is shorter than expected");
-        done += std::size_t(r);
-    }
+    XT_ASSIGN_OR_RETURN(const std::size_t done,
+                        readFullyAt(fd, out.data(), n, offset, "cannot read " + path));
+    if (done < n) return Status(ErrorCode::Corrupt, path + " is shorter than expected");
     return Status::ok();
 }
 

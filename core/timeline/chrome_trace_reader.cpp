@@ -328,7 +328,7 @@ Status ChromeTraceReader::readWindow(std::string_view prefix, std::size_t begin,
         m_window.resize(size + size / 8 + simdjson::SIMDJSON_PADDING);
     char* out = m_window.data();
     std::memcpy(out, prefix.data(), prefix.size());
-    std::memcpy(out + prefix.size(), m_text.data() + begin, end - begin);
+    m_builder.copyText(begin, end, out + prefix.size());
     std::memcpy(out + prefix.size() + (end - begin), suffix.data(), suffix.size());
     std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
     return readDocument(std::string_view(out, size), m_window.size(),

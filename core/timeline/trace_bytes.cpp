@@ -1,6 +1,7 @@
 #include "core/timeline/trace_bytes.h"
 
 #include "core/base/byte_format.h"
+#include "core/base/fd_io.h"
 #include "core/base/mapped_file.h"
 
 #include <fcntl.h>
@@ -209,12 +210,14 @@ namespace {
 
 // A read-only file mapping followed by at least kPadding zero bytes: an anonymous region is
 // reserved first and the file mapped over its start, so the bytes after the file's last page
-// are readable zeros instead of SIGBUS.
+// are readable zeros instead of SIGBUS. The file stays open with it (TraceBytes::copyText).
 struct PaddedMapping {
     void* base = MAP_FAILED;
     std::size_t length = 0;
+    int fd = -1;
     ~PaddedMapping() {
         if (base != MAP_FAILED) munmap(base, length);
+        if (fd >= 0) ::close(fd);
     }
 };
 
@@ -237,24 +240,17 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     const auto size = static_cast<std::size_t>(st.st_size);
     const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     auto map = std::make_shared<PaddedMapping>();
+    map->fd = fd;
     map->length = (size + kPadding + page - 1) / page * page;
     map->base = mmap(nullptr, map->length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map->base == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        return errnoStatus("cannot reserve memory for " + path, err);
-    }
-    if (size > 0 &&
-        mmap(map->base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        return errnoStatus("cannot map " + path, err);
-    }
-    ::close(fd);
+    if (map->base == MAP_FAILED) return errnoStatus("cannot reserve memory for " + path, errno);
+    if (size > 0 && mmap(map->base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+        return errnoStatus("cannot map " + path, errno);
     if (size > 0) madvise(map->base, size, MADV_SEQUENTIAL);
     std::string_view raw(static_cast<const char*>(map->base), size);
     if (isCompressed(raw)) return decode(raw, progress, maxInflated);
     TraceBytes tb;
+    tb.m_fd = fd;
     tb.m_inputSize = size;
     tb.m_text = raw;
     tb.m_capacity = map->length;
@@ -265,6 +261,17 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
 void TraceBytes::releasePages(std::size_t begin, std::size_t end) const {
     if (m_mapping && begin < end)
         releaseMappedPages(m_text.data(), m_text.size(), begin, end - begin);
+}
+
+void TraceBytes::copyText(std::size_t begin, std::size_t end, char* out) const {
+    std::size_t done = 0;
+    if (m_mapping && m_fd >= 0 && begin < end) {
+        const Result<std::size_t> read = readFullyAt(m_fd, out, end - begin, begin, "");
+        if (read.isOk()) done = read.value();
+    }
+    // Text in memory, or what the file would not give (a read error, a file cut short since it
+    // was mapped): copied from the text, as it was before files were read.
+    std::memcpy(out + done, m_text.data() + begin + done, end - begin - done);
 }
 
 Result<TraceBytes> TraceBytes::fromMemory(std::string bytes, const ProgressCallback& progress,

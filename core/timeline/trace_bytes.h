@@ -45,6 +45,10 @@ public:
     // Gives back the resident pages of text()[begin, end) of a mapped file (whole pages only);
     // touched again, they are read from the file. Text held in memory is kept.
     void releasePages(std::size_t begin, std::size_t end) const;
+    // Copies text()[begin, end) to `out`. A mapped file is read (pread): the kernel copies from
+    // its page cache, and no page of the mapping is touched. On a VM whose page-table work is
+    // dear that took 200 ms for 1 GB, against 700-840 ms for a copy out of the mapping.
+    void copyText(std::size_t begin, std::size_t end, char* out) const;
     // How many readable bytes follow text().data() + offset (text and padding).
     std::size_t capacityFrom(std::size_t offset) const { return m_capacity - offset; }
     TraceContainer container() const { return m_container; }
@@ -56,6 +60,7 @@ private:
                                      std::uint64_t maxInflated);
 
     std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
+    int m_fd = -1;                         // plain files: the file, closed with the mapping
     std::shared_ptr<std::string> m_owned;  // inflated text + padding
     std::string_view m_text;
     std::size_t m_capacity = 0;

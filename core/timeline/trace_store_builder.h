@@ -48,6 +48,10 @@ public:
     void releaseText(std::size_t begin, std::size_t end) const {
         m_store.m_bytes.releasePages(begin, end);
     }
+    // Copies text()[begin, end) to `out` (TraceBytes::copyText).
+    void copyText(std::size_t begin, std::size_t end, char* out) const {
+        m_store.m_bytes.copyText(begin, end, out);
+    }
     ImportReport& report() { return m_report; }
 
     StringId intern(std::string_view s) { return m_store.m_strings.intern(s); }

@@ -396,12 +396,21 @@ TEST(TimelineImportWindows, DamagedTracesImportAsOneDocumentDoes) {
         for (std::size_t len = 1; len < good.size(); len += 397)
             cases.push_back({form + "cut at " + std::to_string(len), good.substr(0, len)});
     }
-    for (const auto& [what, text] : cases)
+    // Windows of a file are read from it (TraceBytes::copyText), of text in memory copied.
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("xt_damaged_" + std::to_string(::getpid()) + ".json");
+    for (const auto& [what, text] : cases) {
+        const auto whole = importChromeTraceBytes(text, windowed(0), "w.json");
         for (std::size_t window : {64, 700, 5000}) {
             SCOPED_TRACE(what + ", window " + std::to_string(window));
-            expectSameStore(importChromeTraceBytes(text, windowed(window), "w.json"),
-                            importChromeTraceBytes(text, windowed(0), "w.json"), what);
+            expectSameStore(importChromeTraceBytes(text, windowed(window), "w.json"), whole, what);
         }
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+        SCOPED_TRACE(what + ", from a file");
+        expectSameStore(importChromeTrace(path.string(), windowed(700)),
+                        importChromeTraceBytes(text, windowed(0), path.string()), what);
+    }
+    std::filesystem::remove(path);
 }
 
 TEST(TimelineImportWindows, TheFilesPagesAreGivenBackBehindTheWindows) {

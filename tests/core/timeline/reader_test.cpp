@@ -6,8 +6,11 @@
 #include "core/base/byte_format.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -426,6 +429,50 @@ TEST(ChromeTraceReader, GzipWithoutALimitInflatesPastItsFirstMegabytes) {
     auto bytes = TraceBytes::fromMemory(gzip(json));
     ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
     EXPECT_EQ(bytes->text(), json);
+}
+
+// How many file descriptors this process has open.
+static std::size_t openFds() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd"))
+        ++n;
+    return n;
+}
+
+TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndClosesTheFileWithItsLastCopy) {
+    std::string json = "[";
+    for (int i = 0; i < 3000; ++i)
+        json += R"({"ph":"X","name":"e)" + std::to_string(i) + R"(","ts":1,"dur":2},)";
+    json.back() = ']';
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("xt_bytes_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path, std::ios::binary) << json;
+    const std::size_t fdsBefore = openFds();
+    {
+        auto file = TraceBytes::load(path.string());
+        auto memory = TraceBytes::fromMemory(json);
+        auto gz = TraceBytes::fromMemory(gzip(json));
+        ASSERT_TRUE(file.isOk() && memory.isOk() && gz.isOk());
+        EXPECT_EQ(openFds(), fdsBefore + 1); // the mapped file's
+        std::mt19937 rng(7);
+        for (int k = 0; k < 200; ++k) {
+            std::size_t a = rng() % (json.size() + 1), b = rng() % (json.size() + 1);
+            if (k == 0) a = 0, b = json.size();
+            if (a > b) std::swap(a, b);
+            for (const TraceBytes* bytes : {&*file, &*memory, &*gz}) {
+                std::string out(b - a + 2, '#');
+                bytes->copyText(a, b, out.data() + 1);
+                EXPECT_EQ(out, "#" + json.substr(a, b - a) + "#") << a << ".." << b;
+            }
+        }
+        // A moved TraceBytes reads its file as before.
+        const TraceBytes moved = std::move(*file);
+        std::string out(json.size(), '\0');
+        moved.copyText(0, json.size(), out.data());
+        EXPECT_EQ(out, json);
+    }
+    EXPECT_EQ(openFds(), fdsBefore);
+    std::filesystem::remove(path);
 }
 
 TEST(ChromeTraceReader, ProgressAndCancel) {
