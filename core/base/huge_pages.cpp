@@ -28,8 +28,8 @@ void* allocateHugePageBlock(std::size_t bytes) {
     const std::size_t size = mappedBytes(bytes);
     if (size < bytes || size + kHuge < size) throw std::bad_alloc();
     // Room to slide the block onto a 2 MiB boundary; what lies outside it is unmapped again.
-    void* span = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* span =
+        ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (span == MAP_FAILED) throw std::bad_alloc();
     const auto base = reinterpret_cast<std::uintptr_t>(span);
     const std::uintptr_t at = (base + kHuge - 1) & ~(kHuge - 1);

@@ -21,18 +21,15 @@ void* allocateHugePageBlock(std::size_t bytes);
 void freeHugePageBlock(void* block, std::size_t bytes) noexcept;
 
 // For the growing lists and columns of an import: std::vector<T, HugePageAllocator<T>>.
-template <class T>
-struct HugePageAllocator {
+template <class T> struct HugePageAllocator {
     using value_type = T;
     HugePageAllocator() noexcept = default;
-    template <class U>
-    HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+    template <class U> HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
     T* allocate(std::size_t n) { return static_cast<T*>(allocateHugePageBlock(n * sizeof(T))); }
     void deallocate(T* p, std::size_t n) noexcept { freeHugePageBlock(p, n * sizeof(T)); }
     friend bool operator==(HugePageAllocator, HugePageAllocator) noexcept { return true; }
 };
 
-template <class T>
-using HugePageVector = std::vector<T, HugePageAllocator<T>>;
+template <class T> using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
 } // namespace xt
