@@ -210,14 +210,12 @@ namespace {
 
 // A read-only file mapping followed by at least kPadding zero bytes: an anonymous region is
 // reserved first and the file mapped over its start, so the bytes after the file's last page
-// are readable zeros instead of SIGBUS. The file stays open with it (TraceBytes::copyText).
+// are readable zeros instead of SIGBUS.
 struct PaddedMapping {
     void* base = MAP_FAILED;
     std::size_t length = 0;
-    int fd = -1;
     ~PaddedMapping() {
         if (base != MAP_FAILED) munmap(base, length);
-        if (fd >= 0) ::close(fd);
     }
 };
 
@@ -225,22 +223,15 @@ struct PaddedMapping {
 
 Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress,
                                     std::uint64_t maxInflated) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    auto file = std::make_unique<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    const int fd = file->get();
     if (fd < 0) return errnoStatus("cannot open " + path, errno);
     struct stat st {};
-    if (fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return errnoStatus("cannot stat " + path, err);
-    }
-    if (S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        return Status(ErrorCode::InvalidArgument, path + " is a directory");
-    }
+    if (fstat(fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);
+    if (S_ISDIR(st.st_mode)) return Status(ErrorCode::InvalidArgument, path + " is a directory");
     const auto size = static_cast<std::size_t>(st.st_size);
     const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     auto map = std::make_shared<PaddedMapping>();
-    map->fd = fd;
     map->length = (size + kPadding + page - 1) / page * page;
     map->base = mmap(nullptr, map->length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map->base == MAP_FAILED) return errnoStatus("cannot reserve memory for " + path, errno);
@@ -250,7 +241,7 @@ Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallb
     std::string_view raw(static_cast<const char*>(map->base), size);
     if (isCompressed(raw)) return decode(raw, progress, maxInflated);
     TraceBytes tb;
-    tb.m_fd = fd;
+    tb.m_file = std::move(file);
     tb.m_inputSize = size;
     tb.m_text = raw;
     tb.m_capacity = map->length;
@@ -265,8 +256,8 @@ void TraceBytes::releasePages(std::size_t begin, std::size_t end) const {
 
 void TraceBytes::copyText(std::size_t begin, std::size_t end, char* out) const {
     std::size_t done = 0;
-    if (m_mapping && m_fd >= 0 && begin < end) {
-        const Result<std::size_t> read = readFullyAt(m_fd, out, end - begin, begin, "");
+    if (m_file && begin < end) {
+        const Result<std::size_t> read = readFullyAt(m_file->get(), out, end - begin, begin, "");
         if (read.isOk()) done = read.value();
     }
     // Text in memory, or what the file would not give (a read error, a file cut short since it

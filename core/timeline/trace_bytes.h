@@ -4,6 +4,7 @@
 // (core/base/byte_format.h): gzip, zip, else plain text. Plain files stay memory-mapped, followed
 // by zero pages, so even they are parsed in place.
 
+#include "core/base/fd_io.h"
 #include "core/base/progress.h"
 #include "core/base/status.h"
 
@@ -49,6 +50,9 @@ public:
     // its page cache, and no page of the mapping is touched. On a VM whose page-table work is
     // dear that took 200 ms for 1 GB, against 700-840 ms for a copy out of the mapping.
     void copyText(std::size_t begin, std::size_t end, char* out) const;
+    // Closes the mapped file (copyText copies from the mapping after this): an import is done
+    // with it, and a store should not hold a descriptor for its text.
+    void closeFile() { m_file.reset(); }
     // How many readable bytes follow text().data() + offset (text and padding).
     std::size_t capacityFrom(std::size_t offset) const { return m_capacity - offset; }
     TraceContainer container() const { return m_container; }
@@ -60,7 +64,7 @@ private:
                                      std::uint64_t maxInflated);
 
     std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
-    int m_fd = -1;                         // plain files: the file, closed with the mapping
+    std::unique_ptr<UniqueFd> m_file;      // plain files, while they are read
     std::shared_ptr<std::string> m_owned;  // inflated text + padding
     std::string_view m_text;
     std::size_t m_capacity = 0;

@@ -423,6 +423,7 @@ void TraceStoreBuilder::finishReport() {
 
 TraceStore TraceStoreBuilder::finish() {
     TraceStore& st = m_store;
+    st.m_bytes.closeFile(); // the store reads its args from the mapping
     const std::int64_t traceEnd = st.m_end == kNoTime ? 0 : st.m_end;
     m_async.closeOpen(traceEnd, m_record, warnFn());
     const DisplayOrder o = displayOrder();

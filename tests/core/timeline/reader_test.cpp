@@ -439,7 +439,7 @@ static std::size_t openFds() {
     return n;
 }
 
-TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndClosesTheFileWithItsLastCopy) {
+TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndAStoreHoldsNoDescriptor) {
     std::string json = "[";
     for (int i = 0; i < 3000; ++i)
         json += R"({"ph":"X","name":"e)" + std::to_string(i) + R"(","ts":1,"dur":2},)";
@@ -465,12 +465,21 @@ TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndClosesTheFileWithItsLas
                 EXPECT_EQ(out, "#" + json.substr(a, b - a) + "#") << a << ".." << b;
             }
         }
-        // A moved TraceBytes reads its file as before.
-        const TraceBytes moved = std::move(*file);
-        std::string out(json.size(), '\0');
-        moved.copyText(0, json.size(), out.data());
-        EXPECT_EQ(out, json);
+        // A moved TraceBytes reads its file as before, and from its mapping once it is closed.
+        TraceBytes moved = std::move(*file);
+        for (int closed = 0; closed < 2; ++closed) {
+            std::string out(json.size(), '\0');
+            moved.copyText(0, json.size(), out.data());
+            EXPECT_EQ(out, json);
+            moved.closeFile();
+            EXPECT_EQ(openFds(), fdsBefore);
+        }
     }
+    EXPECT_EQ(openFds(), fdsBefore);
+    // An imported store holds no descriptor.
+    auto store = importChromeTrace(path.string());
+    ASSERT_TRUE(store.isOk());
+    EXPECT_EQ(store->sliceCount(), 3000u);
     EXPECT_EQ(openFds(), fdsBefore);
     std::filesystem::remove(path);
 }
