@@ -2,7 +2,8 @@
 // The JSON text of a trace file, decompressed when needed and followed by at least kPadding
 // readable bytes (what simdjson needs). Compression is detected from magic bytes by sniffBytes
 // (core/base/byte_format.h): gzip, zip, else plain text. Plain files stay memory-mapped, followed
-// by zero pages, so even they are parsed in place.
+// by zero pages, so even they can be parsed in place (and args are read back from the mapping);
+// a windowed import reads its windows from the file instead (copyText).
 
 #include "core/base/fd_io.h"
 #include "core/base/progress.h"
