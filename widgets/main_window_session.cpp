@@ -76,10 +76,12 @@ void MainWindow::createSessionActions(QMenu* file) {
     saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     m_recentSessionsMenu = file->addMenu(tr("Recent Sess&ions"));
     // The tabs of a session wait for its runs: their opening (planned, then loaded), not only
-    // their load (a timeline of the session that finishes first also says loadFinished).
+    // their load (a timeline of the session that finishes first also says loadFinished), and the
+    // first key a loaded run shows a turn of the event loop later (m_showingLoaded): restored
+    // before it, that key's tab would come on top of the session's.
     connect(this, &MainWindow::loadFinished, this, [this] {
         if (m_pending && !m_pending->tabsRestored && !m_loadJobs->isRunning() &&
-            !m_openJobs->isRunning() && m_pendingOpens.isEmpty()) {
+            !m_openJobs->isRunning() && m_pendingOpens.isEmpty() && m_showingLoaded == 0) {
             restoreTabs();
             finishSessionRestore();
         }
