@@ -40,6 +40,14 @@ void setMtime(const std::string& path, std::int64_t ms) {
     if (fd.get() >= 0) setMtime(fd.get(), ms);
 }
 
+// The tail.size() bytes of `local` (open as fd) that end at `size`: the old tail to compare.
+Status readTail(int fd, std::uint64_t size, std::string& tail, const std::string& local) {
+    XT_ASSIGN_OR_RETURN(const std::size_t got, readFullyAt(fd, tail.data(), tail.size(),
+                                                           size - tail.size(), "read " + local));
+    if (got < tail.size()) return errnoStatus("read " + local, EIO); // cut short since
+    return Status::ok();
+}
+
 bool isDataName(const std::string& rel) {
     return xdl::parsePartFileName(rel.substr(rel.rfind('/') + 1)).has_value();
 }
@@ -211,10 +219,8 @@ Status MirrorSyncer::checkTail(const MirrorFile& rf, const std::string& local, s
     std::string tail(overlap, '\0'), remote;
     {
         UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
-        if (fd.get() < 0 ||
-            ::pread(fd.get(), tail.data(), overlap, static_cast<off_t>(size - overlap)) !=
-                static_cast<ssize_t>(overlap))
-            return errnoStatus("read " + local, errno);
+        if (fd.get() < 0) return errnoStatus("read " + local, errno);
+        XT_RETURN_IF_ERROR(readTail(fd.get(), size, tail, local));
     }
     XT_RETURN_IF_ERROR(
         m_client.read(rf.url, size - overlap, overlap, [&](const char* d, std::size_t n) {
@@ -240,9 +246,7 @@ Status MirrorSyncer::fetchAppended(const MirrorFile& rf, const std::string& loca
     std::string tail(overlap, '\0');
     UniqueFd fd(::open(local.c_str(), O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) return errnoStatus("open " + local, errno);
-    if (overlap && ::pread(fd.get(), tail.data(), overlap, static_cast<off_t>(size - overlap)) !=
-                       static_cast<ssize_t>(overlap))
-        return errnoStatus("read " + local, errno);
+    XT_RETURN_IF_ERROR(readTail(fd.get(), size, tail, local));
     if (::lseek(fd.get(), static_cast<off_t>(size), SEEK_SET) < 0)
         return errnoStatus("seek " + local, errno);
     std::size_t compared = 0;

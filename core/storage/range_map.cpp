@@ -1,4 +1,5 @@
 #include "core/storage/range_map.h"
+#include "core/base/fd_io.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -117,14 +118,8 @@ RangeMap LockedRangeMap::read() const {
     struct stat st {};
     if (::fstat(m_fd, &st) != 0 || st.st_size < 32 || st.st_size > (1 << 30)) return map;
     std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t r =
-            ::pread(m_fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return map;
-        done += static_cast<std::size_t>(r);
-    }
+    const Result<std::size_t> done = readFullyAt(m_fd, bytes.data(), bytes.size(), 0, m_path);
+    if (!done.isOk() || done.value() < bytes.size()) return map;
     const std::uint64_t count = getU64(bytes, 16);
     if (std::memcmp(bytes.data(), kMagic, 8) != 0 || count > (bytes.size() - 32) / 16 ||
         bytes.size() != 32 + count * 16 ||

@@ -1,4 +1,5 @@
 #include "core/recorder/webhdfs/webhdfs_sink.h"
+#include "core/base/fd_io.h"
 
 #include <cerrno>
 #include <deque>
@@ -22,19 +23,11 @@ std::uint64_t fileSize(const std::string& path) {
 
 Result<std::string> readRange(const std::string& path, std::uint64_t from, std::uint64_t to) {
     std::string out(to - from, '\0');
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errnoStatus("open " + path, errno);
-    std::size_t got = 0;
-    while (got < out.size()) {
-        ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(from + got));
-        if (n <= 0) {
-            int err = n < 0 ? errno : EIO;
-            ::close(fd);
-            return errnoStatus("read " + path, err);
-        }
-        got += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return errnoStatus("open " + path, errno);
+    XT_ASSIGN_OR_RETURN(const std::size_t got,
+                        readFullyAt(fd.get(), out.data(), out.size(), from, "read " + path));
+    if (got < out.size()) return errnoStatus("read " + path, EIO); // cut short since
     return out;
 }
 
