@@ -2,41 +2,55 @@
 
 #include <new>
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace xt {
 
 namespace {
 
-constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-
 std::size_t mappedBytes(std::size_t bytes) {
-    return (bytes + kHuge - 1) & ~(kHuge - 1);
+    return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
 }
 
 } // namespace
 
 void adviseHugePages(void* data, std::uint64_t size) {
     const auto begin = reinterpret_cast<std::uintptr_t>(data);
-    const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-    const std::uintptr_t last = (begin + size) & ~(kHuge - 1);
+    const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+    const std::uintptr_t last = (begin + size) & ~(kHugePageBytes - 1);
     if (data && last > first)
         (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+void* reserveOnHugePageBoundary(std::size_t size, std::size_t shift) {
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t pages = (size + page - 1) / page * page;
+    const std::uintptr_t span = pages + kHugePageBytes + shift;
+    if (pages < size || span < pages) return nullptr;
+    // Room to slide onto the boundary; what lies outside the reservation is unmapped again.
+    void* reserved =
+        ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) return nullptr;
+    const auto base = reinterpret_cast<std::uintptr_t>(reserved);
+    const std::uintptr_t at = ((base + kHugePageBytes - 1) & ~(kHugePageBytes - 1)) + shift;
+    if (at > base) ::munmap(reserved, at - base);
+    if (base + span > at + pages)
+        ::munmap(reinterpret_cast<void*>(at + pages), base + span - at - pages);
+    return reinterpret_cast<void*>(at);
 }
 
 void* allocateHugePageBlock(std::size_t bytes) {
     if (bytes < kHugePageBlockBytes) return ::operator new(bytes);
     const std::size_t size = mappedBytes(bytes);
-    if (size < bytes || size + kHuge < size) throw std::bad_alloc();
-    // Room to slide the block onto a 2 MiB boundary; what lies outside it is unmapped again.
-    void* span =
-        ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (span == MAP_FAILED) throw std::bad_alloc();
-    const auto base = reinterpret_cast<std::uintptr_t>(span);
-    const std::uintptr_t at = (base + kHuge - 1) & ~(kHuge - 1);
-    if (at > base) ::munmap(span, at - base);
-    if (base + kHuge > at) ::munmap(reinterpret_cast<void*>(at + size), base + kHuge - at);
-    adviseHugePages(reinterpret_cast<void*>(at), size);
-    return reinterpret_cast<void*>(at);
+    void* at = size < bytes ? nullptr : reserveOnHugePageBoundary(size, 0);
+    if (!at) throw std::bad_alloc();
+    if (::mmap(at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+        MAP_FAILED) {
+        ::munmap(at, size);
+        throw std::bad_alloc();
+    }
+    adviseHugePages(at, size);
+    return at;
 }
 
 void freeHugePageBlock(void* block, std::size_t bytes) noexcept {

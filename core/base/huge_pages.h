@@ -10,8 +10,15 @@
 
 namespace xt {
 
+inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
+
 // Advises huge pages for the whole 2 MiB pages of [data, data + size), memory not touched yet.
 void adviseHugePages(void* data, std::uint64_t size);
+
+// Address space for `size` bytes starting `shift` bytes past a 2 MiB boundary, reserved (no
+// access, nothing committed) for the caller to map over with MAP_FIXED and to unmap; nullptr
+// where there is none. allocateHugePageBlock places memory with it, mapFileReadOnly files.
+void* reserveOnHugePageBoundary(std::size_t size, std::size_t shift);
 
 // Blocks of kHugePageBlockBytes and more are mapped on their own, on a 2 MiB boundary, and
 // advised before anything touches them; smaller ones come from operator new. Throws

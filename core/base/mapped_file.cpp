@@ -1,4 +1,5 @@
 #include "core/base/mapped_file.h"
+#include "core/base/huge_pages.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -138,25 +139,17 @@ void populateMappedPages(const void* data, std::uint64_t size, std::uint64_t off
 }
 
 void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement) {
-    constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    if (size < kHuge) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    // Address space for the mapping and the shift, reserved; the file goes over part of it.
-    const std::uintptr_t span = size + kHuge + page;
-    void* reserved =
-        ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (reserved == MAP_FAILED) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    const auto base = reinterpret_cast<std::uintptr_t>(reserved);
-    const std::uintptr_t at =
-        ((base + kHuge - 1) & ~(kHuge - 1)) + (placement == MapPlacement::Lookups ? page : 0);
-    void* p = ::mmap(reinterpret_cast<void*>(at), size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+    static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    void* at = size < kHugePageBytes
+                   ? nullptr
+                   : reserveOnHugePageBoundary(size, placement == MapPlacement::Lookups ? page : 0);
+    if (!at) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    void* p = ::mmap(at, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
-        ::munmap(reserved, span);
-        return MAP_FAILED;
+        const int err = errno;
+        ::munmap(at, size);
+        errno = err;
     }
-    const std::uintptr_t end = at + (size + page - 1) / page * page;
-    ::munmap(reserved, at - base);
-    ::munmap(reinterpret_cast<void*>(end), base + span - end);
     return p;
 }
 

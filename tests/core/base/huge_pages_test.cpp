@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace xt;
 
@@ -82,4 +83,34 @@ TEST(HugePages, ABlockTooLargeToMapIsBadAlloc) {
     EXPECT_THROW(allocateHugePageBlock(~std::size_t(0) - 4096), std::bad_alloc);
     EXPECT_THROW(allocateHugePageBlock(std::size_t(1) << 62), std::bad_alloc);
     freeHugePageBlock(nullptr, std::size_t(1) << 30); // nothing to give back
+}
+
+TEST(HugePages, AddressSpaceIsReservedAtTheShiftPastABoundaryAndNothingAroundIt) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    // msync: 0 on a mapped page (even one without access), ENOMEM where nothing is mapped.
+    const auto mapped = [&](std::uintptr_t at) {
+        return ::msync(reinterpret_cast<void*>(at), page, MS_ASYNC) == 0;
+    };
+    for (const std::size_t shift : {std::size_t(0), page}) {
+        // A size that is not a whole number of pages: its last page is reserved whole.
+        const std::size_t size = (5u << 20) + 100;
+        void* p = reserveOnHugePageBoundary(size, shift);
+        ASSERT_NE(p, nullptr);
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        EXPECT_EQ(at % kHugePageBytes, shift);
+        const std::uintptr_t end = at + (size + page - 1) / page * page;
+        EXPECT_TRUE(mapped(at));
+        EXPECT_TRUE(mapped(end - page));
+        // The slide's room after it is given back, and before it where the shift leaves room
+        // (with no shift, what lies before may be another mapping).
+        EXPECT_FALSE(mapped(end));
+        if (shift > 0) EXPECT_FALSE(mapped(at - page));
+        // A file or memory can be mapped over it, where it is.
+        void* over =
+            ::mmap(p, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        ASSERT_EQ(over, p);
+        static_cast<char*>(over)[size - 1] = 1;
+        ::munmap(p, size);
+        EXPECT_FALSE(mapped(at));
+    }
 }
