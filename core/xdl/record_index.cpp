@@ -79,6 +79,10 @@ IndexState RecordIndex::scanState() const {
     return s;
 }
 
+std::uint64_t IndexState::meanRecordBytes() const {
+    return xdl::meanRecordBytes(headerLength, scannedTo, std::max(records.size(), mapped.size()));
+}
+
 IndexState RecordIndex::takeState() {
     IndexState s = scanState();
     s.records = std::move(m_records);
@@ -364,7 +368,7 @@ bool RecordIndex::worthSplitting(std::uint64_t size, std::size_t records) const 
     const std::uint64_t step = m_options.splitBytes;
     if (step == 0 || !m_startChecked || records < kRecordsBeforeSplit) return false;
     if (m_pos >= size || size - m_pos < step) return false;
-    const std::uint64_t mean = (m_pos - m_headerLength) / records;
+    const std::uint64_t mean = meanRecordBytes(m_headerLength, m_pos, records);
     return mean <= kSplitMaxMeanRecord && std::thread::hardware_concurrency() > 1;
 }
 
@@ -400,7 +404,7 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
         second = restore(m_file, std::move(from), options);
         second.m_reserveAhead = false;
         const std::size_t records = recordCount() + split.pending.size();
-        const std::uint64_t mean = (m_pos - m_headerLength) / records + 1;
+        const std::uint64_t mean = meanRecordBytes(m_headerLength, m_pos, records);
         second.m_records = std::move(split.spare);
         second.m_records.clear();
         second.m_records.reserve(static_cast<std::size_t>((end - q) / mean * 9 / 8 + 64));
@@ -509,7 +513,7 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
         if (m_reserveAhead && m_records.size() == 64 && m_records.capacity() < size / 64) {
             // Reserve for the whole file from the average record size seen so far (for what is
             // kept in memory before it is spilled, with a spill folder).
-            std::uint64_t avg = (pos - m_headerLength) / 64 + 1;
+            const std::uint64_t avg = meanRecordBytes(m_headerLength, pos, 64);
             std::uint64_t n = size / avg + size / avg / 16 + 64;
             if (!m_options.spillDir.empty()) n = std::min<std::uint64_t>(n, kSpillRecords + 64);
             m_records.reserve(static_cast<std::size_t>(n));

@@ -76,7 +76,17 @@ struct IndexState {
     bool tailReported = false; // tailReported()
     std::uint64_t headerLength = 0;
     std::uint64_t scannedTo = 0;
+
+    // The mean length of the records scanned (meanRecordBytes); 0 before any.
+    std::uint64_t meanRecordBytes() const;
 };
+
+// The mean bytes a record takes, its length prefix included, where `records` records fill
+// [headerLength, end) of a part, rounded up; 0 where there are none.
+inline std::uint64_t meanRecordBytes(std::uint64_t headerLength, std::uint64_t end,
+                                     std::uint64_t records) {
+    return records > 0 && end > headerLength ? (end - headerLength + records - 1) / records : 0;
+}
 
 class RecordIndex {
 public:

@@ -13,7 +13,7 @@ constexpr std::uint64_t kSparseScanRecordBytes = 64 << 10;
 
 // The mean length of the first few messages after the first (the header), by their length
 // prefixes alone: a hint for how to read the file, 0 when there are none.
-std::uint64_t meanRecordBytes(Bytes bytes) {
+std::uint64_t firstRecordsMeanBytes(Bytes bytes) {
     std::uint64_t pos = 0, sum = 0;
     int n = -1; // the first message is not counted
     while (n < 4 && bytes.size() - pos >= 4) {
@@ -61,16 +61,15 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     // Smaller records are read whole, by the scan and by every pass over them: their mapping is
     // placed for scans. A seed's records give their mean length before the file is mapped;
     // otherwise the first length prefixes do, and the mapping is placed again.
-    const std::size_t seeded = seed ? std::max(seed->records.size(), seed->mapped.size()) : 0;
-    const bool seedKnows = seeded > 0 && seed->scannedTo > seed->headerLength;
-    const bool seededSmall =
-        seedKnows && (seed->scannedTo - seed->headerLength) / seeded < kSparseScanRecordBytes;
+    const std::uint64_t seededMean = seed ? seed->meanRecordBytes() : 0;
+    const bool seedKnows = seededMean > 0;
+    const bool seededSmall = seedKnows && seededMean < kSparseScanRecordBytes;
     XT_ASSIGN_OR_RETURN(
         MappedFile file,
         MappedFile::open(part.path, seededSmall ? MapPlacement::Scans : MapPlacement::Lookups));
     part.size = file.size();
     const bool smallRecords =
-        seedKnows ? seededSmall : meanRecordBytes(file.bytes()) < kSparseScanRecordBytes;
+        seedKnows ? seededSmall : firstRecordsMeanBytes(file.bytes()) < kSparseScanRecordBytes;
     if (smallRecords) XT_RETURN_IF_ERROR(file.place(MapPlacement::Scans)); // no-op when there
     const bool sparse = !seed && !smallRecords;
     if (!seed) file.advise(sparse ? MappedFile::Access::Sparse : MappedFile::Access::Sequential);

@@ -43,6 +43,27 @@ TEST(RecordIndex, ExtendsByteByByteLikeAGrowingFile) {
     EXPECT_EQ(live.scannedTo(), full.size());
 }
 
+TEST(RecordIndex, AStateKnowsTheMeanLengthOfItsRecords) {
+    const std::string header = xt::test::frame(xt::test::headerBytes({"w"}));
+    std::string full = header;
+    std::vector<std::string> records;
+    for (int n : {10, 300, 7})
+        full +=
+            records.emplace_back(xt::test::frame(xt::test::floatRecord(1, n).SerializeAsString()));
+    EXPECT_EQ(IndexState{}.meanRecordBytes(), 0u);
+    RecordIndex index("f");
+    Diagnostics diag;
+    ASSERT_TRUE(index.extend(asBytes(full), diag).isOk());
+    const std::uint64_t bytes = full.size() - header.size();
+    // Length prefixes included, rounded up.
+    EXPECT_EQ(bytes, records[0].size() + records[1].size() + records[2].size());
+    EXPECT_EQ(index.state().meanRecordBytes(), (bytes + 2) / 3);
+    EXPECT_EQ(meanRecordBytes(header.size(), full.size(), 3), (bytes + 2) / 3);
+    EXPECT_EQ(meanRecordBytes(header.size(), header.size() + 7, 2), 4u);
+    EXPECT_EQ(meanRecordBytes(header.size(), full.size(), 0), 0u);
+    EXPECT_EQ(meanRecordBytes(header.size(), header.size(), 5), 0u);
+}
+
 TEST(RecordIndex, ProgressAndCancellation) {
     // ~80 MB of records: progress is reported every 64 MiB.
     std::string rec = xt::test::frame(xt::test::floatRecord(1, 16000).SerializeAsString());
