@@ -14,14 +14,6 @@ std::size_t mappedBytes(std::size_t bytes) {
 
 } // namespace
 
-void adviseHugePages(void* data, std::uint64_t size) {
-    const auto begin = reinterpret_cast<std::uintptr_t>(data);
-    const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-    const std::uintptr_t last = (begin + size) & ~(kHugePageBytes - 1);
-    if (data && last > first)
-        (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
-
 void* reserveOnHugePageBoundary(std::size_t size, std::size_t shift) {
     static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const std::uintptr_t pages = (size + page - 1) / page * page;
@@ -49,7 +41,7 @@ void* allocateHugePageBlock(std::size_t bytes) {
         ::munmap(at, size);
         throw std::bad_alloc();
     }
-    adviseHugePages(at, size);
+    (void)::madvise(at, size, MADV_HUGEPAGE); // before anything touches it
     return at;
 }
 

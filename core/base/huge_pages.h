@@ -12,9 +12,6 @@ namespace xt {
 
 inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 
-// Advises huge pages for the whole 2 MiB pages of [data, data + size), memory not touched yet.
-void adviseHugePages(void* data, std::uint64_t size);
-
 // Address space for `size` bytes starting `shift` bytes past a 2 MiB boundary, reserved (no
 // access, nothing committed) for the caller to map over with MAP_FIXED and to unmap; nullptr
 // where there is none. allocateHugePageBlock places memory with it, mapFileReadOnly files.
@@ -27,7 +24,8 @@ inline constexpr std::size_t kHugePageBlockBytes = std::size_t(4) << 20;
 void* allocateHugePageBlock(std::size_t bytes);
 void freeHugePageBlock(void* block, std::size_t bytes) noexcept;
 
-// For the growing lists and columns of an import: std::vector<T, HugePageAllocator<T>>.
+// For large lists filled as they grow (an import's columns, an index's records):
+// std::vector<T, HugePageAllocator<T>>.
 template <class T> struct HugePageAllocator {
     using value_type = T;
     HugePageAllocator() noexcept = default;

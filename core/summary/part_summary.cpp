@@ -335,7 +335,7 @@ Status Parser::parseRecords(const Section& s, PartSummary& out, bool inPlace) {
         offsetof(xdl::RecordEntry, gstep) == 16 && offsetof(xdl::RecordEntry, timestamp) == 32);
     // The section starts at a multiple of 8 bytes of the (page-aligned) mapping.
     const auto* inFile = reinterpret_cast<const xdl::RecordEntry*>(m_b.data() + s.begin);
-    std::vector<xdl::RecordEntry>* built = inPlace ? nullptr : &out.records.built();
+    xdl::RecordList* built = inPlace ? nullptr : &out.records.built();
     if (built) built->resize(s.count);
     std::uint64_t prevEnd = 0;
     // Read here, again for the columns' starts and again with the columns: each pass gives the
@@ -710,7 +710,7 @@ ColumnSummary ColumnTable::decode(std::size_t i, std::uint64_t recordOffset) con
     return decodeColumn(m_file->bytes().data() + m_begin + i * kColumnBytes, recordOffset);
 }
 
-std::vector<xdl::RecordEntry>& RecordTable::built() {
+xdl::RecordList& RecordTable::built() {
     if (inPlace()) throw std::logic_error("a mapped summary's records are read-only");
     return m_built;
 }

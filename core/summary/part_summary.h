@@ -111,7 +111,7 @@ public:
     auto begin() const { return view().begin(); }
     auto end() const { return view().end(); }
     // The records to change or add to (a mapped or borrowed table throws: materialize).
-    std::vector<xdl::RecordEntry>& built();
+    xdl::RecordList& built();
     bool inPlace() const { return m_file || m_borrowed; } // mapped or borrowed
     // Copies records held in place into the table (nothing to do for built ones).
     void own();
@@ -135,7 +135,7 @@ public:
                                 std::shared_ptr<const void> keep = {});
 
 private:
-    std::vector<xdl::RecordEntry> m_built;
+    xdl::RecordList m_built;
     std::shared_ptr<const MappedFile> m_file;
     std::shared_ptr<const void> m_keep;         // of borrowed records
     std::span<const xdl::RecordEntry> m_mapped; // in m_file, or borrowed

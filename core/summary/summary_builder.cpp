@@ -218,7 +218,7 @@ Status extendSummary(PartSummary& s, const MappedFile& file, bool final, Diagnos
         readerIndex->scannedTo <= bytes.size()) {
         seed = *readerIndex;
     } else {
-        std::vector<xdl::RecordEntry> records = std::move(s.records.built());
+        xdl::RecordList records = std::move(s.records.built());
         s.records.built().clear();
         seed = s.indexState(); // the scan state, without the records taken out
         seed.records = std::move(records);

@@ -3,7 +3,6 @@
 #include "core/base/diagnostic_codes.h"
 #include "core/base/fd_io.h"
 #include "core/base/file_arena.h"
-#include "core/base/huge_pages.h"
 #include "core/base/mapped_file.h"
 
 #include <algorithm>
@@ -219,8 +218,8 @@ std::uint64_t RecordIndex::skipDamaged(Bytes bytes, std::uint64_t pos, Bytes msg
 // for the second thread's next step: its pages are touched once per extend(), not every step.
 // This thread's share of a step follows the two threads' times: it also appends the records.
 struct RecordIndex::SplitScan {
-    std::vector<RecordEntry> pending;
-    std::vector<RecordEntry> spare;
+    RecordList pending;
+    RecordList spare;
     double firstShare = 0.5;
 };
 
@@ -309,11 +308,11 @@ void RecordIndex::spillRecords(bool map) {
     if (!mapSpill()) return unspill();
     // A scan leaves megabytes of capacity behind (its split steps' records); an index of each
     // part of a large run kept them all.
-    std::vector<RecordEntry>().swap(m_records);
+    RecordList().swap(m_records);
 }
 
 void RecordIndex::unspill() {
-    std::vector<RecordEntry> staged = std::move(m_records);
+    RecordList staged = std::move(m_records);
     m_records.clear();
     if (m_spill->written > 0) {
         if (!mapSpill()) throw std::bad_alloc(); // no address space left for the records
@@ -408,7 +407,6 @@ void RecordIndex::scanStepInTwo(Bytes bytes, std::uint64_t end, Diagnostics& dia
         second.m_records = std::move(split.spare);
         second.m_records.clear();
         second.m_records.reserve(static_cast<std::size_t>((end - q) / mean * 9 / 8 + 64));
-        adviseHugePages(second.m_records.data(), second.m_records.capacity() * sizeof(RecordEntry));
         try {
             thread = std::thread([&] {
                 const Clock::time_point t0 = Clock::now();
@@ -517,7 +515,6 @@ Status RecordIndex::scan(Bytes bytes, std::uint64_t stopAt, Diagnostics& diag,
             std::uint64_t n = size / avg + size / avg / 16 + 64;
             if (!m_options.spillDir.empty()) n = std::min<std::uint64_t>(n, kSpillRecords + 64);
             m_records.reserve(static_cast<std::size_t>(n));
-            adviseHugePages(m_records.data(), m_records.capacity() * sizeof(RecordEntry));
         }
         m_records.push_back(
             RecordEntry{pos + 4, len, head.columnCount, head.gstep, head.lstep, head.timestamp});
@@ -539,7 +536,7 @@ void RecordIndex::keepInArena() {
     if (!kept) return;
     m_mapped = {reinterpret_cast<const RecordEntry*>(kept->bytes.data()), m_records.size()};
     m_keep = std::move(kept->keep);
-    std::vector<RecordEntry>().swap(m_records);
+    RecordList().swap(m_records);
 }
 
 void RecordIndex::reportTail(Bytes bytes, Diagnostics& diag) {

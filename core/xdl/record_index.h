@@ -6,6 +6,7 @@
 // the next plausible record, so good data after damage stays readable.
 
 #include "core/base/diagnostics.h"
+#include "core/base/huge_pages.h"
 #include "core/base/progress.h"
 #include "core/xdl/wire.h"
 
@@ -31,6 +32,10 @@ struct RecordEntry {
     std::int64_t lstep = 0;
     std::int64_t timestamp = 0;
 };
+
+// An index's records in memory: millions of them for a large part, filled as it is scanned, in
+// huge pages.
+using RecordList = HugePageVector<RecordEntry>;
 
 struct IndexOptions {
     // A length prefix above this is treated as corrupt rather than as a record still to come.
@@ -59,7 +64,7 @@ struct IndexSpill;
 // Everything an index knows after scanning bytes [0, scannedTo): enough to continue the scan
 // later (a stored summary keeps it, so reopening a part does not scan it again).
 struct IndexState {
-    std::vector<RecordEntry> records;
+    RecordList records;
     // Or, instead of `records`, records that stay where they are (a mapped summary's record
     // section, a spilled index), kept readable by `keep`: a run of millions of small records is
     // not copied. Records with a `keep` are in a read-only file mapping, whose pages may be
@@ -180,7 +185,7 @@ private:
 
     std::string m_file;
     IndexOptions m_options;
-    std::vector<RecordEntry> m_records;
+    RecordList m_records;
     std::span<const RecordEntry> m_mapped;
     std::shared_ptr<const void> m_keep;
     std::shared_ptr<IndexSpill> m_spill; // whose records m_mapped are (IndexState::spill)

@@ -27,29 +27,6 @@ bool advised(const void* p) {
 
 } // namespace
 
-TEST(HugePages, AreAdvisedForMemoryAboutToBeFilled) {
-    if (!kernelHasHugePages()) GTEST_SKIP() << "no transparent huge pages in this kernel";
-    const std::size_t size = 16u << 20;
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(p, MAP_FAILED);
-    // An unaligned start, as a vector's buffer has: the whole 2 MiB pages inside are advised.
-    auto* bytes = static_cast<char*>(p);
-    adviseHugePages(bytes + 4096, size - 4096);
-    for (std::size_t i = 4096; i < size; i += 4096)
-        bytes[i] = 1;
-    // The advice splits the mapping: the middle one is the advised part ("hg"), the first
-    // (before the first 2 MiB boundary) is not. Whether the system had huge pages to give is its
-    // own affair (AnonHugePages, printed).
-    EXPECT_TRUE(advised(bytes + size / 2)) << xt::test::smapsFieldAt(bytes + size / 2, "VmFlags");
-    EXPECT_FALSE(advised(bytes + 4096));
-    std::printf(
-        "AnonHugePages of the advised part: %llu kB\n",
-        static_cast<unsigned long long>(xt::test::smapsKbAt(bytes + size / 2, "AnonHugePages")));
-    adviseHugePages(nullptr, size);      // nothing to advise
-    adviseHugePages(bytes + 4096, 4096); // no whole huge page inside
-    ::munmap(p, size);
-}
-
 TEST(HugePages, AVectorGrowsIntoAdvisedBlocksOnA2MiBBoundaryAndGivesThemBack) {
     if (!kernelHasHugePages()) GTEST_SKIP() << "no transparent huge pages in this kernel";
     HugePageVector<std::uint64_t> v;
@@ -60,12 +37,12 @@ TEST(HugePages, AVectorGrowsIntoAdvisedBlocksOnA2MiBBoundaryAndGivesThemBack) {
         if (v.size() == 1000) EXPECT_FALSE(advised(v.data()));
         if (!large && v.capacity() * 8 >= kHugePageBlockBytes) {
             large = v.data();
-            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large) % (2u << 20), 0u);
+            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large) % kHugePageBytes, 0u);
             EXPECT_TRUE(advised(large));
         }
     }
     ASSERT_NE(large, nullptr);
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % (2u << 20), 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHugePageBytes, 0u);
     EXPECT_TRUE(advised(v.data()));
     EXPECT_TRUE(advised(v.data() + v.size() - 1));
     // Every element survived the moves from block to block.
