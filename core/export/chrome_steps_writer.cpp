@@ -3,6 +3,7 @@
 #include "core/base/diagnostic_codes.h"
 #include "core/base/json_writer.h"
 #include "core/export/atomic_file.h"
+#include "core/timeline/record_events.h"
 #include "core/timeline/trace_store_builder.h"
 
 #include <limits>
@@ -154,8 +155,8 @@ private:
 // located by its record number and its strings interned in the order the JSON writes them.
 class BuilderSink final : public StepsSink {
 public:
-    explicit BuilderSink(timeline::TraceStoreBuilder& b) : m_b(b) {}
-    void end() { m_b.setPosition(m_record); }
+    explicit BuilderSink(timeline::TraceStoreBuilder& b) : m_b(b), m_events(b) {}
+    void end() { m_events.end(); }
 
     void processName(int pid, const std::string& name) override {
         const auto p = metadata(pid, "process_name", false);
@@ -174,8 +175,8 @@ public:
         e.name = m_b.intern("step " + std::to_string(s.entry->gstep));
         e.cat = m_b.intern("xdl.step");
         const timeline::StringId pid = m_b.intern(std::to_string(s.pid)), tid = m_b.intern("1");
-        if (!start(s.complete ? "X" : "i", pid, tid, true)) return;
-        if (!time(s.complete ? s.startUs : s.endUs, e.ts)) return;
+        if (!m_events.start(s.complete ? "X" : "i", pid, tid, true)) return;
+        if (!m_events.time(s.complete ? s.startUs : s.endUs, e.ts)) return;
         JsonWriter args;
         writeStepArgs(args, s);
         e.args = m_b.addArgs(args.str());
@@ -188,51 +189,31 @@ public:
             return;
         }
         const std::int64_t dur = s.endUs - s.startUs;
-        if (!inRange(dur) || dur < 0)
-            m_b.warn(codes::kBadDur, "X event with a negative or huge \"dur\": zero length");
-        else
-            e.dur = dur * 1000;
+        e.dur = m_events.duration(dur);
         m_b.addComplete(m_b.thread(pid, tid), e);
     }
     void recordBytes(int pid, std::int64_t ts, std::uint64_t bytes) override {
         m_b.intern("record bytes");
         const timeline::StringId p = m_b.intern(std::to_string(pid));
         std::int64_t ns = 0;
-        if (!start("C", p, 0, false) || !time(ts, ns)) return;
+        if (!m_events.start("C", p, 0, false) || !m_events.time(ts, ns)) return;
         const std::uint32_t process = m_b.process(p);
         m_b.addCounter(process, m_b.intern("record bytes bytes"), "bytes", ns,
                        static_cast<double>(bytes));
     }
 
 private:
-    static constexpr std::int64_t kMaxAbsMicros = 4'600'000'000'000'000;
-    static bool inRange(std::int64_t us) { return us > -kMaxAbsMicros && us < kMaxAbsMicros; }
-    bool start(const char* ph, timeline::StringId pid, timeline::StringId tid, bool threaded) {
-        m_b.setPosition(m_record++);
-        m_b.countEvent();
-        m_b.countPhase(ph);
-        return m_b.admit(pid, tid, threaded);
-    }
-    bool time(std::int64_t us, std::int64_t& ns) {
-        if (!inRange(us)) {
-            m_b.warn(codes::kTsOutOfRange, "\"ts\" is not a time within +-4.6e15 us");
-            return false;
-        }
-        ns = us * 1000;
-        m_b.seeTime(ns);
-        return true;
-    }
     // An M event's pid and tid ("1"), when admitted.
     std::optional<std::pair<timeline::StringId, timeline::StringId>>
     metadata(int pid, const char* name, bool threaded) {
         const timeline::StringId p = m_b.intern(std::to_string(pid)), t = m_b.intern("1");
         m_b.intern(name);
-        if (!start("M", p, t, threaded)) return std::nullopt;
+        if (!m_events.start("M", p, t, threaded)) return std::nullopt;
         return std::pair(p, t);
     }
 
     timeline::TraceStoreBuilder& m_b;
-    std::uint64_t m_record = 0;
+    timeline::RecordEvents m_events;
 };
 
 } // namespace

@@ -13,11 +13,9 @@ using json::trimRight;
 
 namespace {
 
-// Times (and durations) are kept within +-4.6e15 us (146 years either side of the epoch), so
-// in nanoseconds they stay below 2^62 and any sum or difference of two fits in an int64.
-constexpr double kMaxAbsMicros = 4.6e15;
+// TraceStoreBuilder::microsInRange for the doubles of JSON (exact: 4.6e15 < 2^53).
 bool timeInRange(double us) {
-    return std::isfinite(us) && std::fabs(us) < kMaxAbsMicros;
+    return std::isfinite(us) && std::fabs(us) < double(TraceStoreBuilder::kMaxAbsMicros);
 }
 
 bool parseNumberText(std::string_view t, double& out) {

@@ -3,6 +3,7 @@
 #include "core/base/byte_format.h"
 #include "core/base/diagnostic_codes.h"
 #include "core/base/json_writer.h"
+#include "core/timeline/record_events.h"
 #include "core/timeline/trace_store_builder.h"
 #include "step_stats.pb.h"
 
@@ -178,13 +179,13 @@ private:
 // checked as the reader checks them, so that both ways give the same store.
 class BuilderSink final : public StepStatsSink {
 public:
-    explicit BuilderSink(TraceStoreBuilder& b) : m_b(b) {}
-    void end() { m_b.setPosition(m_record); }
+    explicit BuilderSink(TraceStoreBuilder& b) : m_b(b), m_events(b) {}
+    void end() { m_events.end(); }
 
     void processName(std::int64_t pid, const std::string& name) override {
         m_b.intern("process_name");
         const StringId p = m_b.intern(std::to_string(pid));
-        if (!start("M", p, 0, false)) return;
+        if (!m_events.start("M", p, 0, false)) return;
         const StringId value = m_b.intern(name);
         m_b.setProcessName(m_b.process(p), value);
     }
@@ -195,11 +196,8 @@ public:
         s.cat = m_b.intern("Op");
         s.name = m_b.intern(op);
         const StringId p = m_b.intern(std::to_string(pid)), t = m_b.intern(std::to_string(tid));
-        if (!start("X", p, t, true) || !time(ts, s.ts)) return;
-        if (!inRange(dur) || dur < 0)
-            m_b.warn(codes::kBadDur, "X event with a negative or huge \"dur\": zero length");
-        else
-            s.dur = dur * 1000;
+        if (!m_events.start("X", p, t, true) || !m_events.time(ts, s.ts)) return;
+        s.dur = m_events.duration(dur);
         JsonWriter args;
         writeOpArgs(args, op, node, inputs);
         s.args = m_b.addArgs(args.str());
@@ -211,7 +209,8 @@ public:
         const StringId p = m_b.intern(std::to_string(pid)), t = m_b.intern(std::to_string(tid));
         const std::uint64_t key = m_b.idKey(std::to_string(id));
         std::int64_t ns = 0;
-        if (!start(std::string(1, ph).c_str(), p, t, true) || !time(ts, ns)) return;
+        if (!m_events.start(std::string(1, ph).c_str(), p, t, true) || !m_events.time(ts, ns))
+            return;
         m_b.addFlowPoint(m_b.thread(p, t), ph, cat, name, key, ns, true);
     }
     void tensor(const Tensor& t) override {
@@ -224,31 +223,13 @@ public:
         m_b.intern("Memory");
         const StringId p = m_b.intern(std::to_string(pid));
         std::int64_t ns = 0;
-        if (!start("C", p, 0, false) || !time(ts, ns)) return;
+        if (!m_events.start("C", p, 0, false) || !m_events.time(ts, ns)) return;
         const std::uint32_t process = m_b.process(p);
         const StringId series = m_b.intern(allocator.empty() ? "Memory" : "Memory " + allocator);
         m_b.addCounter(process, series, allocator, ns, static_cast<double>(total));
     }
 
 private:
-    static bool inRange(std::int64_t us) { // as the reader reads microseconds
-        return us > -kMaxAbsMicros && us < kMaxAbsMicros;
-    }
-    bool start(const char* ph, StringId pid, StringId tid, bool threaded) {
-        m_b.setPosition(m_record++);
-        m_b.countEvent();
-        m_b.countPhase(ph);
-        return m_b.admit(pid, tid, threaded);
-    }
-    bool time(std::int64_t us, std::int64_t& ns) {
-        if (!inRange(us)) {
-            m_b.warn(codes::kTsOutOfRange, "\"ts\" is not a time within +-4.6e15 us");
-            return false;
-        }
-        ns = us * 1000;
-        m_b.seeTime(ns);
-        return true;
-    }
     void object(char ph, const Tensor& t, std::int64_t ts) {
         m_b.intern("Tensor");
         const StringId name = m_b.intern(t.name);
@@ -257,7 +238,8 @@ private:
         const std::string idText = std::to_string(t.objectId);
         const std::uint64_t key = m_b.idKey(idText);
         std::int64_t ns = 0;
-        if (!start(std::string(1, ph).c_str(), p, 0, false) || !time(ts, ns)) return;
+        if (!m_events.start(std::string(1, ph).c_str(), p, 0, false) || !m_events.time(ts, ns))
+            return;
         const std::uint32_t process = m_b.process(p);
         if (ph == 'N') {
             m_b.objectCreated(process, name, key, m_b.intern(idText), ns);
@@ -270,9 +252,8 @@ private:
         }
     }
 
-    static constexpr std::int64_t kMaxAbsMicros = 4'600'000'000'000'000;
     TraceStoreBuilder& m_b;
-    std::uint64_t m_record = 0;
+    RecordEvents m_events;
 };
 
 // The message: a RunMetadata or a bare StepStats, whichever reading names more nodes.

@@ -96,6 +96,10 @@ public:
     void setThreadName(std::uint32_t thread, StringId name);
     void setThreadSortIndex(std::uint32_t thread, std::int64_t sortIndex);
 
+    // Times (and durations) are kept within +-4.6e15 us (146 years either side of the epoch), so
+    // in nanoseconds they stay below 2^62 and any sum or difference of two fits in an int64.
+    static constexpr std::int64_t kMaxAbsMicros = 4'600'000'000'000'000;
+    static bool microsInRange(std::int64_t us) { return us > -kMaxAbsMicros && us < kMaxAbsMicros; }
     // Widens the trace's time range; the add calls below do it for their own times.
     void seeTime(std::int64_t t) {
         if (m_store.m_begin == kNoTime || t < m_store.m_begin) m_store.m_begin = t;
