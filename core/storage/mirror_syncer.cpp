@@ -44,7 +44,7 @@ void setMtime(const std::string& path, std::int64_t ms) {
 Status readTail(int fd, std::uint64_t size, std::string& tail, const std::string& local) {
     XT_ASSIGN_OR_RETURN(const std::size_t got, readFullyAt(fd, tail.data(), tail.size(),
                                                            size - tail.size(), "read " + local));
-    if (got < tail.size()) return errnoStatus("read " + local, EIO); // cut short since
+    if (got < tail.size()) return errnoStatus("read " + local, EIO); // the file ends first
     return Status::ok();
 }
 

@@ -27,7 +27,7 @@ Result<std::string> readRange(const std::string& path, std::uint64_t from, std::
     if (fd.get() < 0) return errnoStatus("open " + path, errno);
     XT_ASSIGN_OR_RETURN(const std::size_t got,
                         readFullyAt(fd.get(), out.data(), out.size(), from, "read " + path));
-    if (got < out.size()) return errnoStatus("read " + path, EIO); // cut short since
+    if (got < out.size()) return errnoStatus("read " + path, EIO); // the file ends first
     return out;
 }
 
