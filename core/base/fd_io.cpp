@@ -8,8 +8,9 @@
 
 namespace xt {
 
-UniqueFd::~UniqueFd() {
-    if (m_fd >= 0) ::close(m_fd);
+void UniqueFd::reset(int fd) {
+    if (m_fd >= 0 && m_fd != fd) ::close(m_fd);
+    m_fd = fd;
 }
 
 Status writeFully(int fd, const void* p, std::size_t n, const std::string& what) {

@@ -223,8 +223,8 @@ struct PaddedMapping {
 
 Result<TraceBytes> TraceBytes::load(const std::string& path, const ProgressCallback& progress,
                                     std::uint64_t maxInflated) {
-    auto file = std::make_unique<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    const int fd = file->get();
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    const int fd = file.get();
     if (fd < 0) return errnoStatus("cannot open " + path, errno);
     struct stat st {};
     if (fstat(fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);
@@ -256,8 +256,8 @@ void TraceBytes::releasePages(std::size_t begin, std::size_t end) const {
 
 void TraceBytes::copyText(std::size_t begin, std::size_t end, char* out) const {
     std::size_t done = 0;
-    if (m_file && begin < end) {
-        const Result<std::size_t> read = readFullyAt(m_file->get(), out, end - begin, begin, "");
+    if (m_file.get() >= 0 && begin < end) {
+        const Result<std::size_t> read = readFullyAt(m_file.get(), out, end - begin, begin, "");
         if (read.isOk()) done = read.value();
     }
     // Text in memory, or what the file would not give (a read error, a file cut short since it

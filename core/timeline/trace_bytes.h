@@ -65,7 +65,7 @@ private:
                                      std::uint64_t maxInflated);
 
     std::shared_ptr<const void> m_mapping; // plain files: the padded mapping
-    std::unique_ptr<UniqueFd> m_file;      // plain files, while they are read
+    UniqueFd m_file;                       // plain files, while they are read
     std::shared_ptr<std::string> m_owned;  // inflated text + padding
     std::string_view m_text;
     std::size_t m_capacity = 0;
