@@ -7,6 +7,7 @@
 #include "core/timeline/chrome_trace_reader.h"
 #include "resident.h"
 #include "store_digest.h"
+#include "temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -397,8 +398,8 @@ TEST(TimelineImportWindows, DamagedTracesImportAsOneDocumentDoes) {
             cases.push_back({form + "cut at " + std::to_string(len), good.substr(0, len)});
     }
     // Windows of a file are read from it (TraceBytes::copyText), of text in memory copied.
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("xt_damaged_" + std::to_string(::getpid()) + ".json");
+    xt::test::TempDir dir;
+    const std::string path = dir.file("damaged.json");
     for (const auto& [what, text] : cases) {
         const auto whole = importChromeTraceBytes(text, windowed(0), "w.json");
         for (std::size_t window : {64, 700, 5000}) {
@@ -407,10 +408,9 @@ TEST(TimelineImportWindows, DamagedTracesImportAsOneDocumentDoes) {
         }
         std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
         SCOPED_TRACE(what + ", from a file");
-        expectSameStore(importChromeTrace(path.string(), windowed(700)),
-                        importChromeTraceBytes(text, windowed(0), path.string()), what);
+        expectSameStore(importChromeTrace(path, windowed(700)),
+                        importChromeTraceBytes(text, windowed(0), path), what);
     }
-    std::filesystem::remove(path);
 }
 
 TEST(TimelineImportWindows, TheFilesPagesAreGivenBackBehindTheWindows) {

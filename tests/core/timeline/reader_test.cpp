@@ -4,9 +4,9 @@
 #include "core/timeline/chrome_trace_reader.h"
 
 #include "core/base/byte_format.h"
+#include "temp_dir.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -444,12 +444,12 @@ TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndAStoreHoldsNoDescriptor
     for (int i = 0; i < 3000; ++i)
         json += R"({"ph":"X","name":"e)" + std::to_string(i) + R"(","ts":1,"dur":2},)";
     json.back() = ']';
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("xt_bytes_" + std::to_string(::getpid()) + ".json");
+    xt::test::TempDir dir;
+    const std::string path = dir.file("bytes.json");
     std::ofstream(path, std::ios::binary) << json;
     const std::size_t fdsBefore = openFds();
     {
-        auto file = TraceBytes::load(path.string());
+        auto file = TraceBytes::load(path);
         auto memory = TraceBytes::fromMemory(json);
         auto gz = TraceBytes::fromMemory(gzip(json));
         ASSERT_TRUE(file.isOk() && memory.isOk() && gz.isOk());
@@ -477,11 +477,10 @@ TEST(TraceBytes, CopiesAnyRangeOfAFileOrOfTextInMemoryAndAStoreHoldsNoDescriptor
     }
     EXPECT_EQ(openFds(), fdsBefore);
     // An imported store holds no descriptor.
-    auto store = importChromeTrace(path.string());
+    auto store = importChromeTrace(path);
     ASSERT_TRUE(store.isOk());
     EXPECT_EQ(store->sliceCount(), 3000u);
     EXPECT_EQ(openFds(), fdsBefore);
-    std::filesystem::remove(path);
 }
 
 TEST(ChromeTraceReader, ProgressAndCancel) {
