@@ -14,8 +14,7 @@
 namespace xt {
 
 MappedFile::~MappedFile() {
-    unmap();
-    if (m_fd >= 0) ::close(m_fd);
+    unmap(); // before m_fd closes
 }
 
 namespace {
@@ -27,16 +26,15 @@ std::int64_t mtimeNsOf(const struct stat& st) {
 } // namespace
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : m_path(std::move(other.m_path)), m_fd(std::exchange(other.m_fd, -1)),
+    : m_path(std::move(other.m_path)), m_fd(std::move(other.m_fd)),
       m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)),
       m_mtimeNs(other.m_mtimeNs), m_placement(other.m_placement) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
         unmap();
-        if (m_fd >= 0) ::close(m_fd);
         m_path = std::move(other.m_path);
-        m_fd = std::exchange(other.m_fd, -1);
+        m_fd = std::move(other.m_fd);
         m_data = std::exchange(other.m_data, nullptr);
         m_size = std::exchange(other.m_size, 0);
         m_mtimeNs = other.m_mtimeNs;
@@ -63,12 +61,12 @@ Result<MappedFile> MappedFile::open(const std::string& path, MapPlacement placem
     MappedFile f;
     f.m_path = path;
     f.m_placement = placement;
-    f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.m_fd < 0 && errno == EMFILE && raiseOpenFileLimit())
-        f.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.m_fd < 0) return errnoStatus("cannot open " + path, errno);
+    f.m_fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (f.m_fd.get() < 0 && errno == EMFILE && raiseOpenFileLimit())
+        f.m_fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (f.m_fd.get() < 0) return errnoStatus("cannot open " + path, errno);
     struct stat st {};
-    if (::fstat(f.m_fd, &st) != 0) return errnoStatus("cannot stat " + path, errno);
+    if (::fstat(f.m_fd.get(), &st) != 0) return errnoStatus("cannot stat " + path, errno);
     if (!S_ISREG(st.st_mode)) return Status(ErrorCode::InvalidArgument, path + " is not a file");
     XT_RETURN_IF_ERROR(f.map(static_cast<std::uint64_t>(st.st_size)));
     f.m_mtimeNs = mtimeNsOf(st);
@@ -77,7 +75,7 @@ Result<MappedFile> MappedFile::open(const std::string& path, MapPlacement placem
 
 Result<bool> MappedFile::refresh() {
     struct stat st {};
-    if (::fstat(m_fd, &st) != 0) return errnoStatus("cannot stat " + m_path, errno);
+    if (::fstat(m_fd.get(), &st) != 0) return errnoStatus("cannot stat " + m_path, errno);
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size == m_size) return false;
     m_mtimeNs = mtimeNsOf(st);
@@ -156,7 +154,7 @@ void* mapFileReadOnly(int fd, std::uint64_t size, MapPlacement placement) {
 Status MappedFile::map(std::uint64_t size) {
     m_size = size;
     if (size == 0) return Status::ok();
-    void* p = mapFileReadOnly(m_fd, size, m_placement);
+    void* p = mapFileReadOnly(m_fd.get(), size, m_placement);
     if (p == MAP_FAILED) {
         m_size = 0;
         return errnoStatus("cannot map " + m_path, errno);

@@ -2,6 +2,7 @@
 // A read-only memory-mapped file. Empty files map to an empty span. `refresh()` remaps a file
 // that has grown (a live trace being written), keeping the old view valid until it returns.
 
+#include "core/base/fd_io.h"
 #include "core/base/status.h"
 
 #include <cstddef>
@@ -65,7 +66,7 @@ private:
     void unmap();
 
     std::string m_path;
-    int m_fd = -1;
+    UniqueFd m_fd;
     const std::uint8_t* m_data = nullptr;
     std::uint64_t m_size = 0;
     std::int64_t m_mtimeNs = 0;

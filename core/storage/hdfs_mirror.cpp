@@ -1,5 +1,6 @@
 #include "core/storage/hdfs_mirror.h"
 
+#include "core/base/fd_io.h"
 #include "core/storage/mirror_syncer.h"
 #include "core/xdl/run_discovery.h"
 
@@ -31,17 +32,14 @@ constexpr const char* kIndexName = "mirror-index.tsv";
 
 class FileLock {
 public:
-    explicit FileLock(const std::string& path) {
-        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (m_fd >= 0) ::flock(m_fd, LOCK_EX);
+    explicit FileLock(const std::string& path)
+        : m_fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+        if (ok()) ::flock(m_fd.get(), LOCK_EX);
     }
-    ~FileLock() {
-        if (m_fd >= 0) ::close(m_fd); // closing releases the lock
-    }
-    bool ok() const { return m_fd >= 0; }
+    bool ok() const { return m_fd.get() >= 0; }
 
 private:
-    int m_fd = -1;
+    UniqueFd m_fd; // closing it releases the lock
 };
 
 MirrorIndex loadIndex(const std::string& file) {

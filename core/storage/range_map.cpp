@@ -95,30 +95,19 @@ std::uint64_t ByteRanges::bytes() const {
 Result<LockedRangeMap> LockedRangeMap::open(const std::string& path) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return errnoStatus("cannot open the range map " + path, errno);
-    while (::flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR) continue;
-        const int e = errno;
-        ::close(fd);
-        return errnoStatus("cannot lock the range map " + path, e);
-    }
-    return LockedRangeMap(fd, path);
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return errnoStatus("cannot open the range map " + path, errno);
+    while (::flock(fd.get(), LOCK_EX) != 0)
+        if (errno != EINTR) return errnoStatus("cannot lock the range map " + path, errno);
+    return LockedRangeMap(std::move(fd), path);
 }
-
-LockedRangeMap::~LockedRangeMap() {
-    if (m_fd >= 0) ::close(m_fd); // closing releases the lock
-}
-
-LockedRangeMap::LockedRangeMap(LockedRangeMap&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)) {}
 
 RangeMap LockedRangeMap::read() const {
     RangeMap map;
     struct stat st {};
-    if (::fstat(m_fd, &st) != 0 || st.st_size < 32 || st.st_size > (1 << 30)) return map;
+    if (::fstat(m_fd.get(), &st) != 0 || st.st_size < 32 || st.st_size > (1 << 30)) return map;
     std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-    const Result<std::size_t> done = readFullyAt(m_fd, bytes.data(), bytes.size(), 0, m_path);
+    const Result<std::size_t> done = readFullyAt(m_fd.get(), bytes.data(), bytes.size(), 0, m_path);
     if (!done.isOk() || done.value() < bytes.size()) return map;
     const std::uint64_t count = getU64(bytes, 16);
     if (std::memcmp(bytes.data(), kMagic, 8) != 0 || count > (bytes.size() - 32) / 16 ||
@@ -143,13 +132,13 @@ Status LockedRangeMap::write(const RangeMap& map) const {
     putU64(bytes, fnv1a(bytes, bytes.size()));
     std::size_t done = 0;
     while (done < bytes.size()) {
-        const ssize_t w =
-            ::pwrite(m_fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        const ssize_t w = ::pwrite(m_fd.get(), bytes.data() + done, bytes.size() - done,
+                                   static_cast<off_t>(done));
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) return errnoStatus("cannot write the range map " + m_path, errno);
         done += static_cast<std::size_t>(w);
     }
-    if (::ftruncate(m_fd, static_cast<off_t>(bytes.size())) != 0)
+    if (::ftruncate(m_fd.get(), static_cast<off_t>(bytes.size())) != 0)
         return errnoStatus("cannot write the range map " + m_path, errno);
     return Status::ok();
 }

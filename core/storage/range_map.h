@@ -5,6 +5,7 @@
 // any process hold an flock of the map file while they read, fetch and update it. A map that
 // does not parse counts as empty: its bytes are fetched again, never assumed.
 
+#include "core/base/fd_io.h"
 #include "core/base/status.h"
 
 #include <cstdint>
@@ -41,17 +42,14 @@ struct RangeMap {
 class LockedRangeMap {
 public:
     static Result<LockedRangeMap> open(const std::string& path);
-    ~LockedRangeMap();
-    LockedRangeMap(LockedRangeMap&& other) noexcept;
-    LockedRangeMap& operator=(LockedRangeMap&&) = delete;
 
     // The map as stored (empty, inode 0, when the file is new or damaged).
     RangeMap read() const;
     Status write(const RangeMap& map) const;
 
 private:
-    explicit LockedRangeMap(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {}
-    int m_fd = -1;
+    LockedRangeMap(UniqueFd fd, std::string path) : m_fd(std::move(fd)), m_path(std::move(path)) {}
+    UniqueFd m_fd; // closing it releases the lock
     std::string m_path;
 };
 
