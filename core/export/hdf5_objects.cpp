@@ -91,13 +91,6 @@ H5Types typesOf(xdl::Dtype t) {
     return {copy(H5T_STD_U8LE), copy(H5T_NATIVE_UINT8)};
 }
 
-StatsRow toRow(const analysis::TensorStats& s) {
-    double none = std::nan("");
-    return s.hasFinite()
-               ? StatsRow{s.count, s.nan, s.inf, s.zeros, s.min, s.max, s.mean, s.std, s.l2}
-               : StatsRow{s.count, s.nan, s.inf, s.zeros, none, none, none, none, none};
-}
-
 Handle statsType(bool file) {
     Handle t(H5Tcreate(H5T_COMPOUND, sizeof(StatsRow)), H5Tclose);
     hid_t u = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;

@@ -8,6 +8,7 @@
 #include "core/xdl/trace_reader.h"
 
 #include <hdf5.h>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,7 +58,14 @@ struct StatsRow {
     std::uint64_t count, nan, inf, zeros;
     double min, max, mean, std, l2;
 };
-StatsRow toRow(const analysis::TensorStats& s);
+// Inline: a call returns the row through memory written 8 bytes at a time and read back at once
+// in 16, a load that waits for the stores (a small-row export spent 4% of its time there).
+inline StatsRow toRow(const analysis::TensorStats& s) {
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    return s.hasFinite()
+               ? StatsRow{s.count, s.nan, s.inf, s.zeros, s.min, s.max, s.mean, s.std, s.l2}
+               : StatsRow{s.count, s.nan, s.inf, s.zeros, none, none, none, none, none};
+}
 Handle statsType(bool file);
 
 // A key's group path below /rank{R}: "/" nests; components that HDF5 cannot name or that
