@@ -685,11 +685,13 @@ private:
     // The helper thread: computes the statistics of each batch start() hands it, one at a time,
     // until the batcher goes.
     void computeStatsOnRequest() {
-        for (;;) {
-            // The next request usually comes within microseconds of the end of a batch: a short
-            // spin first spares the writing thread the system call (and, on a VM, the
-            // interrupt) of waking this one, 3% of a small-row export.
-            for (int i = 0; i < 4096 && !m_requested.load(std::memory_order_acquire); ++i)
+        for (bool shared = false;;) {
+            // After a batch of small rows, whose statistics both threads share, the next request
+            // usually comes within microseconds: a short spin first spares the writing thread
+            // the system call (and, on a VM, the interrupt) of waking this one, 3% of a
+            // small-row export. Large rows' batches come apart, and the backend's threads need
+            // the cores meanwhile.
+            for (int i = 0; shared && i < 4096 && !m_requested.load(std::memory_order_acquire); ++i)
                 pause();
             Batch* b = nullptr;
             {
@@ -701,6 +703,7 @@ private:
                 b = std::exchange(m_request, nullptr);
                 m_requested.store(false, std::memory_order_relaxed);
             }
+            shared = b->shared;
             try {
                 b->statsPromise.set_value(computeStats(*b));
             } catch (...) { // rethrown by the writing thread's get()
