@@ -670,8 +670,7 @@ private:
             bool sleeping;
             {
                 std::lock_guard lock(m_mutex);
-                m_request = &b;
-                m_requested.store(true, std::memory_order_release);
+                m_request.store(&b, std::memory_order_release);
                 sleeping = m_sleeping;
             }
             if (sleeping) m_wake.notify_one();
@@ -691,17 +690,16 @@ private:
             // the system call (and, on a VM, the interrupt) of waking this one, 3% of a
             // small-row export. Large rows' batches come apart, and the backend's threads need
             // the cores meanwhile.
-            for (int i = 0; shared && i < 4096 && !m_requested.load(std::memory_order_acquire); ++i)
+            for (int i = 0; shared && i < 4096 && !m_request.load(std::memory_order_acquire); ++i)
                 pause();
             Batch* b = nullptr;
             {
                 std::unique_lock lock(m_mutex);
                 m_sleeping = true;
-                m_wake.wait(lock, [this] { return m_request || m_stop; });
+                m_wake.wait(lock, [this] { return m_request.load() || m_stop; });
                 m_sleeping = false;
-                if (!m_request) return;
-                b = std::exchange(m_request, nullptr);
-                m_requested.store(false, std::memory_order_relaxed);
+                b = m_request.exchange(nullptr);
+                if (!b) return;
             }
             shared = b->shared;
             try {
@@ -801,9 +799,8 @@ private:
     std::thread m_helper;
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    Batch* m_request = nullptr;
-    std::atomic<bool> m_requested{false}; // m_request is set: what the helper spins on
-    bool m_sleeping = false;              // the helper waits on m_wake
+    std::atomic<Batch*> m_request{nullptr}; // set under m_mutex; atomic: the helper spins on it
+    bool m_sleeping = false;                // the helper waits on m_wake
     bool m_stop = false;
 };
 
