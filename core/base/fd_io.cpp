@@ -24,6 +24,18 @@ Status writeFully(int fd, const void* p, std::size_t n, const std::string& what)
     return Status::ok();
 }
 
+Status writeFullyAt(int fd, const void* p, std::size_t n, std::uint64_t offset,
+                    const std::string& what) {
+    const char* d = static_cast<const char*>(p);
+    for (std::size_t done = 0; done < n;) {
+        const ssize_t w = ::pwrite(fd, d + done, n - done, off_t(offset + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return errnoStatus(what, w < 0 ? errno : ENOSPC);
+        done += std::size_t(w);
+    }
+    return Status::ok();
+}
+
 Result<std::size_t> readFullyAt(int fd, void* p, std::size_t n, std::uint64_t offset,
                                 const std::string& what) {
     char* d = static_cast<char*>(p);

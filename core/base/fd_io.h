@@ -30,6 +30,10 @@ private:
 
 // Writes n bytes at p to fd, through short writes and EINTR; a failure is errnoStatus(what).
 Status writeFully(int fd, const void* p, std::size_t n, const std::string& what);
+// Writes n bytes at p to fd from `offset`, through short writes and EINTR; a failure is
+// errnoStatus(what) (ENOSPC where a write takes no byte).
+Status writeFullyAt(int fd, const void* p, std::size_t n, std::uint64_t offset,
+                    const std::string& what);
 // Reads n bytes of fd from `offset` to p, through short reads and EINTR: the bytes read, fewer
 // than n where the file ends first; a failure is errnoStatus(what).
 Result<std::size_t> readFullyAt(int fd, void* p, std::size_t n, std::uint64_t offset,

@@ -130,14 +130,8 @@ Status LockedRangeMap::write(const RangeMap& map) const {
         putU64(bytes, e);
     }
     putU64(bytes, fnv1a(bytes, bytes.size()));
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t w = ::pwrite(m_fd.get(), bytes.data() + done, bytes.size() - done,
-                                   static_cast<off_t>(done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return errnoStatus("cannot write the range map " + m_path, errno);
-        done += static_cast<std::size_t>(w);
-    }
+    XT_RETURN_IF_ERROR(writeFullyAt(m_fd.get(), bytes.data(), bytes.size(), 0,
+                                    "cannot write the range map " + m_path));
     if (::ftruncate(m_fd.get(), static_cast<off_t>(bytes.size())) != 0)
         return errnoStatus("cannot write the range map " + m_path, errno);
     return Status::ok();

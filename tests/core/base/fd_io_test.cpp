@@ -1,6 +1,8 @@
 #include "core/base/fd_io.h"
 #include "temp_dir.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <string>
@@ -60,4 +62,25 @@ TEST(ReadFullyAt, ReadsARangeShortAtTheEndAndReportsAFailure) {
     n = readFullyAt(-1, out.data(), 6, 0, "read f");
     ASSERT_FALSE(n.isOk());
     EXPECT_NE(n.status().message().find("read f"), std::string::npos) << n.status().message();
+}
+
+TEST(WriteFullyAt, WritesAtAnOffsetLeavingTheRestAndReportsAFullDevice) {
+    xt::test::TempDir dir;
+    const std::string path = dir.file("f");
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    ASSERT_TRUE(writeFully(fd.get(), "0123456789", 10, "write").isOk());
+    ASSERT_TRUE(writeFullyAt(fd.get(), "ab", 2, 3, "write f").isOk());
+    ASSERT_TRUE(writeFullyAt(fd.get(), "xy", 2, 12, "write f").isOk()); // past the end: a hole
+    std::string out(14, '#');
+    auto n = readFullyAt(fd.get(), out.data(), out.size(), 0, "read f");
+    ASSERT_TRUE(n.isOk());
+    EXPECT_EQ(*n, 14u);
+    EXPECT_EQ(out, std::string("012ab56789\0\0xy", 14));
+
+    UniqueFd full(::open("/dev/full", O_WRONLY | O_CLOEXEC));
+    if (full.get() < 0) GTEST_SKIP() << "no /dev/full";
+    Status st = writeFullyAt(full.get(), "ab", 2, 0, "write rows of key k");
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("write rows of key k"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(std::strerror(ENOSPC)), std::string::npos) << st.message();
 }
