@@ -2,6 +2,7 @@
 
 #include "core/analysis/tensor_kernels.h"
 #include "core/base/diagnostic_codes.h"
+#include "core/base/fd_io.h"
 #include "core/export/atomic_file.h"
 #include "core/export/hdf5_objects.h"
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <future>
 #include <map>
@@ -95,6 +97,27 @@ struct RowDataset {
     bool inPlace() const { return !chunkAddr.empty(); }
 };
 
+// The rows a key gathered since its last flush, for each of its datasets.
+struct GatheredRows {
+    std::string values;
+    std::vector<std::int64_t> gsteps, lsteps, timestamps, shapes;
+    std::vector<StatsRow> stats;
+    std::vector<std::uint64_t> offsets; // ragged: the end of the rows flushed before first
+
+    std::uint64_t rows() const { return gsteps.size(); }
+    std::uint64_t bytes() const { return values.size() + rows() * kRowBytes; }
+    void clear() {
+        values.clear();
+        gsteps.clear(), lsteps.clear(), timestamps.clear(), shapes.clear();
+        stats.clear(), offsets.clear();
+    }
+};
+
+// Where a flush's rows go: the first row, and the first value element where ragged.
+struct FlushAt {
+    std::uint64_t row = 0, element = 0;
+};
+
 // Pass 2: a key's datasets and the rows buffered for them.
 class KeyWriter {
 public:
@@ -103,6 +126,7 @@ public:
     // fd: the file's descriptor where rows can be written in place; else -1.
     Status create(hid_t rankGroup, const std::string& path, int deflate, int fd) {
         m_fd = fd;
+        m_writeWhat = "cannot write rows of key " + m_plan.key;
         XT_ASSIGN_OR_RETURN(m_group, ensureGroups(rankGroup, path));
         XT_RETURN_IF_ERROR(writeStringAttr(m_group.get(), "key", m_plan.key));
         m_valueDtype = m_plan.mixedDtypes ? xdl::Dtype::Double : m_plan.dtype;
@@ -194,19 +218,17 @@ public:
                 make(m_offsets, "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, {m_plan.rows + 1}));
             XT_RETURN_IF_ERROR(make(m_shapes, "shapes", H5T_STD_I64LE, H5T_NATIVE_INT64,
                                     {m_plan.rows, static_cast<hsize_t>(m_plan.maxRank)}));
-            m_offsetBuf.push_back(0);
+            m_rows.offsets.push_back(0);
         }
         // The buffers' final sizes where known (they are flushed at a chunk or kFlushBytes): no
         // regrowth.
         const std::uint64_t valueBytes = m_direct ? 0 : m_plan.totalElements * m_elementSize;
         const std::uint64_t meanRowBytes = valueBytes / std::max<std::uint64_t>(m_plan.rows, 1);
-        std::uint64_t rows = std::min(m_plan.rows, kFlushBytes / (meanRowBytes + kRowBytes) + 1);
-        if (m_chunkRows) rows = std::min<std::uint64_t>(rows, m_chunkRows);
-        m_valueBuf.reserve(
-            std::min(valueBytes, m_chunkRows ? rows * meanRowBytes : kFlushBytes + (1u << 20)));
-        for (auto* v : {&m_gsteps, &m_lsteps, &m_timestamps})
-            v->reserve(rows);
-        m_statsBuf.reserve(rows);
+        m_reserveRows = std::min(m_plan.rows, kFlushBytes / (meanRowBytes + kRowBytes) + 1);
+        if (m_chunkRows) m_reserveRows = std::min<std::uint64_t>(m_reserveRows, m_chunkRows);
+        m_reserveValueBytes = std::min(valueBytes, m_chunkRows ? m_reserveRows * meanRowBytes
+                                                               : kFlushBytes + (1u << 20));
+        reserve(m_rows);
         return Status::ok();
     }
 
@@ -215,22 +237,23 @@ public:
     Status add(const RowRef& r, const xdl::Shape& shape, const StatsRow& stats) {
         const xdl::Bytes bytes(r.data, r.size);
         if (m_direct) {
-            XT_RETURN_IF_ERROR(writeRows(m_values, m_rowsFlushed + m_gsteps.size(), 1, r.data));
+            XT_RETURN_IF_ERROR(writeRows(m_values, m_rowsFlushed + m_rows.rows(), 1, r.data));
         } else if (m_plan.mixedDtypes) {
             std::vector<double> d = xdl::TensorView(r.dtype, shape, bytes).toDoubles();
-            m_valueBuf.append(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(double));
+            m_rows.values.append(reinterpret_cast<const char*>(d.data()),
+                                 d.size() * sizeof(double));
         } else {
-            m_valueBuf.append(reinterpret_cast<const char*>(r.data), r.size);
+            m_rows.values.append(reinterpret_cast<const char*>(r.data), r.size);
         }
-        m_gsteps.push_back(r.entry->gstep);
-        m_lsteps.push_back(r.entry->lstep);
-        m_timestamps.push_back(r.entry->timestamp);
-        m_statsBuf.push_back(stats);
+        m_rows.gsteps.push_back(r.entry->gstep);
+        m_rows.lsteps.push_back(r.entry->lstep);
+        m_rows.timestamps.push_back(r.entry->timestamp);
+        m_rows.stats.push_back(stats);
         if (m_plan.ragged) {
             m_elementsWritten += r.size / xdl::elementSize(r.dtype);
-            m_offsetBuf.push_back(m_elementsWritten);
+            m_rows.offsets.push_back(m_elementsWritten);
             for (int i = 0; i < m_plan.maxRank; ++i)
-                m_shapeBuf.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
+                m_rows.shapes.push_back(i < shape.rank ? shape.dims[static_cast<size_t>(i)] : -1);
         }
         m_bytes += r.size;
         const bool chunkEnds = m_chunkRows && !m_inPlace && --m_untilChunkEnd == 0;
@@ -240,28 +263,38 @@ public:
     }
 
     Status flush() {
-        std::uint64_t rows = m_gsteps.size();
-        if (rows == 0) return Status::ok();
-        std::uint64_t valueElements = m_valueBuf.size() / m_elementSize;
-        std::uint64_t valueStart = m_plan.ragged ? m_valueElementsFlushed : m_rowsFlushed;
-        std::uint64_t valueCount = m_plan.ragged ? valueElements : rows;
+        if (m_rows.rows() == 0) return Status::ok();
+        Status st = write(m_rows, flushed());
+        m_rows.clear();
+        restart(m_rows);
+        return st;
+    }
+    // For a writer whose rows are all written in place: takes the rows gathered since the last
+    // flush out, to be written by write() (from any thread), and gathers on into `next`.
+    std::pair<GatheredRows, FlushAt> takeRows(GatheredRows next) {
+        const FlushAt at = flushed();
+        reserve(next);
+        restart(next);
+        std::swap(next, m_rows);
+        return {std::move(next), at};
+    }
+    // Writes rows taken by takeRows() (or all gathered) where flushed() placed them. Reads only
+    // what creation set: may run on another thread while rows are gathered.
+    Status write(const GatheredRows& rows, FlushAt at) const {
+        const std::uint64_t n = rows.rows();
         if (!m_direct)
-            XT_RETURN_IF_ERROR(writeRows(m_values, valueStart, valueCount, m_valueBuf.data()));
-        XT_RETURN_IF_ERROR(writeRows(m_gstep, m_rowsFlushed, rows, m_gsteps.data()));
-        XT_RETURN_IF_ERROR(writeRows(m_lstep, m_rowsFlushed, rows, m_lsteps.data()));
-        XT_RETURN_IF_ERROR(writeRows(m_timestamp, m_rowsFlushed, rows, m_timestamps.data()));
-        XT_RETURN_IF_ERROR(writeRows(m_stats, m_rowsFlushed, rows, m_statsBuf.data()));
+            XT_RETURN_IF_ERROR(writeRows(m_values, m_plan.ragged ? at.element : at.row,
+                                         m_plan.ragged ? rows.values.size() / m_elementSize : n,
+                                         rows.values.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_gstep, at.row, n, rows.gsteps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_lstep, at.row, n, rows.lsteps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_timestamp, at.row, n, rows.timestamps.data()));
+        XT_RETURN_IF_ERROR(writeRows(m_stats, at.row, n, rows.stats.data()));
         if (m_plan.ragged) {
             // offsets has one more entry than rows: the buffer starts with the last flushed end.
-            XT_RETURN_IF_ERROR(writeRows(m_offsets, m_rowsFlushed, rows + 1, m_offsetBuf.data()));
-            XT_RETURN_IF_ERROR(writeRows(m_shapes, m_rowsFlushed, rows, m_shapeBuf.data()));
-            m_offsetBuf.erase(m_offsetBuf.begin(), m_offsetBuf.end() - 1);
-            m_shapeBuf.clear();
+            XT_RETURN_IF_ERROR(writeRows(m_offsets, at.row, n + 1, rows.offsets.data()));
+            XT_RETURN_IF_ERROR(writeRows(m_shapes, at.row, n, rows.shapes.data()));
         }
-        m_rowsFlushed += rows;
-        m_valueElementsFlushed += valueElements;
-        m_valueBuf.clear();
-        m_gsteps.clear(), m_lsteps.clear(), m_timestamps.clear(), m_statsBuf.clear();
         return Status::ok();
     }
 
@@ -269,13 +302,32 @@ public:
     // Whether every dataset is written in place: flush() takes any number of rows.
     bool inPlace() const { return m_inPlace; }
     // Bytes of the rows gathered since the last flush.
-    std::uint64_t buffered() const { return m_valueBuf.size() + m_gsteps.size() * kRowBytes; }
+    std::uint64_t buffered() const { return m_rows.bytes(); }
     const KeyPlan& plan() const { return m_plan; }
 
 private:
+    // Where the gathered rows go, which are counted as flushed.
+    FlushAt flushed() {
+        const FlushAt at{m_rowsFlushed, m_valueElementsFlushed};
+        m_rowsFlushed += m_rows.rows();
+        m_valueElementsFlushed += m_rows.values.size() / m_elementSize;
+        return at;
+    }
+    // Empty rows ready to gather the next: the buffers' final sizes where known (they are
+    // flushed at a chunk or kFlushBytes), and a ragged key's flushed end.
+    void reserve(GatheredRows& rows) const {
+        rows.values.reserve(m_reserveValueBytes);
+        for (auto* v : {&rows.gsteps, &rows.lsteps, &rows.timestamps})
+            v->reserve(m_reserveRows);
+        rows.stats.reserve(m_reserveRows);
+    }
+    void restart(GatheredRows& rows) const {
+        if (m_plan.ragged) rows.offsets.push_back(m_elementsWritten);
+    }
+
     // Writes `count` leading-dimension rows of `ds` starting at `start` from `data`.
     Status writeRows(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
-                     const void* data) {
+                     const void* data) const {
         if (!ds.inPlace()) return writeSlab(ds, start, count, data);
         // A run of rows in adjacent chunks is one pwrite.
         const auto* bytes = static_cast<const std::uint8_t*>(data);
@@ -289,22 +341,14 @@ private:
                 ++chunk;
                 last = std::min<std::uint64_t>(end, (chunk + 1) * ds.chunkRows);
             }
-            for (std::uint64_t done = 0, size = (last - row) * ds.rowBytes; done < size;) {
-                const ssize_t n = ::pwrite(m_fd, bytes + (row - start) * ds.rowBytes + done,
-                                           size - done, static_cast<off_t>(at + done));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0)
-                    return Status(ErrorCode::IoError, "cannot write rows of key " + m_plan.key +
-                                                          ": " +
-                                                          std::strerror(n < 0 ? errno : ENOSPC));
-                done += static_cast<std::uint64_t>(n);
-            }
+            XT_RETURN_IF_ERROR(writeFullyAt(m_fd, bytes + (row - start) * ds.rowBytes,
+                                            (last - row) * ds.rowBytes, at, m_writeWhat));
             row = last;
         }
         return Status::ok();
     }
     Status writeSlab(const RowDataset& ds, std::uint64_t start, std::uint64_t count,
-                     const void* data) {
+                     const void* data) const {
         Handle fileSpace(H5Dget_space(ds.id.get()), H5Sclose);
         std::vector<hsize_t> offset(ds.dims.size(), 0), extent = ds.dims;
         offset[0] = start;
@@ -332,10 +376,9 @@ private:
     // flushed a chunk at a time unless written in place); else 0.
     hsize_t m_chunkRows = 0;
     hsize_t m_untilChunkEnd = 0; // rows added before the next chunk is whole
-    std::string m_valueBuf;
-    std::vector<std::int64_t> m_gsteps, m_lsteps, m_timestamps, m_shapeBuf;
-    std::vector<StatsRow> m_statsBuf;
-    std::vector<std::uint64_t> m_offsetBuf;
+    GatheredRows m_rows;
+    std::uint64_t m_reserveRows = 0, m_reserveValueBytes = 0; // see reserve()
+    std::string m_writeWhat;                                  // a failed write's message
     std::uint64_t m_rowsFlushed = 0, m_valueElementsFlushed = 0, m_elementsWritten = 0, m_bytes = 0;
 };
 
@@ -618,7 +661,12 @@ public:
     // Writes every row added.
     Status finish() {
         XT_RETURN_IF_ERROR(start());
-        return write(m_batches[m_filling ^ 1]);
+        XT_RETURN_IF_ERROR(write(m_batches[m_filling ^ 1]));
+        std::unique_lock lock(m_mutex);
+        while (writeQueued(lock)) {
+        }
+        m_written.wait(lock, [this] { return m_writing == 0; });
+        return m_writeFailure;
     }
 
 private:
@@ -659,7 +707,15 @@ private:
     // thread's core while it writes.
     Status start() {
         Batch &b = m_batches[m_filling], &previous = m_batches[m_filling ^ 1];
-        if (previous.statsDone.valid()) previous.statsDone.wait(); // one backend call at a time
+        if (previous.statsDone.valid()) { // one backend call at a time; meanwhile, queued writes
+            std::unique_lock lock(m_mutex);
+            while (previous.statsDone.wait_for(std::chrono::seconds(0)) !=
+                       std::future_status::ready &&
+                   writeQueued(lock)) {
+            }
+            lock.unlock();
+            previous.statsDone.wait();
+        }
         b.stats.resize(b.rows.size());
         b.shared = m_backend->kind() == analysis::BackendKind::Cpu &&
                    b.largestRow <= analysis::kStatsChunk;
@@ -700,6 +756,10 @@ private:
                 m_sleeping = false;
                 b = m_request.exchange(nullptr);
                 if (!b) return;
+                // The flushes queued while the last batch was written, first: the writing thread
+                // joins this batch's statistics once it has gathered that batch's rows.
+                while (writeQueued(lock)) {
+                }
             }
             shared = b->shared;
             try {
@@ -769,11 +829,49 @@ private:
              ++tried) {
             KeyWriter* w = m_inPlace[m_nextInPlace++ % m_inPlace.size()];
             m_buffered -= w->buffered();
-            XT_RETURN_IF_ERROR(w->flush());
+            XT_RETURN_IF_ERROR(queueFlush(*w));
         }
         b.rows = {}, b.own.clear(), b.ownShapes.clear();
         b.bytes = 0, b.largestRow = 0;
         return Status::ok();
+    }
+
+    // Hands w's gathered rows to the statistics' thread, which writes them before its next
+    // batch's statistics (a third of a small-row export's time on this thread, while the other
+    // waited for it); this thread writes them where more than kMostQueued bytes wait, or when it
+    // waits for statistics.
+    static constexpr std::uint64_t kMostQueued = 4u << 20;
+    Status queueFlush(KeyWriter& w) {
+        if (!m_helper.joinable()) return w.flush();
+        std::unique_lock lock(m_mutex);
+        GatheredRows next;
+        if (!m_spare.empty()) next = std::move(m_spare.back()), m_spare.pop_back();
+        lock.unlock();
+        auto [rows, at] = w.takeRows(std::move(next));
+        const std::uint64_t bytes = rows.bytes();
+        lock.lock();
+        m_queued.push_back({&w, std::move(rows), at});
+        m_queuedBytes += bytes;
+        while (m_queuedBytes > kMostQueued && writeQueued(lock)) {
+        }
+        return m_writeFailure;
+    }
+    // Writes the first queued flush, if any, without m_mutex meanwhile; false: none was queued.
+    bool writeQueued(std::unique_lock<std::mutex>& lock) {
+        if (m_queued.empty()) return false;
+        QueuedFlush q = std::move(m_queued.front());
+        m_queued.pop_front();
+        m_queuedBytes -= q.rows.bytes();
+        ++m_writing;
+        lock.unlock();
+        Status st = q.writer->write(q.rows, q.at);
+        q.rows.clear();
+        lock.lock();
+        --m_writing;
+        if (!st && m_writeFailure) m_writeFailure = std::move(st);
+        m_spare.push_back(std::move(q.rows));
+        m_written.notify_all();
+        return true;
     }
 
     Status flushAll() {
@@ -802,6 +900,19 @@ private:
     std::atomic<Batch*> m_request{nullptr}; // set under m_mutex; atomic: the helper spins on it
     bool m_sleeping = false;                // the helper waits on m_wake
     bool m_stop = false;
+    // Flushes queued by queueFlush (under m_mutex, as all below), the emptied buffers they
+    // leave, the flushes being written and the first failed.
+    struct QueuedFlush {
+        const KeyWriter* writer;
+        GatheredRows rows;
+        FlushAt at;
+    };
+    std::deque<QueuedFlush> m_queued;
+    std::uint64_t m_queuedBytes = 0;
+    std::vector<GatheredRows> m_spare;
+    int m_writing = 0;
+    std::condition_variable m_written;
+    Status m_writeFailure;
 };
 
 // A writer per planned key, in the order of their first rows, under /rank{R}.

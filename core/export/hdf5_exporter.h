@@ -32,7 +32,8 @@ struct Hdf5ExportOptions {
     // decodes the records again.
     std::uint64_t rowRefBytes = 128ull << 20;
     // Memory for the rows gathered before they are written, all keys together (a key is also
-    // written on its own at 8 MiB; uncompressed keys are written in turn past a 32nd of it).
+    // written on its own at 8 MiB; uncompressed keys are written in turn past a 16th of it, by
+    // the statistics' thread, with up to 4 MiB more waiting for it).
     std::uint64_t bufferBytes = 256ull << 20;
 };
 

@@ -537,7 +537,7 @@ void writeCountingRun(const std::string& path, int steps, int floats,
 TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
     // "w": rows of 4 KiB, chunks of 256 rows. "r": rows of 1024 and 1023 floats (ragged), its
     // values in chunks of 2^18 elements. With a 1.5 MiB budget, every key is flushed each ~190
-    // rows, and keys are flushed in turn past 48 KiB after each batch: flushes mostly start
+    // rows, and keys are flushed in turn past 96 KiB after each batch: flushes mostly start
     // inside a chunk and span whole ones. Uncompressed, the rows are written in place;
     // compressed, through HDF5 (w a chunk at a time).
     xt::test::TempDir dir;
