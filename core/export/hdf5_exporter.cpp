@@ -24,6 +24,8 @@
 #include <span>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace xt {
@@ -1025,13 +1027,24 @@ Result<Hdf5ExportReport> exportHdf5(const xdl::RunReader& run, const std::string
     std::string tmp = temporaryPathFor(outPath);
     Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) return Status(ErrorCode::IoError, "cannot create HDF5 file " + tmp);
-    struct RemoveOnFailure {
+    // On failure the file is closed and removed. Where its descriptor is known, HDF5's last
+    // writes go to an anonymous memory file instead: a full disk would fail them, and HDF5 1.10
+    // leaves a file whose close failed half freed (the process crashed at exit).
+    struct DiscardOnFailure {
         const std::string& path;
+        Handle& file;
+        const int& fd;
         bool keep = false;
-        ~RemoveOnFailure() {
-            if (!keep) std::remove(path.c_str());
+        ~DiscardOnFailure() {
+            if (keep) return;
+            if (fd >= 0) {
+                UniqueFd memory(::memfd_create("xtview-discarded-export", MFD_CLOEXEC));
+                if (memory.get() >= 0) ::dup3(memory.get(), fd, O_CLOEXEC);
+            }
+            file.reset();
+            std::remove(path.c_str());
         }
-    } cleanup{tmp};
+    } cleanup{tmp, file, scope.fd};
 
     // The default (sec2) driver writes the file through a descriptor, at the addresses HDF5
     // gives (no user block).

@@ -4,12 +4,14 @@
 #include "core/xdl/file_series_writer.h"
 #include "xdl_test_util.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/mount.h>
 #include <utility>
 
 using namespace xt;
@@ -577,6 +579,37 @@ TEST(Hdf5Export, FlushesThatStartInsideAChunkAndSpanWholeOnesKeepEveryValue) {
         EXPECT_EQ(wrong, 0u);
         H5Fclose(f);
     }
+}
+
+TEST(Hdf5Export, AFullDiskFailsTheExportWithTheKeyNamedAndLeavesNoFile) {
+    // The output is on a 1 MiB tmpfs (mounted where the tests run as root): rows fail with
+    // ENOSPC. With a 2 MiB budget, the key's rows (160 B each, 655 kB a batch of 4096) are
+    // flushed in turn after each batch, 128 KiB being exceeded, and never all together: every
+    // row is written by the queue the statistics' thread serves, and its failure must stop the
+    // export. The key is named, no output or temporary is left, and HDF5 closes the file it
+    // could not finish (its failed close crashed the process at exit).
+    xt::test::TempDir dir;
+    ASSERT_NO_FATAL_FAILURE(writeCountingRun(dir.file("run"), 20000, 16));
+    Diagnostics diag;
+    RunReader run = openRun(dir.file("run"), diag);
+    const std::string full = dir.file("full");
+    std::filesystem::create_directory(full);
+    if (::mount("tmpfs", full.c_str(), "tmpfs", 0, "size=1m") != 0)
+        GTEST_SKIP() << "cannot mount a small tmpfs: " << std::strerror(errno);
+    struct Unmount {
+        const std::string& path;
+        ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+    } unmount{full};
+    Hdf5ExportOptions opt;
+    opt.bufferBytes = 2 << 20;
+    const std::string out = full + "/out.h5";
+    auto failed = exportHdf5(run, out, opt, diag);
+    ASSERT_FALSE(failed.isOk());
+    EXPECT_EQ(failed.status().code(), ErrorCode::NoSpace) << failed.status().toString();
+    EXPECT_NE(failed.status().message().find("cannot write rows of key w"), std::string::npos)
+        << failed.status().toString();
+    EXPECT_TRUE(std::filesystem::is_empty(full));
+    EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE), 0); // every file HDF5 opened, closed
 }
 
 TEST(Hdf5Export, ChunksAreEvenAndTheLastOneIsWrittenWhole) {
