@@ -272,10 +272,11 @@ public:
         return st;
     }
     // For a writer whose rows are all written in place: takes the rows gathered since the last
-    // flush out, to be written by write() (from any thread), and gathers on into `next`.
-    std::pair<GatheredRows, FlushAt> takeRows(GatheredRows next) {
+    // flush out, to be written by write() (from any thread). Where `more` rows are to come, they
+    // are gathered into `next`, reserved as the first buffers were.
+    std::pair<GatheredRows, FlushAt> takeRows(GatheredRows next, bool more) {
         const FlushAt at = flushed();
-        reserve(next);
+        if (more) reserve(next);
         restart(next);
         std::swap(next, m_rows);
         return {std::move(next), at};
@@ -664,6 +665,14 @@ public:
     Status finish() {
         XT_RETURN_IF_ERROR(start());
         XT_RETURN_IF_ERROR(write(m_batches[m_filling ^ 1]));
+        // The rows the keys written in place still hold, written by both threads (16 MiB of
+        // them by default).
+        {
+            std::lock_guard lock(m_mutex);
+            m_draining = true;
+        }
+        for (KeyWriter* w : m_inPlace)
+            if (w->buffered() > 0) XT_RETURN_IF_ERROR(queueFlush(*w));
         std::unique_lock lock(m_mutex);
         while (writeQueued(lock)) {
         }
@@ -709,9 +718,12 @@ private:
     // thread's core while it writes.
     Status start() {
         Batch &b = m_batches[m_filling], &previous = m_batches[m_filling ^ 1];
-        if (previous.statsDone.valid()) { // one backend call at a time; meanwhile, queued writes
+        if (previous.statsDone.valid()) { // one backend call at a time
+            // Meanwhile, the queued writes, unless both threads shared the statistics: then the
+            // other finishes its last rows within microseconds, and writes the queue next.
             std::unique_lock lock(m_mutex);
-            while (previous.statsDone.wait_for(std::chrono::seconds(0)) !=
+            while (!previous.shared &&
+                   previous.statsDone.wait_for(std::chrono::seconds(0)) !=
                        std::future_status::ready &&
                    writeQueued(lock)) {
             }
@@ -740,7 +752,7 @@ private:
         return b.shared ? shareStats(b) : Status::ok();
     }
     // The helper thread: computes the statistics of each batch start() hands it, one at a time,
-    // until the batcher goes.
+    // and writes the queued flushes, until the batcher goes.
     void computeStatsOnRequest() {
         for (bool shared = false;;) {
             // After a batch of small rows, whose statistics both threads share, the next request
@@ -754,14 +766,17 @@ private:
             {
                 std::unique_lock lock(m_mutex);
                 m_sleeping = true;
-                m_wake.wait(lock, [this] { return m_request.load() || m_stop; });
+                m_wake.wait(lock, [this] {
+                    return m_request.load() || m_stop || (m_draining && !m_queued.empty());
+                });
                 m_sleeping = false;
-                b = m_request.exchange(nullptr);
-                if (!b) return;
+                if (m_stop) return;
                 // The flushes queued while the last batch was written, first: the writing thread
                 // joins this batch's statistics once it has gathered that batch's rows.
                 while (writeQueued(lock)) {
                 }
+                b = m_request.exchange(nullptr);
+                if (!b) continue; // woken for the last flushes (finish)
             }
             shared = b->shared;
             try {
@@ -840,20 +855,21 @@ private:
 
     // Hands w's gathered rows to the statistics' thread, which writes them before its next
     // batch's statistics (a third of a small-row export's time on this thread, while the other
-    // waited for it); this thread writes them where more than kMostQueued bytes wait, or when it
-    // waits for statistics.
+    // waited for it). This thread writes them too where more than kMostQueued bytes wait, while
+    // it waits for the statistics of large rows, and, with the other, the last ones (finish).
     static constexpr std::uint64_t kMostQueued = 4u << 20;
     Status queueFlush(KeyWriter& w) {
         if (!m_helper.joinable()) return w.flush();
         std::unique_lock lock(m_mutex);
-        GatheredRows next;
-        if (!m_spare.empty()) next = std::move(m_spare.back()), m_spare.pop_back();
+        GatheredRows next; // none needed for the last flushes (finish)
+        if (!m_draining && !m_spare.empty()) next = std::move(m_spare.back()), m_spare.pop_back();
         lock.unlock();
-        auto [rows, at] = w.takeRows(std::move(next));
+        auto [rows, at] = w.takeRows(std::move(next), !m_draining);
         const std::uint64_t bytes = rows.bytes();
         lock.lock();
         m_queued.push_back({&w, std::move(rows), at});
         m_queuedBytes += bytes;
+        if (m_draining && m_sleeping) m_wake.notify_one();
         while (m_queuedBytes > kMostQueued && writeQueued(lock)) {
         }
         return m_writeFailure;
@@ -912,6 +928,7 @@ private:
     std::deque<QueuedFlush> m_queued;
     std::uint64_t m_queuedBytes = 0;
     std::vector<GatheredRows> m_spare;
+    bool m_draining = false; // finish() writes the last rows: the helper is woken for them
     int m_writing = 0;
     std::condition_variable m_written;
     Status m_writeFailure;
