@@ -9,10 +9,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <functional>
 #include <future>
