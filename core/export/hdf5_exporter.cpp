@@ -836,11 +836,10 @@ private:
             m_buffered = m_buffered + w->buffered() - before;
             if (m_buffered >= m_bufferBytes) XT_RETURN_IF_ERROR(flushAll());
         }
-        // Keys written in place are flushed one after the other, in turn, while the writers
-        // hold more than a 16th of m_bufferBytes (16 MiB by default: rows written while they
-        // are in the cache, a few hundred kB a key and dataset at a time). As the keys of a run
-        // fill at the same pace, flushing each one when it is full would write them all at once
-        // while the statistics' thread waits.
+        // Keys written in place are queued for writing (queueFlush) one after the other, in
+        // turn, while the writers hold more than a 16th of m_bufferBytes (16 MiB by default: a
+        // few hundred kB a key and dataset at a time). As the keys of a run fill at the same
+        // pace, flushing each one when it is full would write them all at once.
         for (std::size_t tried = 0; m_buffered > m_bufferBytes / 16 && tried < m_inPlace.size();
              ++tried) {
             KeyWriter* w = m_inPlace[m_nextInPlace++ % m_inPlace.size()];
