@@ -5,6 +5,7 @@
 #include "core/analysis/tensor_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -52,6 +53,22 @@ Status CpuBackend::computeStats(std::span<const xdl::TensorView> batch,
     if (out.size() != batch.size())
         return Status(ErrorCode::InvalidArgument, "computeStats: output size != batch size");
     try {
+        // Small tensors (one block each: every row of a small key) in slices, 8 float32 tensors
+        // of a size at a time where they can be (smallTensorStats: the same bits).
+        constexpr std::size_t kSmall = 2048, kSlice = 256;
+        if (std::all_of(batch.begin(), batch.end(),
+                        [](const xdl::TensorView& t) { return t.size() <= kSmall; })) {
+            m_impl->loop.run((batch.size() + kSlice - 1) / kSlice, [&](std::size_t s, unsigned) {
+                std::array<SmallTensor, kSlice> slice;
+                const std::size_t begin = s * kSlice, n = std::min(kSlice, batch.size() - begin);
+                for (std::size_t i = 0; i < n; ++i) {
+                    const xdl::TensorView& t = batch[begin + i];
+                    slice[i] = {t.dtype(), t.bytes().data(), t.size()};
+                }
+                smallTensorStats({slice.data(), n}, out.data() + begin);
+            });
+            return Status::ok();
+        }
         const std::vector<WorkItem> items = splitWork(batch);
         std::vector<StatsAccumulator> partial(items.size());
         m_impl->loop.run(items.size(), [&](std::size_t i, unsigned) {

@@ -18,6 +18,10 @@ struct KernelTable {
     StatsAccumulator (*stats)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n);
     // stats(dtype, p, n).finish() into *out.
     void (*finishedStats)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, TensorStats* out);
+    // finishedStats of 8 float32 tensors of n elements at p[r] into *out[r], where n is 8, 16, 24
+    // or 32; bit r of the result set: tensor r was left undone (a non-finite element, or any n).
+    unsigned (*finishedFloatStats8)(const std::uint8_t* const* p, std::size_t n,
+                                    TensorStats* const* out);
     // Adds the slot counts (bins + kExtraSlots entries) of n < 2^32 elements at p into counts.
     void (*histogram)(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, const BinParams& bp,
                       std::uint32_t* counts);

@@ -8,7 +8,8 @@
 
 namespace xt::analysis::kernels {
 const KernelTable* avx2Kernels() {
-    static const KernelTable kTable{"avx2", &avx2::stats, &avx2::finishedStats, &avx2::histogram};
+    static const KernelTable kTable{"avx2", &avx2::stats, &avx2::finishedStats,
+                                    &avx2::finishedFloatStats8, &avx2::histogram};
     return &kTable;
 }
 } // namespace xt::analysis::kernels

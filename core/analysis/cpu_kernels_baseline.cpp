@@ -6,7 +6,7 @@ namespace xt::analysis::kernels {
 
 const KernelTable& baselineKernels() {
     static const KernelTable kTable{"baseline", &baseline::stats, &baseline::finishedStats,
-                                    &baseline::histogram};
+                                    &baseline::finishedFloatStats8, &baseline::histogram};
     return kTable;
 }
 

@@ -230,6 +230,121 @@ inline void finishedStats(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n
     });
 }
 
+// Statistics of 8 float32 tensors of N elements each (N a multiple of 8): finishedStats of each,
+// bit for bit, at a fraction of the instructions for small N. An 8x8 transpose puts element k of
+// the 8 tensors in one vector; every tensor's sums keep statsBlock's lanes (element k adds into
+// lane k % 8) and order, and the divisions and square roots take 4 tensors at once. Tensors with a
+// non-finite element are left to finishedStats: bit r of the result set = *out[r] not written.
+template <std::size_t N>
+unsigned floatStats8(const std::uint8_t* const* p, TensorStats* const* out) {
+    static_assert(N % 8 == 0 && N > 0);
+    const float inf = std::numeric_limits<float>::infinity();
+    const F8 fInf = {inf, inf, inf, inf, inf, inf, inf, inf};
+    F8 t[N]; // t[k][r]: element k of tensor r
+    I8 finite = {}, zeros = {};
+    F8 lo[4] = {fInf, fInf, fInf, fInf}, hi[4] = {-fInf, -fInf, -fInf, -fInf};
+    for (std::size_t i = 0; i < N; i += 8) {
+        F8 r[8], a[8], b[8];
+        for (int k = 0; k < 8; ++k)
+            std::memcpy(&r[k], p[k] + i * sizeof(float), sizeof(F8));
+        for (int k = 0; k < 8; k += 2) {
+            a[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+            a[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        }
+        for (int k = 0; k < 8; k += 4) { // elements (0 | 4, 1 | 5, 2 | 6, 3 | 7) of 4 tensors
+            b[k] = __builtin_shufflevector(a[k], a[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[k + 1] = __builtin_shufflevector(a[k], a[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            b[k + 2] = __builtin_shufflevector(a[k + 1], a[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[k + 3] = __builtin_shufflevector(a[k + 1], a[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+        F8* e = t + i;
+        for (int k = 0; k < 4; ++k) {
+            e[k] = __builtin_shufflevector(b[k], b[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+            e[k + 4] = __builtin_shufflevector(b[k], b[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        }
+        for (int j = 0; j < 8; ++j) {
+            finite -= (I8)((F8)((I8)e[j] & 0x7fffffff) < fInf);
+            zeros -= (I8)(e[j] == 0.0f);
+        }
+        for (int j = 0; j < 4; ++j) { // floatPass1's lanes, where every element is finite
+            const F8 l = e[j] < e[j + 4] ? e[j] : e[j + 4];
+            const F8 h = e[j] > e[j + 4] ? e[j] : e[j + 4];
+            lo[j] = l < lo[j] ? l : lo[j];
+            hi[j] = h > hi[j] ? h : hi[j];
+        }
+    }
+    unsigned undone = 0;
+    for (int r = 0; r < 8; ++r)
+        undone |= unsigned(std::uint32_t(finite[r]) != N) << r;
+    if (undone == 0xff) return undone;
+    F8 mn = fInf, mx = -fInf; // statsBlock's std::min / std::max over the 4 lanes, in order
+    for (int j = 0; j < 4; ++j) {
+        mn = lo[j] < mn ? lo[j] : mn;
+        mx = hi[j] > mx ? hi[j] : mx;
+    }
+    const V vn = {double(N), double(N), double(N), double(N)};
+    const auto lanes = [](const V* v) {
+        return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    };
+    for (int h = 0; h < 2; ++h) { // tensors 4h .. 4h + 3
+        const auto element = [&](std::size_t k) {
+            typename Vec4Of<float>::type raw;
+            std::memcpy(&raw, reinterpret_cast<const float*>(t + k) + 4 * h, sizeof raw);
+            return __builtin_convertvector(raw, V);
+        };
+        V s[8] = {}, q[8] = {};
+        for (std::size_t i = 0; i < N; i += 8)
+            for (int j = 0; j < 8; ++j) {
+                const V d = element(i + j);
+                s[j] += d;
+                q[j] += d * d;
+            }
+        const V sumSq = lanes(q), m = lanes(s) / vn;
+        V c[8] = {}, d2[8] = {};
+        for (std::size_t i = 0; i < N; i += 8)
+            for (int j = 0; j < 8; ++j) {
+                const V dev = element(i + j) - m;
+                c[j] += dev;
+                d2[j] += dev * dev;
+            }
+        const V cs = lanes(c), qs = lanes(d2);
+        const V mean = m + cs / vn;
+        V m2 = qs - cs * cs / vn;
+        m2 = m2 > 0.0 ? m2 : V{}; // std::max(0.0, m2): 0 for NaN and -0
+        const V var = m2 > 0.0 ? m2 / vn : V{};
+        for (int k = 0; k < 4; ++k) {
+            const int r = 4 * h + k;
+            if (undone >> r & 1) continue;
+            TensorStats& o = *out[r];
+            o.count = o.finite = N;
+            o.nan = o.inf = 0;
+            o.zeros = std::uint32_t(zeros[r]);
+            o.min = mn[r];
+            o.max = mx[r];
+            o.mean = mean[k];
+            o.std = std::sqrt(var[k]);
+            o.l2 = std::sqrt(sumSq[k]);
+        }
+    }
+    return undone;
+}
+
+inline unsigned finishedFloatStats8(const std::uint8_t* const* p, std::size_t n,
+                                    TensorStats* const* out) {
+    switch (n) {
+    case 8:
+        return floatStats8<8>(p, out);
+    case 16:
+        return floatStats8<16>(p, out);
+    case 24:
+        return floatStats8<24>(p, out);
+    case 32:
+        return floatStats8<32>(p, out);
+    default:
+        return 0xff;
+    }
+}
+
 // Histogram: a vectorised pass computes each element's slot into a small buffer (linear bins:
 // numpy's index-then-correct rule, see bin_math.h), then a scalar pass counts the slots.
 using I4 = std::int32_t __attribute__((vector_size(16)));

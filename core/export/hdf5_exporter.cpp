@@ -801,15 +801,15 @@ private:
     // Computes statistics of b's rows, kShareRows at a time, until none is left.
     Status shareStats(Batch& b) const {
         const std::size_t n = b.rows.size();
+        std::array<analysis::SmallTensor, kShareRows> rows;
         std::array<analysis::TensorStats, kShareRows> stats;
         for (std::size_t i; (i = b.next.fetch_add(kShareRows)) < n;) {
             const std::size_t end = std::min(i + kShareRows, n);
             for (std::size_t k = i; k < end; ++k) {
                 const RowRef& r = b.rows[k];
-                analysis::tensorStats(
-                    xdl::TensorView(r.dtype, shapeOf(b, r), xdl::Bytes(r.data, r.size)),
-                    stats[k - i]);
+                rows[k - i] = {r.dtype, r.data, r.size / xdl::elementSize(r.dtype)};
             }
+            analysis::smallTensorStats({rows.data(), end - i}, stats.data());
             // Converted once all are stored: read at once, they would wait for the stores.
             std::transform(stats.begin(), stats.begin() + (end - i), b.stats.begin() + i, toRow);
         }

@@ -276,6 +276,101 @@ TEST(CpuKernels, Float32StatsFollowTheDocumentedOrderBitForBit) {
         }
 }
 
+// Eight float32 tensors at a time are finishedStats of each, bit for bit, in both builds: sizes
+// of one to four vectors, large means, zeros of both signs, denormals, extremes; tensors with a
+// NaN or an infinity are left undone, and so is every size the kernel does not take.
+TEST(CpuKernels, EightFloatTensorsAtOnceAreEachOnesFinishedStats) {
+    std::vector<const KernelTable*> tables{&baselineKernels()};
+    if (avx2Kernels() && __builtin_cpu_supports("avx2")) tables.push_back(avx2Kernels());
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal(1e4, 3.0);
+    const float specials[] = {0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity()};
+    for (std::size_t n : {8, 16, 24, 32, 7, 40}) {
+        const bool taken = n % 8 == 0 && n <= 32;
+        for (int variant = 0; variant < 4; ++variant) {
+            // 0: finite; 1: finite specials among them; 2: NaN/Inf in tensors 2 and 5;
+            // 3: zeros of both signs only
+            std::vector<float> x(8 * (n + 3) + 1);
+            const std::uint8_t* p[8];
+            for (std::size_t r = 0; r < 8; ++r) {
+                float* v = x.data() + 1 + r * (n + 3); // unaligned, apart
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::uint64_t u = rng();
+                    const bool special = variant == 1   ? u % 3 == 0
+                                         : variant == 2 ? (r == 2 || r == 5) && i == n / 2
+                                                        : false;
+                    v[i] = variant == 3 ? (u & 1 ? 0.0f : -0.0f)
+                           : special    ? specials[variant == 1 ? (u >> 8) % 5 : 5 + (r == 5)]
+                                        : float(normal(rng) * (r + 1));
+                }
+                p[r] = reinterpret_cast<const std::uint8_t*>(v);
+            }
+            for (const KernelTable* k : tables) {
+                TensorStats got[8], *to[8];
+                std::memset(got, 0xA5, sizeof got);
+                for (int r = 0; r < 8; ++r)
+                    to[r] = &got[r];
+                const unsigned undone = k->finishedFloatStats8(p, n, to);
+                const unsigned want = !taken ? 0xffu : variant == 2 ? 0x24u : 0u;
+                EXPECT_EQ(undone, want) << k->name << " n " << n << " variant " << variant;
+                for (int r = 0; r < 8; ++r) {
+                    if (undone >> r & 1) continue;
+                    TensorStats one;
+                    k->finishedStats(xdl::Dtype::Float, p[r], n, &one);
+                    EXPECT_EQ(std::memcmp(&got[r], &one, sizeof one), 0)
+                        << k->name << " n " << n << " variant " << variant << " tensor " << r;
+                }
+            }
+        }
+    }
+}
+
+// Many small tensors of mixed sizes and dtypes, in an order that leaves groups part-filled: the
+// statistics of each are tensorStats's, bit for bit.
+TEST(TensorKernels, SmallTensorStatsEqualTensorStats) {
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> normal(-3.0, 40.0);
+    const std::size_t sizes[] = {16, 8, 16, 0, 1, 32, 24, 16, 7, 64, 2048};
+    std::vector<std::vector<std::uint8_t>> storage;
+    std::vector<SmallTensor> tensors;
+    std::vector<xdl::TensorView> views;
+    for (int i = 0; i < 300; ++i) {
+        const std::size_t n = sizes[rng() % std::size(sizes)];
+        const auto dtype = i % 11 == 3 ? xdl::Dtype::Double : xdl::Dtype::Float;
+        const std::size_t es = xdl::elementSize(dtype);
+        auto& bytes = storage.emplace_back(n * es + 1);
+        for (std::size_t e = 0; e < n; ++e) {
+            const double v =
+                i % 17 == 0 && e == 0 ? std::numeric_limits<double>::quiet_NaN() : normal(rng);
+            if (dtype == xdl::Dtype::Float) {
+                const float f = float(v);
+                std::memcpy(bytes.data() + 1 + e * 4, &f, 4);
+            } else {
+                std::memcpy(bytes.data() + 1 + e * 8, &v, 8);
+            }
+        }
+        tensors.push_back({dtype, bytes.data() + 1, n});
+        xdl::Shape shape;
+        shape.rank = 1;
+        shape.dims[0] = std::int64_t(n);
+        views.emplace_back(dtype, shape, xdl::Bytes(bytes.data() + 1, n * es));
+    }
+    std::vector<TensorStats> got(tensors.size());
+    smallTensorStats(tensors, got.data());
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const TensorStats want = tensorStats(views[i]);
+        EXPECT_EQ(std::memcmp(&got[i], &want, sizeof want), 0)
+            << "tensor " << i << " of " << tensors[i].elements;
+    }
+}
+
 // The serial per-tensor statistics (summaries, the recorder) are the CPU backend's, bit for bit:
 // tensors of several chunks, with the backend on 1 and 3 threads.
 TEST(TensorKernels, SerialStatsEqualTheCpuBackend) {
