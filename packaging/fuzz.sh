@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the `fuzz` preset (clang-14, ASan + UBSan + libFuzzer) and runs every fuzz target for
-# SECONDS seconds each (default 30), starting from the generated seeds, the committed
+# SECONDS seconds each (default 30; as many at once as there are cores), starting from the generated seeds, the committed
 # regression inputs and, for the Chrome importer, the shared corpus (../shared/corpus/chrome,
 # read in place). Fails on the first crash, leak, UB report, timeout or out-of-memory; the
 # failing input is left in build/fuzz/findings/<target>/ (see docs/HARDENING.md).
@@ -23,14 +23,12 @@ rm -rf "$build/seeds"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-status=0
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t"   # what the fuzzer learns; kept between runs, never committed
-  findings="$build/findings/$t"
-  mkdir -p "$corpus" "$findings"
-  dirs=("$corpus" "$build/seeds/$t")
+# One target: its log in $build/fuzz_$t.log, its exit status in $build/fuzz_$t.rc.
+fuzz_one() {
+  local t=$1 corpus="$build/corpus/$1" findings="$build/findings/$1" max_len=65536 rc=0
+  mkdir -p "$corpus" "$findings"  # corpus: what the fuzzer learns; kept, never committed
+  local dirs=("$corpus" "$build/seeds/$t")
   [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")
-  max_len=65536
   case "$t" in
     chrome_json)
       max_len=262144
@@ -43,16 +41,31 @@ for t in "${targets[@]}"; do
       fi ;;
     run_discovery) max_len=16384 ;;
   esac
-  echo "== fuzz_$t: ${seconds}s, max_len $max_len"
-  rc=0
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="$max_len" \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$findings/" "${dirs[@]}" >"$build/fuzz_$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$build/fuzz_$t.rc"
+}
+
+# As many targets at a time as there are cores (each fuzzer runs on one), then each one's
+# outcome in order.
+jobs=$(nproc)
+rm -f "$build"/fuzz_*.rc
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "== fuzz_$t: ${seconds}s"
+  fuzz_one "$t" &
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  rc=$(cat "$build/fuzz_$t.rc" 2>/dev/null || echo 1)
+  echo "== fuzz_$t"
   grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY)" \
     "$build/fuzz_$t.log" || true
   if [ "$rc" -ne 0 ]; then
     tail -n 40 "$build/fuzz_$t.log"
-    echo "fuzz.sh: fuzz_$t FAILED (exit $rc); input in $findings/, log in $build/fuzz_$t.log"
+    echo "fuzz.sh: fuzz_$t FAILED (exit $rc); input in $build/findings/$t/, log in $build/fuzz_$t.log"
     status=1
   fi
 done
