@@ -53,9 +53,10 @@ Status CpuBackend::computeStats(std::span<const xdl::TensorView> batch,
     if (out.size() != batch.size())
         return Status(ErrorCode::InvalidArgument, "computeStats: output size != batch size");
     try {
-        // Small tensors (one block each: every row of a small key) in slices, 8 float32 tensors
-        // of a size at a time where they can be (smallTensorStats: the same bits).
-        constexpr std::size_t kSmall = 2048, kSlice = 256;
+        // Batches of small tensors (the rows of small keys) in slices of at most 16 Ki elements,
+        // 8 float32 tensors of a size at a time where they can be (smallTensorStats: the same
+        // bits as a work item a tensor).
+        constexpr std::size_t kSmall = 64, kSlice = 256;
         if (std::all_of(batch.begin(), batch.end(),
                         [](const xdl::TensorView& t) { return t.size() <= kSmall; })) {
             m_impl->loop.run((batch.size() + kSlice - 1) / kSlice, [&](std::size_t s, unsigned) {
