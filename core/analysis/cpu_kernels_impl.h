@@ -559,3 +559,7 @@ inline void histogram(xdl::Dtype dtype, const std::uint8_t* p, std::size_t n, co
 #elif defined(XT_KERNEL_AVX2)
 #pragma GCC pop_options
 #endif
+
+// A unity build includes this file once for each build, in one source: the next one sets its own.
+#undef XT_KERNEL_NS
+#undef XT_KERNEL_AVX2
