@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the `fuzz` preset (clang-14, ASan + UBSan + libFuzzer) and runs every fuzz target for
-# SECONDS seconds each (default 30; as many at once as there are cores), starting from the generated seeds, the committed
-# regression inputs and, for the Chrome importer, the shared corpus (../shared/corpus/chrome,
-# read in place). Fails on the first crash, leak, UB report, timeout or out-of-memory; the
-# failing input is left in build/fuzz/findings/<target>/ (see docs/HARDENING.md).
+# SECONDS seconds each (default 30; as many at once as there are cores), starting from the
+# generated seeds, the committed regression inputs and, for the Chrome importer, the shared
+# corpus (../shared/corpus/chrome, read in place). Fails on any crash, leak, UB report, timeout
+# or out-of-memory; the failing input is left in build/fuzz/findings/<target>/ (see
+# docs/HARDENING.md).
 # usage: packaging/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,8 @@ for t in "${targets[@]}"; do
     "$build/fuzz_$t.log" || true
   if [ "$rc" -ne 0 ]; then
     tail -n 40 "$build/fuzz_$t.log"
-    echo "fuzz.sh: fuzz_$t FAILED (exit $rc); input in $build/findings/$t/, log in $build/fuzz_$t.log"
+    echo "fuzz.sh: fuzz_$t FAILED (exit $rc); input in $build/findings/$t/," \
+      "log in $build/fuzz_$t.log"
     status=1
   fi
 done
