@@ -27,7 +27,15 @@ struct Shape {
     // Product of the dims (1 for a 0-d scalar), or -1 for a negative dim or an overflow.
     std::int64_t numElements() const;
     std::string toString() const; // "[3, 4]", "[]" for a scalar
-    bool operator==(const Shape& o) const { return rank == o.rank && dims == o.dims; }
+    // The rank and its dims; dims past the rank do not count. A loop: comparing all 16 (a
+    // 136-byte memcmp), twice a row, was 3.7% of the instructions of an export of small rows.
+    bool operator==(const Shape& o) const {
+        if (rank != o.rank) return false;
+        for (int i = 0; i < rank; ++i)
+            if (dims[static_cast<std::size_t>(i)] != o.dims[static_cast<std::size_t>(i)])
+                return false;
+        return true;
+    }
 };
 
 enum class ColumnProblem { None, UnknownDtype, BadShape, RankTooLarge, SizeMismatch };

@@ -170,11 +170,26 @@ TEST(Wire, ARecordDecodedOverAnEarlierOneKeepsNothingOfIt) {
             const ColumnView &a = reused.columns[i], &b = fresh.columns[i];
             EXPECT_EQ(a.wireDtype, b.wireDtype) << i;
             EXPECT_TRUE(a.shape == b.shape) << i << ": " << a.shape.toString();
+            EXPECT_EQ(a.shape.dims, b.shape.dims) << i << ": dims past the rank left over";
             EXPECT_EQ(a.rankTooLarge, b.rankTooLarge) << i;
             EXPECT_EQ(a.data.data(), b.data.data()) << i;
             EXPECT_EQ(a.data.size(), b.data.size()) << i;
         }
     }
+}
+
+TEST(Wire, ShapesCompareTheirRankAndItsDims) {
+    Shape a, b;
+    a.rank = b.rank = 2;
+    a.dims = {3, 4, 7}; // a dim past the rank
+    b.dims = {3, 4};
+    EXPECT_TRUE(a == b);
+    b.dims[1] = 5;
+    EXPECT_FALSE(a == b);
+    b.dims[1] = 4, b.rank = 3;
+    EXPECT_FALSE(a == b);
+    a.rank = b.rank = 0;
+    EXPECT_TRUE(a == b); // scalars
 }
 
 TEST(Wire, UnpackedShapeAndUnknownFieldsAreAccepted) {
