@@ -10,13 +10,16 @@
 //   BM_DecodeRowsReference  decoding every record once (the columns' places, dtypes, shapes)
 //   BM_StatsRowsReference   the statistics of every row, on one thread, in the exporter's batches
 //   BM_Hdf5RowsReference    the export's datasets written from memory, one H5Dwrite each
+//   BM_ExportStatsRowsPaired  the export and BM_Hdf5RowsReference's writing in turn: their ratio
 // Files are generated once under $XT_BENCH_DIR (default /tmp); outputs are overwritten.
 #include "bench_data.h"
 #include "core/analysis/cpu_backend.h"
 #include "core/export/hdf5_exporter.h"
 #include "core/export/hdf5_objects.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
+#include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <hdf5.h>
@@ -35,8 +38,11 @@ RunReader openRun(const std::string& dir) {
 }
 
 // 1 M rows of 16 floats, 50 keys x 20 000 steps: BM_ExportStatsRows's input.
+constexpr std::uint64_t kRowSteps = 20000, kRowFloats = 16;
+constexpr int kRowKeys = 50;
 RunReader openRowsRun() {
-    return openRun(bench::ensureFloatRun("export_rows", UINT64_MAX, 20000, 16, 50));
+    return openRun(
+        bench::ensureFloatRun("export_rows", UINT64_MAX, kRowSteps, kRowFloats, kRowKeys));
 }
 
 // Every case writes a new file: replacing one makes ext4 write the new file's data out at once
@@ -160,16 +166,15 @@ void BM_StatsRowsReference(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * views.size()));
 }
 
-// The datasets BM_ExportStatsRows's file holds (hdf5_exporter.h's layout, chunked as the
-// exporter chunks them), written from arrays in memory.
-void BM_Hdf5RowsReference(benchmark::State& state) {
-    const hsize_t steps = 20000, floats = 16;
-    const int keys = 50;
-    std::vector<float> values(steps * floats, 1.5f);
-    std::vector<std::int64_t> gsteps(steps, 7);
-    std::vector<h5::StatsRow> statsRows(steps, h5::StatsRow{16, 0, 0, 0, -1, 1, 0, 1, 4});
+// Writes the datasets BM_ExportStatsRows's file holds (hdf5_exporter.h's layout, chunked as the
+// exporter chunks them) from arrays in memory, one H5Dwrite each, to `out`.
+bool writeRowsReference(const std::string& out) {
+    const hsize_t steps = kRowSteps, floats = kRowFloats;
+    static const std::vector<float> values(steps * floats, 1.5f);
+    static const std::vector<std::int64_t> gsteps(steps, 7);
+    static const std::vector<h5::StatsRow> statsRows(steps,
+                                                     h5::StatsRow{16, 0, 0, 0, -1, 1, 0, 1, 4});
     const h5::Handle fileStats = h5::statsType(true), memStats = h5::statsType(false);
-    const std::string out = bench::benchDir() + "/xt_bench_h5_rows_ref.h5";
     // At most 1 MiB a chunk, the chunks even (the exporter's): 2 of 10 000 rows.
     const hsize_t most = (1 << 20) / (floats * 4), chunks = (steps + most - 1) / most;
     const hsize_t valueChunkRows = (steps + chunks - 1) / chunks;
@@ -184,33 +189,78 @@ void BM_Hdf5RowsReference(benchmark::State& state) {
             H5Dclose);
         return H5Dwrite(ds.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
     };
+    h5::Handle file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    h5::Handle rank(H5Gcreate2(file.get(), "rank0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    H5Gclose);
+    bool ok = rank.valid();
+    for (int k = 0; ok && k < kRowKeys; ++k) {
+        auto group = h5::ensureGroups(rank.get(), "layer" + std::to_string(k) + "/weight");
+        if (!group) return false;
+        const hid_t g = group->get();
+        ok = ok && write(g, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {steps, floats},
+                         {valueChunkRows, floats}, values.data());
+        for (const char* name : {"gstep", "lstep", "timestamp"})
+            ok = ok &&
+                 write(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, {steps}, {steps}, gsteps.data());
+        ok = ok &&
+             write(g, "stats", fileStats.get(), memStats.get(), {steps}, {steps}, statsRows.data());
+    }
+    return ok;
+}
+
+void BM_Hdf5RowsReference(benchmark::State& state) {
+    const std::string out = bench::benchDir() + "/xt_bench_h5_rows_ref.h5";
     for (auto _ : state) {
         removeUntimed(state, out);
-        h5::Handle file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        h5::Handle rank(H5Gcreate2(file.get(), "rank0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                        H5Gclose);
-        bool ok = true;
-        for (int k = 0; k < keys; ++k) {
-            auto group = h5::ensureGroups(rank.get(), "layer" + std::to_string(k) + "/weight");
-            if (!group) {
-                state.SkipWithError("group");
-                return;
-            }
-            const hid_t g = group->get();
-            ok = ok && write(g, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {steps, floats},
-                             {valueChunkRows, floats}, values.data());
-            for (const char* name : {"gstep", "lstep", "timestamp"})
-                ok = ok && write(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, {steps}, {steps},
-                                 gsteps.data());
-            ok = ok && write(g, "stats", fileStats.get(), memStats.get(), {steps}, {steps},
-                             statsRows.data());
-        }
-        if (!ok) state.SkipWithError("H5Dwrite failed");
+        if (!writeRowsReference(out)) state.SkipWithError("H5Dwrite failed");
     }
     state.counters["file_B_per_row"] =
-        double(std::filesystem::file_size(out)) / double(steps * keys);
+        double(std::filesystem::file_size(out)) / double(kRowSteps * kRowKeys);
     std::filesystem::remove(out);
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps * keys));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRowSteps * kRowKeys));
+}
+
+// BM_ExportStatsRows and BM_Hdf5RowsReference in turn within each iteration, which of the two
+// first alternating: the speed of this VM's host changes from minute to minute, and two runs
+// a tenth of a second apart see the same. Time: the export's. export_per_ref: the median over
+// the iterations of the export's time over the reference's.
+void BM_ExportStatsRowsPaired(benchmark::State& state) {
+    RunReader run = openRowsRun();
+    const std::string out = bench::benchDir() + "/xt_bench_export_rows.h5";
+    const std::string ref = bench::benchDir() + "/xt_bench_h5_rows_ref.h5";
+    using Clock = std::chrono::steady_clock;
+    auto timed = [](auto&& f) {
+        const auto t0 = Clock::now();
+        const bool ok = f();
+        return ok ? std::chrono::duration<double>(Clock::now() - t0).count() : -1.0;
+    };
+    auto exportOnce = [&] {
+        Diagnostics diag;
+        return exportHdf5(run, out, {}, diag).isOk();
+    };
+    std::vector<double> ratios;
+    double refSeconds = 0;
+    for (auto _ : state) {
+        std::filesystem::remove(out), std::filesystem::remove(ref); // not timed (manual time)
+        double e, r;
+        if (ratios.size() % 2 == 0)
+            e = timed(exportOnce), r = timed([&] { return writeRowsReference(ref); });
+        else
+            r = timed([&] { return writeRowsReference(ref); }), e = timed(exportOnce);
+        if (e < 0 || r < 0) {
+            state.SkipWithError("export or reference failed");
+            break;
+        }
+        state.SetIterationTime(e);
+        ratios.push_back(e / r);
+        refSeconds += r;
+    }
+    std::filesystem::remove(ref);
+    if (ratios.empty()) return;
+    std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+    state.counters["export_per_ref"] = ratios[ratios.size() / 2];
+    state.counters["ref_ms"] = 1e3 * refSeconds / double(ratios.size());
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRowSteps * kRowKeys));
 }
 
 } // namespace
@@ -222,4 +272,5 @@ BENCHMARK(BM_WriteReferenceRows)->Unit(benchmark::kMillisecond)->MinTime(2)->Use
 BENCHMARK(BM_DecodeRowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
 BENCHMARK(BM_StatsRowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
 BENCHMARK(BM_Hdf5RowsReference)->Unit(benchmark::kMillisecond)->MinTime(2)->UseRealTime();
+BENCHMARK(BM_ExportStatsRowsPaired)->Unit(benchmark::kMillisecond)->MinTime(2)->UseManualTime();
 BENCHMARK_MAIN();
