@@ -134,11 +134,11 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
 }
 
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<summary::OpenedRun>& runs) {
+             std::vector<summary::OpenedRun>& runs, const xdl::ReaderOptions& reader) {
     std::vector<xdl::RunFiles> found;
     if (int rc = discoverPaths(paths, diag, found); rc != kExitOk) return rc;
     return openEach(found, runs, [&](const xdl::RunFiles& files, const ProgressCallback& cb) {
-        return summary::openRun(files, summary::StoreOptions{}, diag, cb);
+        return summary::openRun(files, summary::StoreOptions{}, diag, cb, reader);
     });
 }
 

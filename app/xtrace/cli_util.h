@@ -52,7 +52,7 @@ int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
 // The same, each part from its valid stored summary where there is one (nothing is built):
 // statistics then come from the summaries (the same values, without reading tensors).
 int openRuns(const std::vector<std::string>& paths, Diagnostics& diag,
-             std::vector<summary::OpenedRun>& runs);
+             std::vector<summary::OpenedRun>& runs, const xdl::ReaderOptions& reader = {});
 
 // The local timeline file `path` names (a URL through the mirror; a directory holding exactly
 // one). Returns kExitOk, or prints why not and returns the exit status to use.

@@ -100,7 +100,9 @@ void addExportCommand(CLI::App& app, int& exitCode) {
         }
         Diagnostics diag;
         std::vector<summary::OpenedRun> runs; // CSV rows come from stored summaries
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        xdl::ReaderOptions reader;
+        reader.readsWhole = !opts->hdf5.empty(); // every row of every chosen key
+        if ((exitCode = openRuns({opts->path}, diag, runs, reader)) != kExitOk) return;
         if (runs.size() != 1) {
             std::fprintf(stderr, "xtrace export: %s holds %zu runs; export one run at a time\n",
                          opts->path.c_str(), runs.size());

@@ -133,7 +133,9 @@ void addHistCommand(CLI::App& app, int& exitCode) {
         }
         Diagnostics diag;
         std::vector<summary::OpenedRun> runs; // summaries give automatic ranges (one pass less)
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        xdl::ReaderOptions reader;
+        reader.readsWhole = true; // every row of every chosen key
+        if ((exitCode = openRuns({opts->path}, diag, runs, reader)) != kExitOk) return;
         auto backend = chooseBackend(opts->backend);
         JsonWriter w(true);
         w.beginObject().key("histograms").beginArray();

@@ -215,7 +215,9 @@ void addStatsCommand(CLI::App& app, int& exitCode) {
             return;
         }
         std::vector<summary::OpenedRun> runs; // stored summaries give the statistics they hold
-        if ((exitCode = openRuns({opts->path}, diag, runs)) != kExitOk) return;
+        xdl::ReaderOptions reader;
+        reader.readsWhole = true; // the records no summary holds
+        if ((exitCode = openRuns({opts->path}, diag, runs, reader)) != kExitOk) return;
         if (runs.size() > 1)
             std::fprintf(stderr, "xtrace: %zu runs found; their lines follow one another\n",
                          runs.size());

@@ -60,13 +60,15 @@ Result<std::unique_ptr<PartReader>> PartReader::openWith(PartFile part, IndexSta
     // only what is touched, everything else front to back. A seeded index reads only the tail.
     // Smaller records are read whole, by the scan and by every pass over them: their mapping is
     // placed for scans. A seed's records give their mean length before the file is mapped;
-    // otherwise the first length prefixes do, and the mapping is placed again.
+    // otherwise the first length prefixes do, and the mapping is placed again. A part whose
+    // records will all be read whole (ReaderOptions::readsWhole) is placed for scans at once.
     const std::uint64_t seededMean = seed ? seed->meanRecordBytes() : 0;
     const bool seedKnows = seededMean > 0;
     const bool seededSmall = seedKnows && seededMean < kSparseScanRecordBytes;
-    XT_ASSIGN_OR_RETURN(
-        MappedFile file,
-        MappedFile::open(part.path, seededSmall ? MapPlacement::Scans : MapPlacement::Lookups));
+    XT_ASSIGN_OR_RETURN(MappedFile file,
+                        MappedFile::open(part.path, seededSmall || options.readsWhole
+                                                        ? MapPlacement::Scans
+                                                        : MapPlacement::Lookups));
     part.size = file.size();
     const bool smallRecords =
         seedKnows ? seededSmall : firstRecordsMeanBytes(file.bytes()) < kSparseScanRecordBytes;

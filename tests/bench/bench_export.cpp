@@ -31,10 +31,13 @@ using namespace xt::xdl;
 
 namespace {
 
+// Opened as `xtrace export --hdf5` opens a run: every record will be read whole.
 RunReader openRun(const std::string& dir) {
     Diagnostics diag;
     auto files = discoverRuns({dir}, diag);
-    return std::move(*RunReader::open(files->at(0), diag));
+    ReaderOptions options;
+    options.readsWhole = true;
+    return std::move(*RunReader::open(files->at(0), diag, {}, options));
 }
 
 // 1 M rows of 16 floats, 50 keys x 20 000 steps: BM_ExportStatsRows's input.

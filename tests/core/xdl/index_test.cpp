@@ -245,7 +245,8 @@ TEST(PartReader, OpensFromASeededIndexAndScansOnlyTheTail) {
 
 // A part of small records is mapped for scans (on a 2 MiB boundary: the page cache's large folios
 // mapped whole), one of large records for lookups (one page off), and a seeded part by its
-// records' mean length. The bytes are the file's either way.
+// records' mean length; any part for scans where ReaderOptions::readsWhole. The bytes are the
+// file's either way.
 TEST(PartReader, PlacesSmallRecordsForScansAndLargeOnesForLookups) {
     TempDir dir;
     const auto offsetOf = [](const PartReader& r) {
@@ -270,6 +271,17 @@ TEST(PartReader, PlacesSmallRecordsForScansAndLargeOnesForLookups) {
         ASSERT_TRUE(seeded.isOk());
         EXPECT_EQ(offsetOf(**seeded), expected) << floats;
         EXPECT_EQ((*seeded)->index().records().size(), (*reader)->index().records().size());
+        // Whatever the records' size, for a reader that reads them all whole.
+        ReaderOptions whole;
+        whole.readsWhole = true;
+        for (const bool fromSeed : {false, true}) {
+            auto opened = fromSeed
+                              ? PartReader::open(part, (*reader)->index().state(), diag, {}, whole)
+                              : PartReader::open(part, diag, {}, whole);
+            ASSERT_TRUE(opened.isOk());
+            EXPECT_EQ(offsetOf(**opened), 0u) << floats << (fromSeed ? " seeded" : "");
+            EXPECT_EQ(std::memcmp((*opened)->bytes().data(), bytes.data(), bytes.size()), 0);
+        }
         EXPECT_TRUE(diag.empty());
     }
 }
