@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace xt::bench {
@@ -48,6 +50,22 @@ inline std::string ensureFloatRun(const std::string& name, std::uint64_t minByte
     }
     if (!(*w)->close()) std::exit(1);
     return dir;
+}
+
+// `path`, written out, its cached pages dropped and read back with read(): cached as a read
+// from disk leaves it (in large folios where the kernel has them), not as it was written or last
+// faulted in, which changes the speed of both a mapping and read() (docs/BENCHMARKS.md, P1,
+// session 34, and P6, session 41).
+inline std::string cachedAsReadFromDisk(std::string path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return path;
+    ::fdatasync(fd); // dirty pages are not dropped
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    std::vector<char> buf(1 << 20);
+    while (::read(fd, buf.data(), buf.size()) > 0) {
+    }
+    ::close(fd);
+    return path;
 }
 
 } // namespace xt::bench

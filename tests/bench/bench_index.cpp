@@ -28,25 +28,13 @@ using namespace xt::xdl;
 
 namespace {
 
-// `path`, its cached pages dropped and read back with read().
-std::string cachedAsReadFromDisk(std::string path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return path;
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    std::vector<char> buf(1 << 20);
-    while (::read(fd, buf.data(), buf.size()) > 0) {
-    }
-    ::close(fd);
-    return path;
-}
-
 const std::string& smallRecordsFile() {
-    static std::string p = cachedAsReadFromDisk( // 45 floats: ~200 B records
+    static std::string p = bench::cachedAsReadFromDisk( // 45 floats: ~200 B records
         bench::ensureFloatRun("1g_200b", 1000000000ull, INT64_MAX, 45, 1) + "/train.trace.0.1");
     return p;
 }
 const std::string& largeRecordsFile() {
-    static std::string p = cachedAsReadFromDisk( // 1 MiB records
+    static std::string p = bench::cachedAsReadFromDisk( // 1 MiB records
         bench::ensureFloatRun("4g_1mb", 4000000000ull, INT64_MAX, 262144, 1) + "/train.trace.0.1");
     return p;
 }
